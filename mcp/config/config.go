@@ -1,0 +1,79 @@
+// Package config discovers the MCP client configuration files committed in a
+// repository, parses each with its client's own rules, applies agentgate.toml,
+// and returns the servers to lock. Variables are not expanded here: a Server
+// keeps its templates, and Resolve expands them at connect time.
+package config
+
+import "time"
+
+// Transport is how agentgate reaches a server.
+type Transport string
+
+const (
+	Stdio          Transport = "stdio"
+	StreamableHTTP Transport = "http" // streamable HTTP
+	SSE            Transport = "sse"  // legacy HTTP+SSE (2024-11-05)
+)
+
+// Server is one server definition, as written in a client config, with
+// variable references left unexpanded.
+type Server struct {
+	Name   string // key in the client config; the lockfile key
+	Client string // e.g. "claude-code", "vscode", "codex"
+	File   string // slash-separated path relative to the repository root (or absolute for extra files outside it)
+	Line   int    // 1-based position of the server's entry in File, 0 if unknown
+	Column int
+
+	Transport Transport
+	// FallbackSSE: try streamable HTTP first and fall back to SSE, as this
+	// client does (Cursor, VS Code, Gemini, Continue for bare url).
+	FallbackSSE bool
+
+	Command string
+	Args    []string
+	Env     map[string]string // values are templates
+	EnvVars []string          // names forwarded from agentgate's environment (Codex env_vars)
+	Cwd     string            // template; "" means the repository root
+
+	URL     string            // template
+	Headers map[string]string // values are templates
+
+	Syntax VarSyntax // which interpolation syntax the templates use
+
+	Timeout time.Duration // from agentgate.toml; 0 means the run's default
+}
+
+// VarSyntax names one client's interpolation syntax.
+type VarSyntax string
+
+// Skipped is a server that is configured but not locked, and why.
+type Skipped struct {
+	Name   string
+	File   string
+	Reason string // e.g. "disabled (enabled = false)", "excluded in agentgate.toml: <reason>"
+}
+
+// Project is everything agentgate reads from one repository's configs.
+type Project struct {
+	Root     string
+	Settings Settings
+	Files    []string  // config files read, sorted
+	Servers  []Server  // enabled servers, one per name, sorted by name
+	Skipped  []Skipped // sorted by name
+}
+
+// Settings is agentgate.toml.
+type Settings struct {
+	Lockfile    string        // path relative to root; default "agentgate.lock"
+	Timeout     time.Duration // default per-server timeout; 0 = built-in default
+	Concurrency int           // 0 = built-in default
+	// further fields are the owner's to define (extra files, ignore, exclude, inputs...)
+}
+
+// Resolved is a Server with every variable expanded, ready to connect.
+// Secrets lists the resolved values that must never be printed (env values,
+// header values, URL userinfo and query values); Redact removes them.
+type Resolved struct {
+	Server
+	Secrets []string
+}

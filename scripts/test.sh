@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test agentgate has: installs what the tests need (the pinned npm
+# MCP servers, the pre-commit framework), then vet, gofmt and go test.
+# This is the README's test command; .ci/run calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Pinned real MCP servers for the integration tests (package-lock.json).
+if [ ! -d testdata/npm/node_modules ] || [ testdata/npm/package-lock.json -nt testdata/npm/node_modules ]; then
+  npm ci --prefix testdata/npm --no-audit --no-fund --loglevel=error
+  touch testdata/npm/node_modules
+fi
+
+# The real pre-commit framework for the route tests.
+if ! command -v pre-commit >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pre-commit >/dev/null
+  else
+    echo "scripts/test.sh: pre-commit is not installed; run: sudo apt-get install -y pre-commit" >&2
+    exit 2
+  fi
+fi
+
+go vet ./...
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+go test -count=1 -timeout 30m ./... "$@"
