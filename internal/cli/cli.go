@@ -1,14 +1,197 @@
 // Package cli implements the agentgate command: flag parsing, the exit-code
-// contract and the output of every subcommand. main is a thin wrapper.
+// contract and the output of every subcommand. cmd/agentgate is a thin main.
 package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"strings"
+	"time"
 )
 
+// env is what a command may touch of the outside world; tests replace it.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	dir    string                      // working directory
+	getenv func(string) string         // environment
+	lookup func(string) (string, bool) // environment, with presence
+	now    func() time.Time            // clock for generatedAt
+	isTTY  func(w io.Writer) bool      // colour and progress decisions
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string // one line for `agentgate help`
+	usage   string // full help text: Usage, description, Examples (flags are appended)
+	hidden  bool
+	run     func(e *env, fs *flag.FlagSet, args []string) error
+	// flags registers the command's flags on fs; run receives the parsed
+	// FlagSet and its remaining arguments.
+	flags func(fs *flag.FlagSet)
+}
+
+// commands is the dispatch table, in the order `agentgate help` lists them.
+var commands []*command
+
+func register(c *command) { commands = append(commands, c) }
+
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
 // Main runs agentgate with args (without the program name) and returns the
-// process exit code.
+// process exit code (see ExitOK, ExitDrift, ExitInvalid, ExitUnverified).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	panic("todo")
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "agentgate: error: cannot read the working directory: %v\n", err)
+		return ExitInvalid
+	}
+	e := &env{
+		ctx: ctx, stdout: stdout, stderr: stderr, dir: dir,
+		getenv: os.Getenv, lookup: os.LookupEnv, now: time.Now,
+		isTTY: isTerminal,
+	}
+	return run(e, args)
+}
+
+func run(e *env, args []string) int {
+	if len(args) == 0 {
+		printHelp(e.stderr)
+		return ExitInvalid
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		printHelp(e.stdout)
+		return ExitOK
+	case "-v", "-version", "--version":
+		name = "version"
+	}
+	c := lookupCommand(name)
+	if c == nil {
+		fmt.Fprintf(e.stderr, "agentgate: error: unknown command %q\n", args[0])
+		fmt.Fprintf(e.stderr, "agentgate: hint: run 'agentgate help' for the list of commands\n")
+		return ExitInvalid
+	}
+	fs := flag.NewFlagSet("agentgate "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(e.stdout, c, fs)
+			return ExitOK
+		}
+		fmt.Fprintf(e.stderr, "agentgate %s: error: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "agentgate: hint: run 'agentgate %s -h' for usage\n", c.name)
+		return ExitInvalid
+	}
+	err := c.run(e, fs, fs.Args())
+	report(e.stderr, c.name, err)
+	return exitCode(err)
+}
+
+// report prints err (if it has a message) and its hints to w.
+func report(w io.Writer, cmd string, err error) {
+	if err == nil {
+		return
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(w, "agentgate %s: error: %v\n", cmd, ee.Err)
+		}
+		for _, h := range ee.Hints {
+			fmt.Fprintf(w, "agentgate: hint: %s\n", h)
+		}
+		return
+	}
+	fmt.Fprintf(w, "agentgate %s: error: %v\n", cmd, err)
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, `agentgate pins the MCP tool surface your repository's AI agents see.
+
+Usage:
+  agentgate <command> [flags]
+
+Commands:
+`)
+	for _, c := range commands {
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		}
+	}
+	fmt.Fprintf(w, `
+Exit codes:
+  0  in sync / success
+  1  drift: the live surface or the lockfile changed
+  2  invalid usage or input (flags, client configs, lockfile)
+  3  could not verify (server unreachable, timeout, missing variable, git failure)
+
+Run 'agentgate <command> -h' for a command's flags and examples.
+Docs: README.md, docs/ROUTES.md, docs/config.md, docs/spec/lockfile.md
+`)
+}
+
+func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintln(w, strings.TrimRight(c.usage, "\n"))
+	has := false
+	fs.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintln(w, "\nFlags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+func init() {
+	register(&command{
+		name:    "help",
+		summary: "show this help, or a command's: agentgate help <command>",
+		usage:   "Usage: agentgate help [command]",
+		run: func(e *env, _ *flag.FlagSet, args []string) error {
+			if len(args) == 0 {
+				printHelp(e.stdout)
+				return nil
+			}
+			c := lookupCommand(args[0])
+			if c == nil {
+				return invalid(fmt.Errorf("unknown command %q", args[0]), "run 'agentgate help' for the list of commands")
+			}
+			fs := flag.NewFlagSet("agentgate "+c.name, flag.ContinueOnError)
+			if c.flags != nil {
+				c.flags(fs)
+			}
+			printCommandHelp(e.stdout, c, fs)
+			return nil
+		},
+	})
+	register(&command{
+		name:    "version",
+		summary: "print agentgate's version",
+		usage:   "Usage: agentgate version\n\nPrints the version that agentgate writes into generatedBy (\"devel\" for a build from a checkout).",
+		run: func(e *env, _ *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return invalid(fmt.Errorf("version takes no arguments"))
+			}
+			fmt.Fprintf(e.stdout, "agentgate %s\n", Version())
+			return nil
+		},
+	})
 }

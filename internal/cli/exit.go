@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes: the contract documented in README.md and docs/ROUTES.md.
+const (
+	ExitOK         = 0 // in sync / success
+	ExitDrift      = 1 // the surface or lockfile differs
+	ExitInvalid    = 2 // invalid usage or input (flags, configs, lockfile)
+	ExitUnverified = 3 // could not verify (server unreachable, timeout, missing variable, git failure)
+)
+
+// ExitError carries an exit class and a message. Every error a command
+// returns is converted to one; an error of another type is exit class 2
+// wrapped by whoever returns it (see exitCode).
+type ExitError struct {
+	Code  int
+	Err   error    // may be nil for a silent exit (the command already printed)
+	Hints []string // printed as "agentgate: hint: ..." lines
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// ExitCode returns the process exit code for e.
+func (e *ExitError) ExitCode() int { return e.Code }
+
+func drift(err error, hints ...string) error {
+	return &ExitError{Code: ExitDrift, Err: err, Hints: hints}
+}
+
+func invalid(err error, hints ...string) error {
+	return &ExitError{Code: ExitInvalid, Err: err, Hints: hints}
+}
+
+func unverified(err error, hints ...string) error {
+	return &ExitError{Code: ExitUnverified, Err: err, Hints: hints}
+}
+
+// silent returns an exit error whose message the command already printed.
+func silent(code int) error { return &ExitError{Code: code} }
+
+// exitCode maps err to an exit code: nil is 0, an *ExitError its Code,
+// anything else 2 (an unclassified error is treated as invalid input, and
+// is a bug to be classified).
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitInvalid
+}
