@@ -1,0 +1,235 @@
+package gitint
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// IndexPath returns the index file FileInIndex and StagedChanges read:
+// $GIT_INDEX_FILE when set (a relative value is taken relative to Root, the
+// directory git runs hooks in), otherwise "" for the repository's own index.
+func (r *Repo) IndexPath() string {
+	p := os.Getenv(IndexFileEnv)
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.root, p)
+	}
+	return p
+}
+
+// index reads the index once per Repo.
+func (r *Repo) index() (*index.Index, error) {
+	r.idxOnce.Do(func() {
+		if p := r.IndexPath(); p != "" {
+			r.idx, r.idxErr = decodeIndexFile(p)
+			return
+		}
+		idx, err := r.repo.Storer.Index()
+		if err != nil {
+			r.idxErr = fmt.Errorf("%s: read git index: %w", r.root, err)
+			return
+		}
+		r.idx = idx
+	})
+	return r.idx, r.idxErr
+}
+
+func decodeIndexFile(p string) (*index.Index, error) {
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		// git treats a missing index as an empty one.
+		return &index.Index{Version: 2}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read git index %s (from %s): %w", p, IndexFileEnv, err)
+	}
+	defer f.Close()
+	idx := &index.Index{}
+	if err := index.NewDecoder(f).Decode(idx); err != nil {
+		return nil, fmt.Errorf("decode git index %s (from %s): %w", p, IndexFileEnv, err)
+	}
+	return idx, nil
+}
+
+// entries returns the index entries for path (several when unmerged).
+func entriesFor(idx *index.Index, path string) []*index.Entry {
+	es := idx.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= path })
+	j := i
+	for j < len(es) && es[j].Name == path {
+		j++
+	}
+	return es[i:j]
+}
+
+// FileInIndex returns the staged bytes of path (slash-separated, relative
+// to Root), honouring GIT_INDEX_FILE. ok is false when path is not in the
+// index or was only marked with "git add -N". An unmerged path (a conflict
+// in progress) is an error.
+func (r *Repo) FileInIndex(path string) (data []byte, ok bool, err error) {
+	if err := cleanPath(path); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", r.root, err)
+	}
+	idx, err := r.index()
+	if err != nil {
+		return nil, false, err
+	}
+	es := entriesFor(idx, path)
+	if len(es) == 0 {
+		return nil, false, nil
+	}
+	if len(es) > 1 || es[0].Stage != 0 {
+		return nil, false, fmt.Errorf("%s: %s is unmerged in the git index\nhint: resolve the conflict, then run: git add %s", r.root, path, path)
+	}
+	e := es[0]
+	if e.IntentToAdd || !isBlobMode(e.Mode) {
+		return nil, false, nil
+	}
+	data, err = r.readBlob(e.Hash)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: read staged %s: %w", r.root, path, err)
+	}
+	return data, true, nil
+}
+
+// StagedChanges returns the paths among those matched by match whose index
+// entry differs from HEAD (added, modified, deleted, mode changed or
+// unmerged), sorted, honouring GIT_INDEX_FILE. Before the first commit every
+// matched index entry counts as added.
+//
+// It does not stat the work tree. Subtrees whose hash in the index's cached
+// tree (the TREE extension git keeps up to date) equals HEAD's are skipped
+// without being read, so after a commit little more than the root tree is
+// read; match is called only on paths in the remaining subtrees.
+func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
+	idx, err := r.index()
+	if err != nil {
+		return nil, err
+	}
+	head, ok, err := r.treeAt("HEAD")
+	if err != nil {
+		return nil, err
+	}
+	cached := cachedTrees(idx)
+	changed := map[string]bool{}
+	// HEAD files (in subtrees that may differ) that match, path -> entry.
+	headFiles := map[string]object.TreeEntry{}
+	skipped := map[string]bool{} // directories identical in HEAD and index
+	if ok {
+		if err := r.walk(head, "", cached, skipped, match, headFiles); err != nil {
+			return nil, fmt.Errorf("%s: read HEAD tree: %w", r.root, err)
+		}
+	}
+	for _, e := range idx.Entries {
+		if inSkipped(e.Name, skipped) || !match(e.Name) {
+			continue
+		}
+		h, inHead := headFiles[e.Name]
+		switch {
+		case e.Stage != 0, e.IntentToAdd, !inHead:
+			changed[e.Name] = true
+		case h.Hash != e.Hash || h.Mode != e.Mode:
+			changed[e.Name] = true
+		}
+		delete(headFiles, e.Name)
+	}
+	for p := range headFiles {
+		changed[p] = true // in HEAD, not in the index: deleted
+	}
+	out := make([]string, 0, len(changed))
+	for p := range changed {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// walk collects into files the matching blobs of t (at directory prefix dir,
+// "" or ending in "/"), skipping subtrees whose hash equals the index's
+// cached tree for that directory (recorded in skipped).
+func (r *Repo) walk(t *object.Tree, dir string, cached map[string]plumbing.Hash, skipped map[string]bool, match func(string) bool, files map[string]object.TreeEntry) error {
+	if h, ok := cached[dir]; ok && h == t.Hash {
+		skipped[dir] = true
+		return nil
+	}
+	for _, e := range t.Entries {
+		p := dir + e.Name
+		switch e.Mode {
+		case filemode.Dir:
+			sub, err := r.repo.TreeObject(e.Hash)
+			if err != nil {
+				return fmt.Errorf("read tree %s (%s): %w", e.Hash, p, err)
+			}
+			if err := r.walk(sub, p+"/", cached, skipped, match, files); err != nil {
+				return err
+			}
+		default:
+			if match(p) {
+				files[p] = e
+			}
+		}
+	}
+	return nil
+}
+
+// inSkipped reports whether path lies in a directory recorded as identical.
+func inSkipped(path string, skipped map[string]bool) bool {
+	if len(skipped) == 0 {
+		return false
+	}
+	if skipped[""] {
+		return true
+	}
+	for i := strings.IndexByte(path, '/'); i >= 0; {
+		if skipped[path[:i+1]] {
+			return true
+		}
+		j := strings.IndexByte(path[i+1:], '/')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// cachedTrees flattens the index's TREE extension into directory ("" for
+// the root, otherwise "a/b/") -> tree hash, keeping only valid entries.
+// The extension lists trees in pre-order; each entry says how many subtrees
+// follow it.
+func cachedTrees(idx *index.Index) map[string]plumbing.Hash {
+	out := map[string]plumbing.Hash{}
+	if idx.Cache == nil || len(idx.Cache.Entries) == 0 {
+		return out
+	}
+	es := idx.Cache.Entries
+	var visit func(i int, prefix string) int
+	visit = func(i int, prefix string) int {
+		e := es[i]
+		dir := prefix
+		if i > 0 {
+			dir = prefix + e.Path + "/"
+		}
+		if e.Entries >= 0 {
+			out[dir] = e.Hash
+		}
+		next := i + 1
+		for k := 0; k < e.Trees && next < len(es); k++ {
+			next = visit(next, dir)
+		}
+		return next
+	}
+	visit(0, "")
+	return out
+}
