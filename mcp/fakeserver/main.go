@@ -1,0 +1,131 @@
+package fakeserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Main runs the fake with command-line args (without the program name; see
+// the package doc for the flags) on stdin and stdout, or over HTTP with
+// -http, and returns the exit status: 0 when stdin ended, 1 for -misbehave
+// exit and partial-json, 2 for crash-list and bad flags.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("fakeserver", flag.ContinueOnError)
+	var (
+		o                         Options
+		toolsFile, versions, mode string
+		logFile, stderrText, addr string
+		generate, schemaBytes     int
+		forkChild, ignoreTerm     bool
+		linger                    bool
+		unknown                   string
+	)
+	fs.StringVar(&toolsFile, "tools", "", "JSON array of raw tool objects")
+	fs.IntVar(&generate, "generate", 0, "serve N generated tools")
+	fs.IntVar(&schemaBytes, "schema-bytes", 256, "approximate inputSchema size of generated tools")
+	fs.IntVar(&o.PageSize, "page-size", 0, "tools per page (0: one page)")
+	fs.StringVar(&versions, "versions", "", "protocol versions, newest first, comma-separated")
+	fs.StringVar(&unknown, "unknown", "error", "unknown methods: error or ignore")
+	fs.BoolVar(&o.Discover, "discover", false, "answer server/discover")
+	fs.DurationVar(&o.InitDelay, "init-delay", 0, "delay before the initialize reply")
+	fs.DurationVar(&o.PageDelay, "page-delay", 0, "delay before each tools/list reply")
+	fs.StringVar(&mode, "misbehave", "", "misbehaviour (see package doc)")
+	fs.IntVar(&o.HugeDescription, "huge-description", 0, "add a tool whose description is N bytes")
+	fs.StringVar(&stderrText, "stderr", "", "text to write to stderr at start")
+	fs.StringVar(&logFile, "log", "", "append pid, child pid and received methods to this file")
+	fs.BoolVar(&forkChild, "fork-child", false, "start a child that ignores SIGTERM")
+	fs.BoolVar(&ignoreTerm, "ignore-sigterm", false, "ignore SIGTERM")
+	fs.BoolVar(&linger, "linger", false, "keep running after stdin ends")
+	fs.StringVar(&o.RugpullFile, "rugpull-file", "", "rug pull when this file exists")
+	fs.StringVar(&o.RugpullTool, "rugpull-tool", "", "tool whose description the rug pull replaces")
+	fs.StringVar(&o.RugpullText, "rugpull-text", "", "the rug-pulled description")
+	fs.StringVar(&addr, "http", "", "serve HTTP on this address instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	o.Misbehave = mode
+	o.IgnoreUnknown = unknown == "ignore"
+	if versions != "" {
+		o.Versions = strings.Split(versions, ",")
+	}
+	var err error
+	switch {
+	case toolsFile != "":
+		if o.Tools, err = LoadTools(toolsFile); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeserver:", err)
+			return 2
+		}
+	case generate > 0:
+		o.Tools = Generate(generate, schemaBytes)
+	}
+	if ignoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	logw := io.Discard
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeserver:", err)
+			return 2
+		}
+		defer f.Close()
+		logw = f
+	}
+	fmt.Fprintf(logw, "pid %d\n", os.Getpid())
+	o.OnMessage = func(method string, _ map[string][]string) { fmt.Fprintf(logw, "method %s\n", method) }
+	if stderrText != "" {
+		fmt.Fprintln(os.Stderr, stderrText)
+	}
+	if forkChild {
+		c := exec.Command("/bin/sh", "-c", `trap "" TERM; exec sleep 300`)
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeserver: fork child:", err)
+			return 2
+		}
+		fmt.Fprintf(logw, "child %d\n", c.Process.Pid)
+	}
+	// A pending timer keeps the runtime from calling a hung fake a deadlock.
+	go func() {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}()
+	ctx := context.Background()
+	if addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeserver:", err)
+			return 2
+		}
+		fmt.Printf("listening on http://%s\n", ln.Addr())
+		err = http.Serve(ln, Handler(o))
+		fmt.Fprintln(os.Stderr, "fakeserver:", err)
+		return 1
+	}
+	err = Serve(ctx, os.Stdin, os.Stdout, o)
+	if linger {
+		select {} // until killed
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errCrash):
+		fmt.Fprintln(os.Stderr, "panic: fakeserver crashed mid-listing (tool registry corrupted)")
+		return 2
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+}
