@@ -1,0 +1,183 @@
+package lock
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Canonicalize returns the RFC 8785 (JCS) canonical form of one JSON text,
+// rejecting input that is not I-JSON (RFC 7493) instead of repairing it.
+//
+// The input is one RFC 8259 JSON text in UTF-8, optionally surrounded by
+// JSON whitespace. It is an error when it is empty, starts with a byte
+// order mark, holds more than one text, is not well-formed UTF-8, holds an
+// escaped lone surrogate, has an object with two members whose names are
+// equal after unescaping, or has a number that is not a finite IEEE-754
+// double (1e400). In the output: no whitespace; strings escape only '"',
+// '\\' and U+0000-U+001F (\b \t \n \f \r, others as lowercase \u00hh);
+// numbers are printed as ECMAScript's Number.prototype.toString prints the
+// double; object members are sorted by name compared as UTF-16 code units,
+// recursively; arrays keep their order.
+//
+// The implementation is github.com/gowebpki/jcs v1.0.2, with a fast path
+// for input whose canonical form needs no number formatting or unescaping
+// (see fastcanon.go); both give identical bytes.
+func Canonicalize(raw []byte) ([]byte, error) {
+	if out, ok := fastCanonical(nil, raw); ok {
+		return out, nil
+	}
+	return slowCanonical(raw)
+}
+
+// appendCanonical is Canonicalize appending to dst.
+func appendCanonical(dst, raw []byte) ([]byte, error) {
+	if out, ok := fastCanonical(dst, raw); ok {
+		return out, nil
+	}
+	out, err := slowCanonical(raw)
+	return append(dst, out...), err
+}
+
+func slowCanonical(raw []byte) ([]byte, error) {
+	switch {
+	case len(raw) == 0:
+		return nil, errors.New("invalid JSON: empty input, want one JSON text")
+	case bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")):
+		return nil, errors.New("invalid JSON: starts with a byte order mark (U+FEFF), which JSON does not allow")
+	}
+	out, err := jcs.Transform(raw)
+	if err != nil {
+		return nil, errors.New("invalid JSON: " + lowerFirst(err.Error()))
+	}
+	return out, nil
+}
+
+// lowerFirst makes jcs's capitalised messages follow Go's error style.
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || !unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// Sha256Hex returns the SHA-256 of b as 64 lowercase hex digits.
+func Sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// HashName returns nameHash: the lowercase hex SHA-256 of the name's UTF-8
+// bytes (the decoded string, not its JSON form).
+func HashName(name string) string { return Sha256Hex([]byte(name)) }
+
+// HashDescription returns descriptionHash: the lowercase hex SHA-256 of the
+// description's UTF-8 bytes, where an absent description (nil) hashes as the
+// empty string. An empty description therefore hashes as an absent one.
+func HashDescription(desc *string) string {
+	if desc == nil {
+		return emptyHash
+	}
+	return Sha256Hex([]byte(*desc))
+}
+
+// Well-known hashes: SHA-256 of "" and of "{}".
+const (
+	emptyHash       = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	emptyObjectHash = "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+)
+
+var canonBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// HashInputSchema returns inputSchemaHash: the lowercase hex SHA-256 of the
+// RFC 8785 canonical form (see Canonicalize) of the raw inputSchema bytes as
+// the server sent them. An absent schema (nil or empty raw) and JSON null
+// hash as the two bytes {}. Any JSON value is accepted; input that is not
+// I-JSON is an error and produces no hash.
+func HashInputSchema(raw []byte) (string, error) {
+	if len(raw) == 0 {
+		return emptyObjectHash, nil
+	}
+	bp := canonBufs.Get().(*[]byte)
+	defer canonBufs.Put(bp)
+	out, err := appendCanonical((*bp)[:0], raw)
+	*bp = out[:0]
+	if err != nil {
+		return "", err
+	}
+	if string(out) == "null" {
+		return emptyObjectHash, nil
+	}
+	return Sha256Hex(out), nil
+}
+
+// SurfaceHash returns a server's surfaceHash: the lowercase hex SHA-256 of
+// the RFC 8785 canonical form of the JSON array that holds, for each tool in
+// order of name compared as UTF-8 bytes, the array of its three hash strings
+// [nameHash, descriptionHash, inputSchemaHash]. For hex hashes that text is
+//
+//	[["<nameHash>","<descriptionHash>","<inputSchemaHash>"],...]
+//
+// with no whitespace; zero tools give [] . tools need not be sorted.
+func SurfaceHash(tools []Tool) string {
+	if !slices.IsSortedFunc(tools, compareTools) {
+		tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
+	}
+	h := sha256.New()
+	buf := make([]byte, 0, 2+len(tools)*(3*67+3))
+	buf = append(buf, '[')
+	for i, t := range tools {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '[')
+		buf = appendJCSString(buf, t.NameHash)
+		buf = append(buf, ',')
+		buf = appendJCSString(buf, t.DescriptionHash)
+		buf = append(buf, ',')
+		buf = appendJCSString(buf, t.InputSchemaHash)
+		buf = append(buf, ']')
+	}
+	buf = append(buf, ']')
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func compareTools(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
+
+// appendJCSString appends s as an RFC 8785 string (hashes are plain hex, but
+// this keeps SurfaceHash well defined for any string).
+func appendJCSString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,130 @@
+package lock
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ToolError is a tool definition that cannot be locked: a field of the wrong
+// type, invalid text, or a name that occurs twice on one server.
+type ToolError struct {
+	Tool  string // the tool's name, "" when unknown
+	Field string // "name", "description", "inputSchema", or "" for the whole object
+	Msg   string // what is wrong, e.g. `want a string or null, got a number`
+}
+
+func (e *ToolError) Error() string {
+	var b strings.Builder
+	b.WriteString("tool")
+	if e.Tool != "" {
+		b.WriteString(" " + strconv.Quote(e.Tool))
+	}
+	if e.Field != "" {
+		b.WriteString(": field " + strconv.Quote(e.Field))
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// Hint tells the user what to do about e.
+func (e *ToolError) Hint() string {
+	return "the MCP server sent a tool definition agentgate cannot pin; report it to the server's maintainers"
+}
+
+// ParseError is a lockfile that is not well-formed version 1: invalid JSON,
+// an unknown or missing field, a value of the wrong type or form, unsorted or
+// duplicate tools. Path is the JSON path of the offending value, e.g.
+// servers["fs"].tools[2].descriptionHash ("" for the whole file).
+type ParseError struct {
+	Line int // 1-based line of the value, 0 when unknown
+	Path string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Hint tells the user what to do about e.
+func (e *ParseError) Hint() string {
+	return "agentgate.lock is written by `agentgate lock`; do not edit it by hand: run `agentgate lock` to regenerate it"
+}
+
+// VersionError is a lockfile whose lockfileVersion this build does not read.
+type VersionError struct {
+	Found     string // the JSON text of lockfileVersion as found; "" when missing
+	Supported []int  // versions this build reads
+}
+
+func (e *VersionError) Error() string {
+	want := make([]string, len(e.Supported))
+	for i, v := range e.Supported {
+		want[i] = strconv.Itoa(v)
+	}
+	if e.Found == "" {
+		return "lockfileVersion is missing; this build reads lockfileVersion " + strings.Join(want, ", ")
+	}
+	return fmt.Sprintf("unsupported lockfileVersion %s; this build reads lockfileVersion %s (the JSON number)",
+		clip(e.Found), strings.Join(want, ", "))
+}
+
+// Hint tells the user what to do about e.
+func (e *VersionError) Hint() string {
+	return "a newer agentgate may have written this file: upgrade agentgate, or regenerate the file with `agentgate lock`"
+}
+
+// IntegrityError is a lockfile that is well-formed but inconsistent: a hash
+// that does not match what it covers, or git merge conflict markers. Such a
+// file was edited by hand or damaged (often by a merge) and is never trusted.
+type IntegrityError struct {
+	Line   int    // 1-based line, 0 when unknown
+	Server string // "" when not about one server
+	Tool   string // "" when not about one tool
+	Field  string // "nameHash", "surfaceHash", or "" (conflict markers)
+	Msg    string
+}
+
+func (e *IntegrityError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Server != "" {
+		b.WriteString("servers[" + strconv.Quote(e.Server) + "]")
+		if e.Tool != "" {
+			b.WriteString(" tool " + strconv.Quote(e.Tool))
+		}
+		if e.Field != "" {
+			b.WriteString(" " + e.Field)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Hint tells the user what to do about e.
+func (e *IntegrityError) Hint() string {
+	if e.Field == "" {
+		return "resolve the merge by regenerating the file: `git checkout --theirs agentgate.lock` (or --ours), then `agentgate lock`, and review the diff"
+	}
+	return "the file was edited by hand or damaged; regenerate it with `agentgate lock` and review the diff before committing"
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	const max = 80
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}

@@ -1,0 +1,194 @@
+package lock
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// TimeLayout is the layout of generatedAt as written: RFC 3339 in UTC with
+// milliseconds, e.g. 2026-08-03T12:00:00.000Z.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+// StampNow returns the Stamp for a lockfile written by by (e.g.
+// "agentgate@v1.2.3") now. When getenv("SOURCE_DATE_EPOCH") is set and not
+// empty it must be a non-negative decimal number of seconds since the Unix
+// epoch and is used instead of now(), for reproducible builds. The time is
+// in UTC, truncated to milliseconds.
+func StampNow(by string, now func() time.Time, getenv func(string) string) (Stamp, error) {
+	t := now()
+	if v := getenv("SOURCE_DATE_EPOCH"); v != "" {
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs < 0 || secs > 253402300799 || strings.HasPrefix(v, "+") {
+			return Stamp{}, fmt.Errorf("environment variable SOURCE_DATE_EPOCH=%q: want a decimal number of seconds since 1970-01-01T00:00:00Z", clip(v))
+		}
+		t = time.Unix(secs, 0)
+	}
+	return Stamp{By: by, At: t.UTC().Truncate(time.Millisecond)}, nil
+}
+
+// New returns a version 1 lockfile of the given servers, stamped with s,
+// unless prev (may be nil) has an equal surface (the same server names, and
+// for each the same surfaceHash and tools), in which case prev's generatedBy
+// and generatedAt are kept so that regenerating an unchanged surface changes
+// no byte. Tools are sorted by name; nil tool lists become empty ones. The
+// map and slices are copied.
+func New(servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
+	l := &Lockfile{
+		LockfileVersion: Version,
+		GeneratedBy:     s.By,
+		GeneratedAt:     s.At.UTC().Format(TimeLayout),
+		Servers:         make(map[string]Server, len(servers)),
+	}
+	for name, srv := range servers {
+		tools := slices.Clone(srv.Tools)
+		if tools == nil {
+			tools = []Tool{}
+		}
+		slices.SortStableFunc(tools, compareTools)
+		l.Servers[name] = Server{SurfaceHash: srv.SurfaceHash, Tools: tools}
+	}
+	if prev != nil && sameSurface(l.Servers, prev.Servers) {
+		l.GeneratedBy, l.GeneratedAt = prev.GeneratedBy, prev.GeneratedAt
+	}
+	return l
+}
+
+// sameSurface reports whether a and b lock the same servers and tools.
+func sameSurface(a, b map[string]Server) bool {
+	return maps.EqualFunc(a, b, func(x, y Server) bool {
+		return x.SurfaceHash == y.SurfaceHash && slices.Equal(x.Tools, y.Tools)
+	})
+}
+
+// Format returns the canonical bytes of l: JSON with 2-space indentation,
+// members in the order lockfileVersion, generatedBy, generatedAt, servers;
+// surfaceHash, tools; name, nameHash, descriptionHash, inputSchemaHash;
+// servers sorted by name and tools by name as UTF-8 bytes; "servers": {}
+// and "tools": [] when empty; one trailing newline. lockfileVersion is
+// always written as 1 (Version). Strings escape '"', '\\', C0 and C1
+// control characters, DEL, and invisible or bidirectional formatting
+// characters (see escapeRune) as \uXXXX or the short forms \b \t \n \f
+// \r; everything else, including < > & and non-ASCII, is raw UTF-8. Invalid
+// UTF-8 in a string is written as U+FFFD (names from BuildServer and Parse
+// are always valid). Format(Parse(b)) == b for every b that Format wrote.
+func Format(l *Lockfile) []byte {
+	b := make([]byte, 0, 256+estimateSize(l))
+	b = append(b, "{\n  \"lockfileVersion\": "...)
+	b = strconv.AppendInt(b, Version, 10)
+	b = append(b, ",\n  \"generatedBy\": "...)
+	b = appendString(b, l.GeneratedBy)
+	b = append(b, ",\n  \"generatedAt\": "...)
+	b = appendString(b, l.GeneratedAt)
+	b = append(b, ",\n  \"servers\": {"...)
+	for i, name := range slices.Sorted(maps.Keys(l.Servers)) {
+		srv := l.Servers[name]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = appendString(b, name)
+		b = append(b, ": {\n      \"surfaceHash\": "...)
+		b = appendString(b, srv.SurfaceHash)
+		b = append(b, ",\n      \"tools\": ["...)
+		tools := srv.Tools
+		if !slices.IsSortedFunc(tools, compareTools) {
+			tools = slices.SortedStableFunc(slices.Values(tools), compareTools)
+		}
+		for j, t := range tools {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n        {\n          \"name\": "...)
+			b = appendString(b, t.Name)
+			b = append(b, ",\n          \"nameHash\": "...)
+			b = appendString(b, t.NameHash)
+			b = append(b, ",\n          \"descriptionHash\": "...)
+			b = appendString(b, t.DescriptionHash)
+			b = append(b, ",\n          \"inputSchemaHash\": "...)
+			b = appendString(b, t.InputSchemaHash)
+			b = append(b, "\n        }"...)
+		}
+		if len(tools) > 0 {
+			b = append(b, "\n      "...)
+		}
+		b = append(b, "]\n    }"...)
+	}
+	if len(l.Servers) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, "}\n}\n"...)
+	return b
+}
+
+func estimateSize(l *Lockfile) int {
+	n := 0
+	for name, s := range l.Servers {
+		n += 128 + len(name)
+		for _, t := range s.Tools {
+			n += 320 + len(t.Name)
+		}
+	}
+	return n
+}
+
+// appendString appends s as a JSON string in the lockfile's style.
+func appendString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\b':
+			b = append(b, '\\', 'b')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\f':
+			b = append(b, '\\', 'f')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case escapeRune(r):
+			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r) // RuneError for invalid UTF-8
+		}
+	}
+	return append(b, '"')
+}
+
+// escapeRune reports whether Format writes r as \uXXXX so that it is visible
+// in a review: C0 controls, DEL, C1 controls, zero-width and directional
+// marks (U+200B-U+200F), line and paragraph separators and bidirectional
+// embeddings (U+2028-U+202E), word joiner and invisible operators
+// (U+2060-U+2064), bidirectional isolates (U+2066-U+2069), the byte order
+// mark (U+FEFF) and interlinear annotation marks (U+FFF9-U+FFFB). The list is
+// fixed, not taken from Unicode tables, so output does not change with the
+// Go version.
+func escapeRune(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r <= 0x9f,
+		r >= 0x200b && r <= 0x200f,
+		r >= 0x2028 && r <= 0x202e,
+		r >= 0x2060 && r <= 0x2064,
+		r >= 0x2066 && r <= 0x2069,
+		r == 0xfeff,
+		r >= 0xfff9 && r <= 0xfffb:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,104 @@
+package lock
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"unicode/utf8"
+)
+
+// DecodeTool decodes one element of a tools/list result's "tools" array,
+// only as far as the three hashed fields, keeping raw as ToolDef.Raw.
+//
+// The whole object must be I-JSON (see Canonicalize: no duplicate member
+// names at any depth, valid UTF-8, no lone surrogates, finite numbers).
+// "name" must be a non-empty string; "description" a string, or null or
+// absent (Description nil); "inputSchema" any JSON value, or null or absent
+// (InputSchema nil), kept as the raw bytes sent. Other members are ignored.
+// Errors are *ToolError and name the field.
+func DecodeTool(raw []byte) (ToolDef, error) {
+	if _, err := Canonicalize(raw); err != nil {
+		return ToolDef{}, &ToolError{Tool: toolNameHint(raw), Msg: "the tool definition is not valid I-JSON: " + err.Error()}
+	}
+	raw = bytes.TrimSpace(raw)
+	if raw[0] != '{' {
+		return ToolDef{}, &ToolError{Msg: "want a JSON object, got " + kind(raw[0])}
+	}
+	var m map[string]json.RawMessage // exact: duplicates and bad text were rejected above
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return ToolDef{}, &ToolError{Msg: err.Error()}
+	}
+	def := ToolDef{Raw: append(json.RawMessage(nil), raw...)}
+	name, ok := m["name"]
+	switch {
+	case !ok:
+		return ToolDef{}, &ToolError{Field: "name", Msg: "missing; every tool needs a name"}
+	case name[0] != '"':
+		return ToolDef{}, &ToolError{Field: "name", Msg: "want a string, got " + kind(name[0])}
+	}
+	_ = json.Unmarshal(name, &def.Name)
+	if def.Name == "" {
+		return ToolDef{}, &ToolError{Field: "name", Msg: "must not be empty"}
+	}
+	if d, ok := m["description"]; ok && string(d) != "null" {
+		if d[0] != '"' {
+			return ToolDef{}, &ToolError{Tool: def.Name, Field: "description", Msg: "want a string or null, got " + kind(d[0])}
+		}
+		def.Description = new(string)
+		_ = json.Unmarshal(d, def.Description)
+	}
+	if s, ok := m["inputSchema"]; ok && string(s) != "null" {
+		def.InputSchema = append(json.RawMessage(nil), s...)
+	}
+	return def, nil
+}
+
+// toolNameHint returns the tool's name for an error message when raw is
+// lenient JSON with a plain string name, and "" otherwise.
+func toolNameHint(raw []byte) string {
+	var v struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(raw, &v) != nil || !utf8.ValidString(v.Name) {
+		return ""
+	}
+	return v.Name
+}
+
+// BuildServer hashes the tools one server listed into a Server entry: each
+// tool's nameHash, descriptionHash and inputSchemaHash (see HashName,
+// HashDescription, HashInputSchema), the tools sorted by name as UTF-8 bytes,
+// and the surfaceHash over them (see SurfaceHash). Zero tools give a Server
+// with an empty, non-nil Tools. Errors are *ToolError: an empty name, text
+// that is not valid UTF-8, an inputSchema that is not I-JSON, or two tools
+// with one name.
+func BuildServer(defs []ToolDef) (Server, error) {
+	tools := make([]Tool, 0, len(defs))
+	for _, d := range defs {
+		switch {
+		case d.Name == "":
+			return Server{}, &ToolError{Field: "name", Msg: "must not be empty"}
+		case !utf8.ValidString(d.Name):
+			return Server{}, &ToolError{Field: "name", Msg: "is not valid UTF-8"}
+		case d.Description != nil && !utf8.ValidString(*d.Description):
+			return Server{}, &ToolError{Tool: d.Name, Field: "description", Msg: "is not valid UTF-8"}
+		}
+		ih, err := HashInputSchema(d.InputSchema)
+		if err != nil {
+			return Server{}, &ToolError{Tool: d.Name, Field: "inputSchema", Msg: err.Error()}
+		}
+		tools = append(tools, Tool{
+			Name:            d.Name,
+			NameHash:        HashName(d.Name),
+			DescriptionHash: HashDescription(d.Description),
+			InputSchemaHash: ih,
+		})
+	}
+	slices.SortFunc(tools, compareTools)
+	for i := 1; i < len(tools); i++ {
+		if tools[i].Name == tools[i-1].Name {
+			return Server{}, &ToolError{Tool: tools[i].Name, Msg: "the server listed two tools with this name; a name must be unique on one server, so neither can be pinned"}
+		}
+	}
+	return Server{SurfaceHash: SurfaceHash(tools), Tools: tools}, nil
+}
