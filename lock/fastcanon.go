@@ -87,9 +87,9 @@ func (f *fastCanon) value(depth int) bool {
 		_, ok := f.str()
 		return ok
 	case c == '{':
-		return depth < maxFastDepth && f.object(depth + 1)
+		return depth < maxFastDepth && f.object(depth+1)
 	case c == '[':
-		return depth < maxFastDepth && f.array(depth + 1)
+		return depth < maxFastDepth && f.array(depth+1)
 	case c == '-' || ('0' <= c && c <= '9'):
 		return f.number()
 	case c == 't':
