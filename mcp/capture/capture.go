@@ -1,15 +1,84 @@
 // Package capture connects to MCP servers (stdio, streamable HTTP, legacy
 // SSE) with mcp-go for the transport and handshake, and lists their tools
 // raw: every tool object is kept exactly as the server sent it.
+//
+// # Handshake
+//
+// capture performs the initialize handshake, offering protocol version
+// 2025-11-25; servers speaking 2024-11-05 through 2025-11-25 answer with
+// their own version. It does not probe server/discover first (mcp-go's
+// default), so a server that ignores unknown methods costs no discovery
+// stall. Only when a server rejects initialize with a JSON-RPC error
+// (method not found, unsupported version) does capture try the 2026-07-28
+// stateless core through server/discover, within the same timeout.
+//
+// # Listing
+//
+// tools/list is sent through the transport directly (string request ids
+// "agentgate-tools-list-N"); each result is decoded only as
+// {tools: [raw...], nextCursor}. Cursors are followed to the end; a
+// repeated cursor, more than MaxPages pages, or a page larger than
+// MaxResponseBytes is an error. Zero tools is not an error here.
+//
+// # stdio servers
+//
+// The command runs in Cwd (Resolved.Cwd; "" means agentgate's working
+// directory, which the CLI sets to the repository root) with agentgate's
+// own environment plus the configured env; a configured variable wins
+// over an inherited one. The server runs in its own process group. When a
+// capture ends (success, failure, timeout or cancellation), capture closes
+// its stdin, waits up to a second for it to exit, then kills the whole
+// process group with SIGKILL; when the server exits by itself, its group is
+// killed at once. No process started by capture outlives CaptureAll. Lines
+// on stdout that are not JSON are skipped (and named in the error if the
+// server then fails); a stdout line longer than MaxResponseBytes is an
+// error. The last 8 KiB (at most 40 lines) of stderr is kept and returned,
+// redacted, in Result.StderrTail when the server fails.
+//
+// # HTTP servers
+//
+// Every request (including the session DELETE on close) carries the
+// configured headers, added by capture's own http.RoundTripper, but only
+// to the configured scheme, host and port: a redirect to another origin is
+// followed without them. A response body larger than MaxResponseBytes (for
+// event streams: one line larger) is an error. With Server.FallbackSSE, a
+// 4xx other than 401/403 to the streamable-HTTP initialize POST makes
+// capture retry the same URL as legacy SSE. URLs are printed without
+// userinfo, query or fragment.
+//
+// # Errors
+//
+// Result.Err is an *Error naming the server, its config file and the
+// stage, with a message already redacted (Resolved.Redact and every value
+// in Resolved.Secrets). It unwraps only to a sentinel, never to an error
+// that might hold a secret: context.DeadlineExceeded for a timeout,
+// context.Canceled when ctx was cancelled, or one of ErrExited, ErrHTTP,
+// ErrRPC, ErrTooLarge, ErrPagination, ErrProtocol, ErrConnect.
 package capture
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// Defaults for the zero values of Options and Server.Timeout.
+const (
+	// DefaultTimeout bounds connect, handshake and every tools/list page of
+	// one server; long enough for a cold `npx -y` download.
+	DefaultTimeout = 60 * time.Second
+	// DefaultConcurrency servers are contacted at once; they are I/O bound.
+	DefaultConcurrency = 8
+	// DefaultMaxResponseBytes bounds one tools/list page (64 MiB).
+	DefaultMaxResponseBytes = 64 << 20
+	// DefaultMaxPages bounds the pages of one tools/list listing.
+	DefaultMaxPages = 1000
 )
 
 // Options bound one capture run.
@@ -31,9 +100,92 @@ type Result struct {
 	StderrTail string // bounded tail of a stdio server's stderr, redacted
 }
 
+// Sentinels that an *Error unwraps to (besides context.DeadlineExceeded
+// and context.Canceled).
+var (
+	ErrConnect    = errors.New("cannot connect")            // spawn failed, connection refused, bad URL
+	ErrExited     = errors.New("server process exited")     // the stdio server died or closed stdout
+	ErrHTTP       = errors.New("HTTP error status")         // a non-2xx reply
+	ErrRPC        = errors.New("JSON-RPC error reply")      // the server answered with an error object
+	ErrTooLarge   = errors.New("response too large")        // over MaxResponseBytes
+	ErrPagination = errors.New("endless tools/list paging") // repeated cursor or over MaxPages
+	ErrProtocol   = errors.New("protocol violation")        // a malformed result
+)
+
+// Stage is the step of a capture at which it failed.
+type Stage string
+
+// Stages of one capture, in order.
+const (
+	StageStart      Stage = "start"      // spawning the process or opening the connection
+	StageInitialize Stage = "initialize" // the handshake
+	StageList       Stage = "tools/list" // listing the tools
+)
+
+// Error is why one server could not be captured. Msg is redacted.
+type Error struct {
+	Server string
+	File   string // the config file that defined the server
+	Stage  Stage
+	Msg    string
+	kind   error
+}
+
+func (e *Error) Error() string {
+	where := fmt.Sprintf("server %q", e.Server)
+	if e.File != "" {
+		where += " (" + e.File + ")"
+	}
+	return where + ": " + string(e.Stage) + ": " + e.Msg
+}
+
+// Unwrap returns the sentinel classifying the error.
+func (e *Error) Unwrap() error { return e.kind }
+
 // CaptureAll captures every server in parallel (bounded by Concurrency) and
 // returns one Result per server, in the order given. Every process started
 // (and its children) is gone when it returns, including on ctx cancellation.
 func CaptureAll(ctx context.Context, servers []config.Resolved, opts Options) []Result {
-	panic("todo")
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = DefaultMaxPages
+	}
+	prog := &progress{w: opts.Progress}
+	results := make([]Result, len(servers))
+	sem := make(chan struct{}, opts.Concurrency)
+	var wg sync.WaitGroup
+	for i, r := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = captureOne(ctx, r, opts, prog)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// progress writes one line per state change of a server, when enabled.
+type progress struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *progress) report(server, state string, start time.Time) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "agentgate: %s: %s (%.1fs)\n", server, state, time.Since(start).Seconds())
 }

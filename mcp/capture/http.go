@@ -1,0 +1,190 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// quiet discards mcp-go's log lines, which could otherwise reach the
+// user's terminal unredacted.
+var quiet = slog.New(slog.DiscardHandler)
+
+// startHTTP opens a streamable-HTTP or (sse) legacy SSE transport whose
+// every request goes through an httpTripper.
+func (s *session) startHTTP(ctx context.Context, sse bool) error {
+	u, err := url.Parse(s.r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return s.errorf(ErrConnect, "url %q is not an http(s) URL (check \"url\" in %s)", displayURL(s.r.URL), s.r.File)
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	s.rt = &httpTripper{
+		base:    base,
+		origin:  u.Scheme + "://" + u.Host,
+		headers: s.r.Headers,
+		max:     s.opts.MaxResponseBytes,
+		onTooLarge: func() {
+			s.cancel(s.tooLarge())
+		},
+	}
+	hc := &http.Client{Transport: s.rt}
+	if sse {
+		tr, err := transport.NewSSE(s.r.URL, transport.WithHTTPClient(hc), transport.WithSSELogger(quiet),
+			transport.WithEndpointTimeout(s.timeout), transport.WithResponseTimeout(s.timeout))
+		if err != nil {
+			return s.errorf(ErrConnect, "%s", s.cleanURLs(err.Error()))
+		}
+		s.tr = tr
+		if err := tr.Start(ctx); err != nil {
+			return s.fail(ctx, err)
+		}
+		return nil
+	}
+	tr, err := transport.NewStreamableHTTP(s.r.URL, transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quiet))
+	if err != nil {
+		return s.errorf(ErrConnect, "%s", s.cleanURLs(err.Error()))
+	}
+	s.tr = tr
+	return nil
+}
+
+// cleanURLs replaces the configured URL in text by its display form.
+func (s *session) cleanURLs(text string) string {
+	if s.r.URL == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, s.r.URL, displayURL(s.r.URL))
+}
+
+// displayURL is u without userinfo, query and fragment.
+func displayURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery, u.ForceQuery = "", false
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// httpTripper adds the configured headers to requests for the configured
+// origin only, bounds response bodies, and remembers the first failing
+// status so that errors can name it.
+type httpTripper struct {
+	base       *http.Transport
+	origin     string
+	headers    map[string]string
+	max        int64
+	onTooLarge func()
+
+	mu      sync.Mutex
+	failure *httpFailure
+}
+
+type httpFailure struct {
+	code   int
+	method string
+	url    string
+}
+
+func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	if req.URL.Scheme+"://"+req.URL.Host == t.origin {
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
+		t.mu.Lock()
+		if t.failure == nil {
+			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String()}
+		}
+		t.mu.Unlock()
+	}
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	resp.Body = &limitedBody{rc: resp.Body, max: t.max, perLine: stream, onTooLarge: t.onTooLarge}
+	return resp, nil
+}
+
+// firstFailure describes the first HTTP status >= 400, with a hint, or "".
+func (t *httpTripper) firstFailure() string {
+	t.mu.Lock()
+	f := t.failure
+	t.mu.Unlock()
+	if f == nil {
+		return ""
+	}
+	hint := ""
+	switch {
+	case f.code == http.StatusUnauthorized:
+		hint = "check the Authorization (or API key) header and that its variable is set"
+	case f.code == http.StatusForbidden:
+		hint = "the credentials were refused: check the token's scope or the headers"
+	case f.code == http.StatusNotFound || f.code == http.StatusMethodNotAllowed:
+		hint = "check the url; a legacy SSE server needs \"type\": \"sse\""
+	case f.code >= 500:
+		hint = "the server failed; see its logs or try again"
+	default:
+		hint = "check the url and headers"
+	}
+	if !strings.HasPrefix(f.url, t.origin+"/") && f.url != t.origin {
+		hint += "; the request was redirected to another host, which agentgate does not send the configured headers to"
+	}
+	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", f.code, http.StatusText(f.code), f.method, displayURL(f.url), hint)
+}
+
+// fallbackOK reports whether the streamable-HTTP failure allows the SSE
+// fallback: a 4xx that is not about credentials.
+func (t *httpTripper) fallbackOK() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.failure
+	return f != nil && f.code >= 400 && f.code < 500 && f.code != http.StatusUnauthorized && f.code != http.StatusForbidden
+}
+
+func (t *httpTripper) closeIdle() { t.base.CloseIdleConnections() }
+
+var errBodyTooLarge = errors.New("capture: response body over the size limit")
+
+// limitedBody fails a body longer than max bytes or, for an event stream
+// (perLine), one with a line longer than max bytes.
+type limitedBody struct {
+	rc         io.ReadCloser
+	max        int64
+	perLine    bool
+	n          int64 // bytes since the start, or since the last newline
+	onTooLarge func()
+	once       sync.Once
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	over := false
+	if i := bytes.IndexByte(p[:n], '\n'); b.perLine && i >= 0 {
+		over = b.n+int64(i) > b.max
+		b.n = int64(n - bytes.LastIndexByte(p[:n], '\n') - 1)
+	} else {
+		b.n += int64(n)
+	}
+	if over || b.n > b.max {
+		b.once.Do(b.onTooLarge)
+		return 0, errBodyTooLarge
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

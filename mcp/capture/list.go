@@ -1,0 +1,92 @@
+package capture
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+type jsonRaw = json.RawMessage
+
+// list sends tools/list through the transport itself, page by page, and
+// keeps every tool object's bytes as received (see the package doc).
+func (s *session) list(ctx context.Context) ([]jsonRaw, error) {
+	var tools []jsonRaw
+	seen := map[string]bool{}
+	var cursor *string
+	for s.page = 1; ; s.page++ {
+		if s.page > s.opts.MaxPages {
+			return nil, s.errorf(ErrPagination, "stopped after %d pages: the server keeps sending new cursors (a server bug, or more tools than MaxPages allows)", s.opts.MaxPages)
+		}
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = *cursor
+		}
+		req := transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId(fmt.Sprintf("agentgate-tools-list-%d", s.page)),
+			Method:  string(mcp.MethodToolsList),
+		}
+		if mcp.IsModernProtocol(s.protocol) {
+			// 2026-07-28: every request carries its protocol metadata.
+			params["_meta"] = map[string]any{
+				mcp.MetaKeyProtocolVersion:    s.protocol,
+				mcp.MetaKeyClientInfo:         clientInfo,
+				mcp.MetaKeyClientCapabilities: map[string]any{},
+			}
+			enc, _ := json.Marshal(params)
+			req.Header = http.Header{}
+			for k, v := range mcp.StandardHeaders(s.protocol, mcp.MethodToolsList, enc) {
+				req.Header.Set(k, v)
+			}
+		}
+		if len(params) > 0 {
+			req.Params = params
+		}
+		resp, err := s.tr.SendRequest(ctx, req)
+		if err != nil {
+			return nil, s.fail(ctx, err)
+		}
+		if resp.Error != nil {
+			return nil, s.errorf(ErrRPC, "page %d: server replied with JSON-RPC error %d: %s", s.page, resp.Error.Code, resp.Error.Message)
+		}
+		if int64(len(resp.Result)) > s.opts.MaxResponseBytes {
+			return nil, s.tooLarge()
+		}
+		var res struct {
+			Tools      *[]jsonRaw `json:"tools"`
+			NextCursor jsonRaw    `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, s.errorf(ErrProtocol, "page %d: result is not an object {tools: [...], nextCursor?}: %v", s.page, err)
+		}
+		if res.Tools == nil {
+			return nil, s.errorf(ErrProtocol, "page %d: result has no \"tools\" array", s.page)
+		}
+		tools = append(tools, *res.Tools...)
+		if len(res.NextCursor) == 0 || string(res.NextCursor) == "null" {
+			return tools, nil
+		}
+		var next string
+		if err := json.Unmarshal(res.NextCursor, &next); err != nil {
+			return nil, s.errorf(ErrProtocol, "page %d: nextCursor is not a string: %.80s", s.page, res.NextCursor)
+		}
+		if next == "" {
+			return tools, nil
+		}
+		if seen[next] {
+			return nil, s.errorf(ErrPagination, "page %d repeated the cursor %.80q of an earlier page: the listing would never end (a server bug)", s.page, next)
+		}
+		seen[next] = true
+		cursor = &next
+	}
+}
+
+// tooLarge is the error for a page over MaxResponseBytes.
+func (s *session) tooLarge() *Error {
+	return s.errorf(ErrTooLarge, "a response is larger than %d bytes (the limit per tools/list page)", s.opts.MaxResponseBytes)
+}

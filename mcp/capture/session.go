@@ -1,0 +1,280 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// clientInfo is how agentgate introduces itself in initialize.
+var clientInfo = mcp.Implementation{Name: "agentgate", Version: "1"}
+
+// session is the capture of one server.
+type session struct {
+	r       config.Resolved
+	opts    Options
+	timeout time.Duration
+	parent  context.Context // the caller's context
+	cancel  context.CancelCauseFunc
+	stage   Stage
+	page    int
+
+	tr       transport.Interface
+	proc     *process    // stdio only
+	rt       *httpTripper // HTTP only
+	protocol string
+}
+
+func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *progress) Result {
+	start := time.Now()
+	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: StageStart}
+	if r.Timeout > 0 {
+		s.timeout = r.Timeout
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	s.cancel = cancel
+	tctx, cancelT := context.WithTimeout(sctx, s.timeout)
+	prog.report(r.Name, "starting", start)
+	tools, err := s.run(tctx, func(state string) { prog.report(r.Name, state, start) })
+	s.close()
+	cancelT()
+	cancel(nil)
+	res := Result{Server: r.Name, Tools: tools, Protocol: s.protocol, Elapsed: time.Since(start)}
+	if err != nil {
+		res.Tools = nil
+		res.Err = err
+		if s.proc != nil {
+			res.StderrTail = s.redact(s.proc.tail.String())
+		}
+		prog.report(r.Name, "failed", start)
+	} else {
+		prog.report(r.Name, fmt.Sprintf("done: %d tools", len(tools)), start)
+	}
+	return res
+}
+
+// run connects, initializes and lists.
+func (s *session) run(ctx context.Context, state func(string)) ([]jsonRaw, error) {
+	var err error
+	switch s.r.Transport {
+	case config.Stdio, "":
+		err = s.startStdio(ctx)
+	case config.StreamableHTTP:
+		err = s.startHTTP(ctx, false)
+	case config.SSE:
+		err = s.startHTTP(ctx, true)
+	default:
+		return nil, s.errorf(ErrConnect, "unknown transport %q (want stdio, http or sse)", s.r.Transport)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.stage = StageInitialize
+	state("initializing")
+	err = s.initialize(ctx)
+	if err != nil && s.r.Transport == config.StreamableHTTP && s.r.FallbackSSE && s.rt.fallbackOK() {
+		first := s.rt.firstFailure()
+		_ = s.tr.Close()
+		s.rt.closeIdle()
+		s.stage = StageStart
+		if err := s.startHTTP(ctx, true); err != nil {
+			e := err.(*Error)
+			return nil, s.errorf(e.kind, "streamable HTTP: %s; SSE fallback: %s", first, e.Msg)
+		}
+		s.stage = StageInitialize
+		state("initializing (SSE fallback)")
+		err = s.initialize(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.stage = StageList
+	state("listing tools (protocol " + s.protocol + ")")
+	return s.list(ctx)
+}
+
+// initialize performs the handshake (see the package doc).
+func (s *session) initialize(ctx context.Context) error {
+	c := client.NewClient(s.tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	if err := c.Start(ctx); err != nil {
+		return s.fail(ctx, err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = clientInfo
+	res, err := c.Initialize(ctx, req)
+	var unsupported mcp.UnsupportedProtocolVersionError
+	if err != nil && ctx.Err() == nil && (errors.Is(err, mcp.ErrMethodNotFound) || errors.As(err, &unsupported)) {
+		// Maybe a 2026-07-28 server without initialize: try server/discover.
+		modern := client.NewClient(s.tr, client.WithProtocolVersion(mcp.LATEST_PROTOCOL_VERSION))
+		req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		if res2, err2 := modern.Initialize(ctx, req); err2 == nil && mcp.IsModernProtocol(res2.ProtocolVersion) {
+			res, err = res2, nil
+		}
+	}
+	if err != nil {
+		return s.fail(ctx, err)
+	}
+	s.protocol = res.ProtocolVersion
+	return nil
+}
+
+// close ends the connection and, for stdio, every process of the server.
+func (s *session) close() {
+	if s.tr != nil {
+		_ = s.tr.Close() // "signal: broken pipe" and the like are informational
+	}
+	if s.proc != nil {
+		s.proc.shutdown()
+	}
+	if s.rt != nil {
+		s.rt.closeIdle()
+	}
+}
+
+// errorf returns an *Error for the current stage, redacting the message.
+func (s *session) errorf(kind error, format string, args ...any) *Error {
+	return &Error{Server: s.r.Name, File: s.r.File, Stage: s.stage, Msg: s.redact(fmt.Sprintf(format, args...)), kind: kind}
+}
+
+// fail turns err, which ended the current stage, into an actionable *Error,
+// looking at what is known beyond err itself: the timeout, the caller's
+// cancellation, an oversized response, a dead process, an HTTP status.
+func (s *session) fail(ctx context.Context, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if cause := context.Cause(ctx); cause != nil {
+		var ce *Error
+		switch {
+		case errors.As(cause, &ce):
+			return ce
+		case s.parent.Err() != nil:
+			return s.errorf(context.Canceled, "capture cancelled%s", s.during())
+		case errors.Is(cause, context.DeadlineExceeded):
+			return s.errorf(context.DeadlineExceeded, "%s within %s%s%s (raise the timeout for this server in agentgate.toml if it starts slowly)",
+				s.timeoutWhat(), s.timeout, s.procDetail(false), s.httpDetail())
+		}
+	}
+	if s.proc != nil {
+		if exitMsg, ok := s.proc.exitStatus(); ok {
+			return s.errorf(ErrExited, "process %s%s%s", exitMsg, s.during(), s.procDetail(true))
+		}
+		if errors.Is(err, transport.ErrTransportClosed) {
+			return s.errorf(ErrExited, "process closed its stdout%s%s", s.during(), s.procDetail(true))
+		}
+	}
+	if s.rt != nil {
+		if f := s.rt.firstFailure(); f != "" {
+			return s.errorf(ErrHTTP, "%s", f)
+		}
+	}
+	var unsupported mcp.UnsupportedProtocolVersionError
+	if errors.As(err, &unsupported) {
+		return s.errorf(ErrProtocol, "server answered with protocol version %q, which agentgate does not speak (it speaks %s)",
+			unsupported.Version, strings.Join(mcp.ValidProtocolVersions, ", "))
+	}
+	kind := ErrConnect
+	if s.stage != StageStart {
+		kind = ErrProtocol
+	}
+	return s.errorf(kind, "%s", s.cleanURLs(err.Error()))
+}
+
+// timeoutWhat says what did not happen in time.
+func (s *session) timeoutWhat() string {
+	switch s.stage {
+	case StageStart:
+		return "server did not start"
+	case StageInitialize:
+		return "server did not answer initialize"
+	default:
+		return fmt.Sprintf("server did not finish tools/list (page %d)", s.page)
+	}
+}
+
+// during says at which point a process died.
+func (s *session) during() string {
+	switch s.stage {
+	case StageStart, StageInitialize:
+		return " before answering initialize"
+	default:
+		return fmt.Sprintf(" during tools/list (page %d)", s.page)
+	}
+}
+
+// procDetail adds what stdout and stderr showed, for stdio servers.
+func (s *session) procDetail(withStderr bool) string {
+	if s.proc == nil {
+		return ""
+	}
+	var b strings.Builder
+	if n, first := s.proc.pump.badLines(); n > 0 {
+		fmt.Fprintf(&b, "; stdout had %d line(s) that are not JSON-RPC, first: %q", n, first)
+	}
+	if withStderr || b.Len() > 0 {
+		if last := lastLine(s.proc.tail.String()); last != "" {
+			fmt.Fprintf(&b, "; stderr tail: %s", last)
+		}
+	}
+	return b.String()
+}
+
+// httpDetail adds the last HTTP failure, for HTTP servers.
+func (s *session) httpDetail() string {
+	if s.rt == nil {
+		return ""
+	}
+	if f := s.rt.firstFailure(); f != "" {
+		return "; " + f
+	}
+	return ""
+}
+
+// redact removes every secret of the server from text.
+func (s *session) redact(text string) string {
+	return redact(s.r, text)
+}
+
+// redact removes r's secrets from text, with r.Redact and, in case that is
+// incomplete or unavailable, by replacing every value of r.Secrets itself
+// (longest first, so a secret containing another is removed whole).
+func redact(r config.Resolved, text string) string {
+	if rd, ok := any(r).(interface{ Redact(string) string }); ok {
+		func() {
+			defer func() { _ = recover() }() // a stub that panics: the loop below still redacts
+			text = rd.Redact(text)
+		}()
+	}
+	secrets := make([]string, 0, len(r.Secrets))
+	for _, v := range r.Secrets {
+		if v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, v := range secrets {
+		text = strings.ReplaceAll(text, v, "[redacted]")
+	}
+	return text
+}
+
+// lastLine returns the last non-empty line of text, at most 300 bytes.
+func lastLine(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\r\n\t "), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 300 {
+		last = last[:300] + "..."
+	}
+	return last
+}
