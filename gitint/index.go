@@ -108,10 +108,10 @@ func (r *Repo) FileInIndex(path string) (data []byte, ok bool, err error) {
 // unmerged), sorted, honouring GIT_INDEX_FILE. Before the first commit every
 // matched index entry counts as added.
 //
-// It does not stat the work tree. Subtrees whose hash in the index's cached
-// tree (the TREE extension git keeps up to date) equals HEAD's are skipped
-// without being read, so after a commit little more than the root tree is
-// read; match is called only on paths in the remaining subtrees.
+// It does not stat the work tree. Subtrees whose tree in the index (see
+// indexTrees) equals HEAD's are skipped without being read, so little more
+// than the trees on the paths of staged changes is read; match is called
+// only on paths in the remaining subtrees.
 func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
 	idx, err := r.index()
 	if err != nil {
@@ -121,7 +121,7 @@ func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cached := cachedTrees(idx)
+	cached := indexTrees(idx)
 	changed := map[string]bool{}
 	// HEAD files (in subtrees that may differ) that match, path -> entry.
 	headFiles := map[string]object.TreeEntry{}
@@ -167,6 +167,10 @@ func (r *Repo) walk(t *object.Tree, dir string, cached map[string]plumbing.Hash,
 		p := dir + e.Name
 		switch e.Mode {
 		case filemode.Dir:
+			if h, ok := cached[p+"/"]; ok && h == e.Hash {
+				skipped[p+"/"] = true
+				continue
+			}
 			sub, err := r.repo.TreeObject(e.Hash)
 			if err != nil {
 				return fmt.Errorf("read tree %s (%s): %w", e.Hash, p, err)
@@ -205,31 +209,38 @@ func inSkipped(path string, skipped map[string]bool) bool {
 }
 
 // cachedTrees flattens the index's TREE extension into directory ("" for
-// the root, otherwise "a/b/") -> tree hash, keeping only valid entries.
-// The extension lists trees in pre-order; each entry says how many subtrees
-// follow it.
+// the root, otherwise "a/b/") -> tree hash. The extension lists trees in
+// pre-order, each entry saying how many subtrees follow it. go-git's decoder
+// drops invalidated entries (those under a path staged since the cache was
+// last written) without keeping the structure, so the list is used only
+// when it is whole: it starts with the root and its subtree counts account
+// for every entry. git invalidates every ancestor of a changed path, so a
+// valid root means a whole list; "git commit" rewrites the cache before it
+// runs the pre-commit hook. Otherwise the result is empty and StagedChanges
+// walks HEAD's tree in full.
 func cachedTrees(idx *index.Index) map[string]plumbing.Hash {
-	out := map[string]plumbing.Hash{}
-	if idx.Cache == nil || len(idx.Cache.Entries) == 0 {
-		return out
+	if idx.Cache == nil || len(idx.Cache.Entries) == 0 || idx.Cache.Entries[0].Path != "" {
+		return nil
 	}
 	es := idx.Cache.Entries
-	var visit func(i int, prefix string) int
-	visit = func(i int, prefix string) int {
+	out := map[string]plumbing.Hash{}
+	bad := false
+	var visit func(i int, dir string) int
+	visit = func(i int, dir string) int {
 		e := es[i]
-		dir := prefix
-		if i > 0 {
-			dir = prefix + e.Path + "/"
-		}
-		if e.Entries >= 0 {
-			out[dir] = e.Hash
-		}
+		out[dir] = e.Hash
 		next := i + 1
-		for k := 0; k < e.Trees && next < len(es); k++ {
-			next = visit(next, dir)
+		for k := 0; k < e.Trees; k++ {
+			if next >= len(es) || es[next].Path == "" || e.Entries < 0 {
+				bad = true
+				return len(es)
+			}
+			next = visit(next, dir+es[next].Path+"/")
 		}
 		return next
 	}
-	visit(0, "")
+	if visit(0, "") != len(es) || bad {
+		return nil
+	}
 	return out
 }
