@@ -33,14 +33,25 @@ type Server struct {
 	Args    []string
 	Env     map[string]string // values are templates
 	EnvVars []string          // names forwarded from agentgate's environment (Codex env_vars)
+	EnvFile string            // template; dotenv file read at Resolve (Cursor, VS Code "envFile"); "" if none
 	Cwd     string            // template; "" means the repository root
 
 	URL     string            // template
 	Headers map[string]string // values are templates
+	// EnvHeaders maps a header name to the environment variable holding its
+	// value (Codex env_http_headers).
+	EnvHeaders map[string]string
+	// BearerTokenEnvVar names the environment variable whose value is sent
+	// as "Authorization: Bearer <value>" (Codex bearer_token_env_var).
+	BearerTokenEnvVar string
 
 	Syntax VarSyntax // which interpolation syntax the templates use
 
 	Timeout time.Duration // from agentgate.toml; 0 means the run's default
+
+	// AlsoIn lists "file:line" of other files with the same name and the
+	// same effective definition, merged into this one. Sorted.
+	AlsoIn []string
 }
 
 // VarSyntax names one client's interpolation syntax.
@@ -62,12 +73,43 @@ type Project struct {
 	Skipped  []Skipped // sorted by name
 }
 
-// Settings is agentgate.toml.
+// Settings is agentgate.toml. See docs/config.md for every key.
 type Settings struct {
+	File        string        // "agentgate.toml" if the file exists, else ""
 	Lockfile    string        // path relative to root; default "agentgate.lock"
 	Timeout     time.Duration // default per-server timeout; 0 = built-in default
 	Concurrency int           // 0 = built-in default
-	// further fields are the owner's to define (extra files, ignore, exclude, inputs...)
+
+	Ignore  []string                  // path.Match patterns (slash paths relative to root) of config files not to read
+	Extra   []ExtraFile               // further config files to read
+	Servers map[string]ServerSettings // by server name
+	Inputs  map[string]Input          // VS Code ${input:id} answers, by id
+	Renames []Rename                  // lock a server of one file under another name
+}
+
+// ExtraFile is a config file agentgate does not discover by itself.
+type ExtraFile struct {
+	Path     string // as written: relative to the root, "~/..." or absolute
+	Format   string // a client name, see Formats
+	Optional bool   // a missing file is not an error
+}
+
+// ServerSettings are agentgate.toml's [servers.NAME] keys.
+type ServerSettings struct {
+	Exclude string        // non-empty: do not lock; the reason is printed
+	Timeout time.Duration // 0 = Settings.Timeout
+}
+
+// Input answers a VS Code ${input:id}: from the environment variable Env,
+// or the literal Value (for values that are not secret).
+type Input struct {
+	Env   string
+	Value string
+}
+
+// Rename locks server Server of File under the name To.
+type Rename struct {
+	File, Server, To string
 }
 
 // Resolved is a Server with every variable expanded, ready to connect.

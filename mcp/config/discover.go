@@ -1,0 +1,262 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// projectFiles are the client configs discovered at the repository root,
+// in the order of ConfigGlobs.
+var projectFiles = []struct{ path, client string }{
+	{".mcp.json", "claude-code"},
+	{".cursor/mcp.json", "cursor"},
+	{".vscode/mcp.json", "vscode"},
+	{".codex/config.toml", "codex"},
+	{".gemini/settings.json", "gemini"},
+	{".zed/settings.json", "zed"},
+	{".roo/mcp.json", "roo"},
+	{".kiro/settings/mcp.json", "kiro"},
+	{".amazonq/mcp.json", "amazonq"},
+	{".junie/mcp/mcp.json", "junie"},
+	{"opencode.json", "opencode"},
+	{"opencode.jsonc", "opencode"},
+}
+
+// continueDir holds Continue's per-file server blocks.
+const continueDir = ".continue/mcpServers"
+
+var continueExts = []string{".yaml", ".yml", ".json"}
+
+// ConfigGlobs returns the slash patterns, relative to the repository root,
+// of every file Load reads by default, agentgate.toml included (for
+// documentation and for a pre-commit "files:" pattern).
+func ConfigGlobs() []string {
+	var g []string
+	for _, f := range projectFiles {
+		g = append(g, f.path)
+	}
+	for _, e := range continueExts {
+		g = append(g, continueDir+"/*"+e)
+	}
+	return append(g, SettingsFile)
+}
+
+// IsConfigPath reports whether the slash path, relative to the repository
+// root, is a file Load reads by default (see ConfigGlobs). Use
+// Project.IsConfigPath to also count the extra files agentgate.toml lists.
+func IsConfigPath(p string) bool {
+	p = path.Clean(strings.TrimPrefix(filepath.ToSlash(p), "./"))
+	if p == SettingsFile {
+		return true
+	}
+	for _, f := range projectFiles {
+		if p == f.path {
+			return true
+		}
+	}
+	return path.Dir(p) == continueDir && slices.Contains(continueExts, path.Ext(p))
+}
+
+// IsConfigPath reports whether the slash path, relative to the root, is a
+// file this project's Load reads: a default config file that agentgate.toml
+// does not ignore, agentgate.toml itself, or an extra file inside the root.
+func (p *Project) IsConfigPath(rel string) bool {
+	rel = path.Clean(strings.TrimPrefix(filepath.ToSlash(rel), "./"))
+	for _, x := range p.Settings.Extra {
+		if path.Clean(strings.TrimPrefix(x.Path, "./")) == rel {
+			return true
+		}
+	}
+	return IsConfigPath(rel) && (rel == SettingsFile || !ignored(p.Settings.Ignore, rel))
+}
+
+func ignored(patterns []string, rel string) bool {
+	for _, g := range patterns {
+		if ok, _ := path.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// FindRoot walks up from dir to the directory containing ".git" (a
+// directory, or a file in worktrees and submodules) and returns it as an
+// absolute path. Outside a git repository it returns dir, made absolute.
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find repository root from %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("find repository root: %w", err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("find repository root: %s is not a directory", dir)
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs, nil
+		}
+		d = parent
+	}
+}
+
+// source is one config file to read.
+type source struct {
+	rel    string // as reported in Server.File
+	abs    string
+	client string
+	extra  bool
+	opt    bool
+}
+
+// discover lists the config files under root, sorted by rel.
+func discover(root string, st Settings) ([]source, error) {
+	var out []source
+	add := func(rel, client string) error {
+		if ignored(st.Ignore, rel) {
+			return nil
+		}
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		fi, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return &Error{File: rel, Msg: "cannot read: " + errText(err)}
+		case fi.IsDir():
+			return &Error{File: rel, Msg: "is a directory, expected a config file"}
+		}
+		out = append(out, source{rel: rel, abs: abs, client: client})
+		return nil
+	}
+	for _, f := range projectFiles {
+		if err := add(f.path, f.client); err != nil {
+			return nil, err
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(root, continueDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{File: continueDir, Msg: "cannot read directory: " + errText(err)}
+	}
+	for _, e := range entries {
+		if !e.IsDir() && slices.Contains(continueExts, path.Ext(e.Name())) {
+			if err := add(continueDir+"/"+e.Name(), "continue"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, x := range st.Extra {
+		abs, err := extraPath(root, x.Path)
+		if err != nil {
+			return nil, &Error{File: st.File, Field: fmt.Sprintf("extra[%d].path", i), Msg: err.Error()}
+		}
+		if _, err := os.Stat(abs); err != nil {
+			if x.Optional && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, &Error{File: st.File, Field: fmt.Sprintf("extra[%d].path", i),
+				Msg: fmt.Sprintf("cannot read %s: %s", x.Path, errText(err)), Hint: "fix the path, or set optional = true if the file is not present everywhere"}
+		}
+		rel := strings.TrimPrefix(path.Clean(filepath.ToSlash(x.Path)), "./")
+		if slices.ContainsFunc(out, func(s source) bool { return s.abs == abs }) {
+			return nil, &Error{File: st.File, Field: fmt.Sprintf("extra[%d].path", i), Msg: rel + " is already read by default", Hint: "remove this [[extra]] entry"}
+		}
+		out = append(out, source{rel: rel, abs: abs, client: x.Format, extra: true, opt: x.Optional})
+	}
+	slices.SortFunc(out, func(a, b source) int { return strings.Compare(a.rel, b.rel) })
+	return out, nil
+}
+
+// extraPath resolves an [[extra]] path: "~/" is the home directory, a
+// relative path is relative to root.
+func extraPath(root, p string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot expand ~: %v", err)
+		}
+		return filepath.Join(home, filepath.FromSlash(rest)), nil
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	return filepath.Join(root, filepath.FromSlash(p)), nil
+}
+
+// errText renders an OS error without repeating the path.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readSource reads and parses one file with its client's parser.
+func readSource(s source) (fileResult, error) {
+	f, err := os.Open(s.abs)
+	if err != nil {
+		return fileResult{}, &Error{File: s.rel, Msg: "cannot read: " + errText(err)}
+	}
+	defer f.Close()
+	data := make([]byte, maxFileSize+1)
+	n, _ := readFull(f, data)
+	if n > maxFileSize {
+		return fileResult{}, &Error{File: s.rel, Msg: fmt.Sprintf("larger than %d bytes", maxFileSize)}
+	}
+	return parseFile(s.client, s.rel, data[:n])
+}
+
+func readFull(f *os.File, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := f.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// parseFile parses data as the given client's config.
+func parseFile(client, file string, data []byte) (fileResult, error) {
+	switch {
+	case client == "codex":
+		root, err := parseTOML(file, data)
+		if err != nil {
+			return fileResult{}, err
+		}
+		return parseCodex(file, root)
+	case client == "continue" && path.Ext(file) != ".json":
+		root, err := parseYAML(file, data)
+		if err != nil {
+			return fileResult{}, err
+		}
+		return parseContinue(file, root)
+	}
+	root, err := parseJSONC(file, data)
+	if err != nil {
+		return fileResult{}, err
+	}
+	switch client {
+	case "zed":
+		return parseZed(file, root)
+	case "opencode":
+		return parseOpencode(file, root)
+	}
+	if _, ok := jsonClients[client]; !ok {
+		return fileResult{}, &Error{File: file, Msg: fmt.Sprintf("unknown client format %q", client)}
+	}
+	return parseJSONClient(client, file, root)
+}

@@ -1,0 +1,338 @@
+package config
+
+import "fmt"
+
+// jsonClient describes one client whose config is a JSON(C) object holding a
+// map of servers, each with command/args/env or url/headers.
+type jsonClient struct {
+	syntax     VarSyntax
+	key        string   // member holding the servers
+	urlKeys    []string // members naming the URL, first present wins
+	disabled   string   // member that disables an entry when true
+	enabled    string   // member that disables an entry when false
+	cwd        bool     // reads "cwd"
+	envFile    bool     // reads "envFile"
+	envNumbers bool     // env values may be numbers or null
+	bothOK     bool     // command and url together are not an error (the URL wins)
+	// transport decides the transport from the "type" member (may be ""),
+	// the URL member used ("" if none) and whether a command is present.
+	// It returns a message and a hint on error.
+	transport func(typ, urlKey string, hasCmd bool) (t Transport, fallback bool, msg, hint string)
+}
+
+func inferStdioOr(remote Transport, fallback bool) func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+	return func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+		if urlKey == "" || hasCmd {
+			return Stdio, false, "", ""
+		}
+		return remote, fallback, "", ""
+	}
+}
+
+var jsonClients = map[string]jsonClient{
+	"claude-code": {syntax: SyntaxClaude, key: "mcpServers", urlKeys: []string{"url"},
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch typ {
+			case "", "stdio":
+				if typ == "" && urlKey != "" && !hasCmd {
+					return "", false, `"type" is required for a remote server`, `add "type": "http" (streamable HTTP) or "type": "sse"`
+				}
+				return Stdio, false, "", ""
+			case "http":
+				return StreamableHTTP, false, "", ""
+			case "sse":
+				return SSE, false, "", ""
+			}
+			return unknownType(typ, "stdio", "http", "sse")
+		}},
+	"claude-desktop": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"},
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			if urlKey != "" && !hasCmd {
+				return "", false, "Claude Desktop's config file supports stdio servers only", `use "command" and "args"`
+			}
+			return Stdio, false, "", ""
+		}},
+	"cursor":   {syntax: SyntaxCursor, key: "mcpServers", urlKeys: []string{"url"}, envFile: true, transport: typed(true)},
+	"vscode":   {syntax: SyntaxVSCode, key: "servers", urlKeys: []string{"url"}, cwd: true, envFile: true, envNumbers: true, transport: typed(true)},
+	"continue": {syntax: SyntaxContinue, key: "mcpServers", urlKeys: []string{"url"}, cwd: true, transport: typed(true)},
+	"gemini": {syntax: SyntaxGemini, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true,
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch {
+			case urlKey == "httpUrl":
+				return StreamableHTTP, false, "", ""
+			case urlKey == "":
+				return Stdio, false, "", ""
+			case typ == "http":
+				return StreamableHTTP, false, "", ""
+			case typ == "sse":
+				return SSE, false, "", ""
+			case typ == "":
+				return StreamableHTTP, true, "", ""
+			}
+			return unknownType(typ, "http", "sse")
+		}},
+	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true,
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch typ {
+			case "", "stdio":
+				if urlKey != "" && !hasCmd {
+					return "", false, `"type" is required with "url"`, `add "type": "streamable-http" or "type": "sse"`
+				}
+				return Stdio, false, "", ""
+			case "streamable-http":
+				return StreamableHTTP, false, "", ""
+			case "sse":
+				return SSE, false, "", ""
+			}
+			return unknownType(typ, "stdio", "streamable-http", "sse")
+		}},
+	"kiro":  {syntax: SyntaxKiro, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", transport: inferStdioOr(StreamableHTTP, true)},
+	"junie": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"}, transport: inferStdioOr(StreamableHTTP, false)},
+	"amazonq": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled",
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch typ {
+			case "", "stdio":
+				if typ == "" && urlKey != "" && !hasCmd {
+					return StreamableHTTP, false, "", ""
+				}
+				return Stdio, false, "", ""
+			case "http":
+				return StreamableHTTP, false, "", ""
+			}
+			return unknownType(typ, "stdio", "http")
+		}},
+	"windsurf": {syntax: SyntaxWindsurf, key: "mcpServers", urlKeys: []string{"serverUrl", "url"}, disabled: "disabled",
+		transport: inferStdioOr(StreamableHTTP, true)},
+	"cline": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled",
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch typ {
+			case "":
+				if urlKey != "" && !hasCmd {
+					return SSE, false, "", ""
+				}
+				return Stdio, false, "", ""
+			case "stdio":
+				return Stdio, false, "", ""
+			case "sse":
+				return SSE, false, "", ""
+			case "streamableHttp":
+				return StreamableHTTP, false, "", ""
+			}
+			return unknownType(typ, "stdio", "sse", "streamableHttp")
+		}},
+}
+
+// typed is the Cursor / VS Code / Continue rule: "type" is optional; a bare
+// url is streamable HTTP with SSE fallback when fallback is set.
+func typed(fallback bool) func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+	return func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+		switch typ {
+		case "":
+			if urlKey != "" && !hasCmd {
+				return StreamableHTTP, fallback, "", ""
+			}
+			return Stdio, false, "", ""
+		case "stdio":
+			return Stdio, false, "", ""
+		case "http", "streamable-http", "streamableHttp":
+			return StreamableHTTP, fallback, "", ""
+		case "sse":
+			return SSE, false, "", ""
+		}
+		return unknownType(typ, "stdio", "http", "sse")
+	}
+}
+
+func unknownType(typ string, allowed ...string) (Transport, bool, string, string) {
+	return "", false, fmt.Sprintf("unknown transport type %q", typ), "use one of: " + joinQuoted(allowed)
+}
+
+func joinQuoted(s []string) string {
+	out := ""
+	for i, v := range quoteAll(s) {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
+
+// parseJSONClient parses a file of the given client.
+func parseJSONClient(client, file string, root *node) (fileResult, error) {
+	c := jsonClients[client]
+	p := &parser{file: file, client: client, syn: c.syntax}
+	var res fileResult
+	if err := p.topObject(root); err != nil {
+		return res, err
+	}
+	servers, err := p.object(root.get(c.key), c.key)
+	if err != nil || servers == nil {
+		return res, errOrNil(err)
+	}
+	excluded, allowed, gerr := geminiFilters(p, client, root)
+	if gerr != nil {
+		return res, gerr
+	}
+	for i, name := range servers.keys {
+		e, at := servers.vals[i], servers.keyPos[i]
+		if e.kind != kObj {
+			return res, p.typeErr(e, name, "", "an object (the server definition)")
+		}
+		if reason := disabledReason(p, c, name, e, excluded, allowed); reason != "" {
+			res.skipped = append(res.skipped, Skipped{Name: name, File: file, Reason: reason})
+			continue
+		} else if p2 := checkDisable(p, c, name, e); p2 != nil {
+			return res, p2
+		}
+		s, err := c.server(p, name, at, e)
+		if err != nil {
+			return res, err
+		}
+		res.servers = append(res.servers, s)
+	}
+	return res, nil
+}
+
+func errOrNil(err *Error) error {
+	if err == nil {
+		return nil
+	}
+	return err
+}
+
+func checkDisable(p *parser, c jsonClient, name string, e *node) *Error {
+	for _, f := range []string{c.disabled, c.enabled} {
+		if f != "" {
+			if _, _, err := p.boolean(e.get(f), name, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func disabledReason(p *parser, c jsonClient, name string, e *node, excluded, allowed map[string]bool) string {
+	if c.disabled != "" {
+		if v, ok, err := p.boolean(e.get(c.disabled), name, c.disabled); err == nil && ok && v {
+			return fmt.Sprintf("disabled (%q: true)", c.disabled)
+		}
+	}
+	if c.enabled != "" {
+		if v, ok, err := p.boolean(e.get(c.enabled), name, c.enabled); err == nil && ok && !v {
+			return fmt.Sprintf("disabled (%q: false)", c.enabled)
+		}
+	}
+	if excluded[name] {
+		return "excluded in " + p.file + " (mcp.excluded)"
+	}
+	if allowed != nil && !allowed[name] {
+		return "not listed in " + p.file + " mcp.allowed"
+	}
+	return ""
+}
+
+// geminiFilters reads Gemini's mcp.excluded / mcp.allowed (and the older
+// top-level excludeMCPServers / allowMCPServers).
+func geminiFilters(p *parser, client string, root *node) (excluded, allowed map[string]bool, err *Error) {
+	if client != "gemini" {
+		return nil, nil, nil
+	}
+	read := func(n *node, field string) (map[string]bool, *Error) {
+		if n == nil || n.kind == kNull {
+			return nil, nil
+		}
+		list, err := p.strs(n, "", field)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]bool{}
+		for _, s := range list {
+			m[s] = true
+		}
+		return m, nil
+	}
+	mcp := root.get("mcp")
+	if mcp != nil && mcp.kind != kObj && mcp.kind != kNull {
+		return nil, nil, p.typeErr(mcp, "", "mcp", "an object")
+	}
+	ex, a := mcp.get("excluded"), mcp.get("allowed")
+	exF, aF := "mcp.excluded", "mcp.allowed"
+	if ex == nil {
+		ex, exF = root.get("excludeMCPServers"), "excludeMCPServers"
+	}
+	if a == nil {
+		a, aF = root.get("allowMCPServers"), "allowMCPServers"
+	}
+	if excluded, err = read(ex, exF); err != nil {
+		return nil, nil, err
+	}
+	allowed, err = read(a, aF)
+	return excluded, allowed, err
+}
+
+// server builds a Server from one entry.
+func (c jsonClient) server(p *parser, name string, at pos, e *node) (Server, *Error) {
+	s := Server{Name: name, Client: p.client, File: p.file, Line: at.line, Column: at.col, Syntax: c.syntax}
+	typ, err := p.plain(e.get("type"), name, "type")
+	if err != nil {
+		return s, err
+	}
+	urlKey := ""
+	for _, k := range c.urlKeys {
+		if n := e.get(k); n != nil && n.kind != kNull {
+			urlKey = k
+			if s.URL, err = p.str(n, name, k); err != nil {
+				return s, err
+			}
+			break
+		}
+	}
+	cmd := e.get("command")
+	hasCmd := cmd != nil && cmd.kind != kNull
+	if hasCmd && urlKey != "" && !c.bothOK {
+		return s, p.errAt(at, name, "", fmt.Sprintf("has both \"command\" and %q", urlKey),
+			"keep \"command\" for a local (stdio) server or \""+urlKey+"\" for a remote one")
+	}
+	t, fb, msg, hint := c.transport(typ, urlKey, hasCmd)
+	if msg != "" {
+		where := at
+		if n := e.get("type"); n != nil {
+			where = n.pos
+		}
+		return s, p.errAt(where, name, "type", msg, hint)
+	}
+	s.Transport, s.FallbackSSE = t, fb
+	if t == Stdio {
+		s.URL = ""
+		if s.Command, err = p.str(cmd, name, "command"); err != nil {
+			return s, err
+		}
+		if s.Command == "" {
+			return s, p.errAt(at, name, "command", "missing: a stdio server needs a command",
+				"add \"command\" (and \"args\"), or \"url\" for a remote server")
+		}
+		if s.Args, err = p.strs(e.get("args"), name, "args"); err != nil {
+			return s, err
+		}
+		if s.Env, err = p.strMap(e.get("env"), name, "env", c.envNumbers); err != nil {
+			return s, err
+		}
+		if c.cwd {
+			if s.Cwd, err = p.str(e.get("cwd"), name, "cwd"); err != nil {
+				return s, err
+			}
+		}
+		if c.envFile {
+			if s.EnvFile, err = p.str(e.get("envFile"), name, "envFile"); err != nil {
+				return s, err
+			}
+		}
+		return s, nil
+	}
+	if s.URL == "" {
+		return s, p.errAt(at, name, "url", "missing: a remote server needs a URL", "add \"url\"")
+	}
+	s.Headers, err = p.strMap(e.get("headers"), name, "headers", false)
+	return s, err
+}

@@ -1,0 +1,215 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Load finds and parses every client config under root and agentgate.toml.
+// Errors are *Error, naming file:line:column, the field and a hint; Load
+// stops at the first error, in file order.
+//
+// Servers with the same name in several files are one server when their
+// effective definitions are the same (see sameDefinition); otherwise Load
+// fails with an error naming both files. Disabled servers and servers
+// excluded in agentgate.toml are listed in Project.Skipped.
+func Load(root string) (*Project, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, &Error{File: root, Msg: "cannot resolve path: " + err.Error()}
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, &Error{File: root, Msg: "repository root is not a directory"}
+	}
+	p := &Project{Root: abs, Settings: Settings{Lockfile: DefaultLockfile}}
+	data, err := os.ReadFile(filepath.Join(abs, SettingsFile))
+	switch {
+	case err == nil:
+		if p.Settings, err = ParseSettings(SettingsFile, data); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, &Error{File: SettingsFile, Msg: "cannot read: " + errText(err)}
+	}
+	sources, err := discover(abs, p.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var defs []Server
+	var skipped []Skipped
+	for _, s := range sources {
+		res, err := readSource(s)
+		if err != nil {
+			return nil, err
+		}
+		p.Files = append(p.Files, s.rel)
+		defs = append(defs, res.servers...)
+		skipped = append(skipped, res.skipped...)
+	}
+	if defs, err = applyRenames(p.Settings, defs); err != nil {
+		return nil, err
+	}
+	if err := p.checkServerSettings(defs, skipped); err != nil {
+		return nil, err
+	}
+	byName := map[string][]Server{}
+	for _, d := range defs {
+		byName[d.Name] = append(byName[d.Name], d)
+	}
+	for _, name := range sortedKeys(byName) {
+		group := byName[name]
+		if ss := p.Settings.Servers[name]; ss.Exclude != "" {
+			skipped = append(skipped, Skipped{Name: name, File: group[0].File, Reason: "excluded in agentgate.toml: " + ss.Exclude})
+			continue
+		}
+		first := group[0]
+		for _, other := range group[1:] {
+			if field := differ(first, other); field != "" {
+				return nil, conflict(first, other, field)
+			}
+			first.AlsoIn = append(first.AlsoIn, fmt.Sprintf("%s:%d", other.File, other.Line))
+		}
+		first.Timeout = p.Settings.Servers[name].Timeout
+		p.Servers = append(p.Servers, first)
+	}
+	slices.SortStableFunc(skipped, func(a, b Skipped) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.File, b.File)
+	})
+	p.Skipped = skipped
+	return p, nil
+}
+
+func applyRenames(st Settings, defs []Server) ([]Server, error) {
+	for i, r := range st.Renames {
+		hit := false
+		for j := range defs {
+			if defs[j].File == r.File && defs[j].Name == r.Server {
+				defs[j].Name, hit = r.To, true
+			}
+		}
+		if !hit {
+			return nil, &Error{File: st.File, Field: fmt.Sprintf("rename[%d]", i),
+				Msg:  fmt.Sprintf("no server %q in %s", r.Server, r.File),
+				Hint: "check file and server (the file must be read and the server enabled), or remove this [[rename]]"}
+		}
+	}
+	return defs, nil
+}
+
+// checkServerSettings rejects [servers.NAME] tables naming no server.
+func (p *Project) checkServerSettings(defs []Server, skipped []Skipped) error {
+	known := map[string]bool{}
+	for _, d := range defs {
+		known[d.Name] = true
+	}
+	for _, s := range skipped {
+		known[s.Name] = true
+	}
+	for _, name := range sortedKeys(p.Settings.Servers) {
+		if !known[name] {
+			names := sortedKeys(known)
+			return &Error{File: p.Settings.File, Field: "servers." + name, Msg: "no server of that name in any config file",
+				Hint: "servers are: " + strings.Join(names, ", ") + "; fix the name or remove the table"}
+		}
+	}
+	return nil
+}
+
+func conflict(a, b Server, field string) *Error {
+	return &Error{File: b.File, Line: b.Line, Column: b.Column, Server: b.Name, Field: field,
+		Msg: fmt.Sprintf("defined differently in %s:%d and %s:%d (%s differs)", a.File, a.Line, b.File, b.Line, field),
+		Hint: fmt.Sprintf("make both definitions identical, or in agentgate.toml ignore one file (ignore = [%q]), "+
+			"or lock one under another name ([[rename]] file = %q, server = %q, to = \"%s-%s\")", b.File, b.File, b.Name, b.Name, b.Client)}
+}
+
+// differ returns the first field in which two definitions differ, or "".
+//
+// Two definitions are the same when transport, command, args, env (Codex
+// env_vars count as NAME = ${env:NAME}), envFile, cwd, url and headers
+// (names compared case-insensitively; Codex bearer_token_env_var and
+// env_http_headers count as headers from ${env:NAME}) are equal after each
+// template is translated into one neutral syntax: a client's reference to
+// environment variable X, in any syntax, equals any other client's
+// reference to X; a literal never equals a reference, and the environment
+// is never read. A cwd of "", "." or ${workspaceFolder} is the root, and a
+// leading ${workspaceFolder}/ equals "./". SSE fallback is not compared:
+// the first definition (in file order) decides it.
+func differ(a, b Server) string {
+	fa, fb := identity(a), identity(b)
+	for i := range fa {
+		if fa[i][1] != fb[i][1] {
+			return fa[i][0]
+		}
+	}
+	return ""
+}
+
+func identity(s Server) [][2]string {
+	c := func(t string) string {
+		segs, err := parseTemplate(s.Syntax, t)
+		if err != nil {
+			return "\x00invalid:" + t
+		}
+		return canonical(segs)
+	}
+	local := func(t string) string {
+		v := c(t)
+		if v == "" || v == "." || v == "./" || v == "${workspaceFolder}" {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(v, "${workspaceFolder}/"); ok {
+			return "./" + rest
+		}
+		return v
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		env[k] = c(v)
+	}
+	for _, k := range s.EnvVars {
+		if _, ok := env[k]; !ok {
+			env[k] = "${env:" + k + "}"
+		}
+	}
+	hdr := map[string]string{}
+	for k, v := range s.Headers {
+		hdr[textproto.CanonicalMIMEHeaderKey(k)] = c(v)
+	}
+	for k, v := range s.EnvHeaders {
+		hdr[textproto.CanonicalMIMEHeaderKey(k)] = "${env:" + v + "}"
+	}
+	if s.BearerTokenEnvVar != "" {
+		hdr["Authorization"] = "Bearer ${env:" + s.BearerTokenEnvVar + "}"
+	}
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = fmt.Sprintf("%q", c(a))
+	}
+	return [][2]string{
+		{"transport", string(s.Transport)},
+		{"command", local(s.Command)},
+		{"args", strings.Join(args, " ")},
+		{"env", kv(env)},
+		{"envFile", c(s.EnvFile)},
+		{"cwd", local(s.Cwd)},
+		{"url", c(s.URL)},
+		{"headers", kv(hdr)},
+	}
+}
+
+func kv(m map[string]string) string {
+	var b strings.Builder
+	for _, k := range sortedKeys(m) {
+		fmt.Fprintf(&b, "%q=%q;", k, m[k])
+	}
+	return b.String()
+}

@@ -1,0 +1,232 @@
+package config
+
+import (
+	"fmt"
+)
+
+// parseZed reads .zed/settings.json: "context_servers", each with command
+// (a string, or the legacy {path, args, env} object), args, env, or url and
+// headers; "enabled": false disables. Entries without command or url are
+// provided by Zed extensions and are skipped.
+func parseZed(file string, root *node) (fileResult, error) {
+	p := &parser{file: file, client: "zed", syn: SyntaxNone}
+	var res fileResult
+	if err := p.topObject(root); err != nil {
+		return res, err
+	}
+	servers, err := p.object(root.get("context_servers"), "context_servers")
+	if err != nil || servers == nil {
+		return res, errOrNil(err)
+	}
+	for i, name := range servers.keys {
+		e, at := servers.vals[i], servers.keyPos[i]
+		if e.kind != kObj {
+			return res, p.typeErr(e, name, "", "an object (the server definition)")
+		}
+		en, ok, err := p.boolean(e.get("enabled"), name, "enabled")
+		if err != nil {
+			return res, err
+		}
+		if ok && !en {
+			res.skipped = append(res.skipped, Skipped{Name: name, File: file, Reason: `disabled ("enabled": false)`})
+			continue
+		}
+		s := Server{Name: name, Client: "zed", File: file, Line: at.line, Column: at.col, Syntax: SyntaxNone}
+		cmd, url := e.get("command"), e.get("url")
+		switch {
+		case cmd != nil && cmd.kind != kNull && url != nil && url.kind != kNull:
+			return res, p.errAt(at, name, "", `has both "command" and "url"`, `keep one of them`)
+		case cmd != nil && cmd.kind == kObj: // legacy {"command": {"path", "args", "env"}}
+			s.Transport = Stdio
+			if s.Command, err = p.str(cmd.get("path"), name, "command.path"); err != nil {
+				return res, err
+			}
+			if s.Args, err = p.strs(cmd.get("args"), name, "command.args"); err != nil {
+				return res, err
+			}
+			if s.Env, err = p.strMap(cmd.get("env"), name, "command.env", false); err != nil {
+				return res, err
+			}
+		case cmd != nil && cmd.kind != kNull:
+			s.Transport = Stdio
+			if s.Command, err = p.str(cmd, name, "command"); err != nil {
+				return res, err
+			}
+			if s.Args, err = p.strs(e.get("args"), name, "args"); err != nil {
+				return res, err
+			}
+			if s.Env, err = p.strMap(e.get("env"), name, "env", false); err != nil {
+				return res, err
+			}
+		case url != nil && url.kind != kNull:
+			s.Transport = StreamableHTTP
+			if s.URL, err = p.str(url, name, "url"); err != nil {
+				return res, err
+			}
+			if s.Headers, err = p.strMap(e.get("headers"), name, "headers", false); err != nil {
+				return res, err
+			}
+		default:
+			res.skipped = append(res.skipped, Skipped{Name: name, File: file,
+				Reason: "provided by a Zed extension (no command or url): agentgate cannot start it"})
+			continue
+		}
+		if (s.Transport == Stdio && s.Command == "") || (s.Transport != Stdio && s.URL == "") {
+			return res, p.errAt(at, name, "command", "empty command or url", "")
+		}
+		res.servers = append(res.servers, s)
+	}
+	return res, nil
+}
+
+// parseOpencode reads opencode.json(c): "mcp", each with "type": "local"
+// (command as one argv array, environment, cwd) or "remote" (url, headers);
+// "enabled": false disables. Remote servers use streamable HTTP with SSE
+// fallback, as opencode does.
+func parseOpencode(file string, root *node) (fileResult, error) {
+	p := &parser{file: file, client: "opencode", syn: SyntaxOpencode}
+	var res fileResult
+	if err := p.topObject(root); err != nil {
+		return res, err
+	}
+	servers, err := p.object(root.get("mcp"), "mcp")
+	if err != nil || servers == nil {
+		return res, errOrNil(err)
+	}
+	for i, name := range servers.keys {
+		e, at := servers.vals[i], servers.keyPos[i]
+		if e.kind != kObj {
+			return res, p.typeErr(e, name, "", "an object (the server definition)")
+		}
+		en, ok, err := p.boolean(e.get("enabled"), name, "enabled")
+		if err != nil {
+			return res, err
+		}
+		if ok && !en {
+			res.skipped = append(res.skipped, Skipped{Name: name, File: file, Reason: `disabled ("enabled": false)`})
+			continue
+		}
+		s := Server{Name: name, Client: "opencode", File: file, Line: at.line, Column: at.col, Syntax: SyntaxOpencode}
+		typ, err := p.plain(e.get("type"), name, "type")
+		if err != nil {
+			return res, err
+		}
+		switch typ {
+		case "local":
+			s.Transport = Stdio
+			argv, err := p.strs(e.get("command"), name, "command")
+			if err != nil {
+				return res, err
+			}
+			if len(argv) == 0 || argv[0] == "" {
+				return res, p.errAt(at, name, "command", "missing: a local server needs a command array",
+					`write it as one argv array: "command": ["npx", "-y", "pkg"]`)
+			}
+			s.Command, s.Args = argv[0], argv[1:]
+			if s.Env, err = p.strMap(e.get("environment"), name, "environment", false); err != nil {
+				return res, err
+			}
+			if s.Cwd, err = p.str(e.get("cwd"), name, "cwd"); err != nil {
+				return res, err
+			}
+		case "remote":
+			s.Transport, s.FallbackSSE = StreamableHTTP, true
+			if s.URL, err = p.str(e.get("url"), name, "url"); err != nil {
+				return res, err
+			}
+			if s.URL == "" {
+				return res, p.errAt(at, name, "url", "missing: a remote server needs a URL", `add "url"`)
+			}
+			if s.Headers, err = p.strMap(e.get("headers"), name, "headers", false); err != nil {
+				return res, err
+			}
+		default:
+			where := at
+			if n := e.get("type"); n != nil {
+				where = n.pos
+			}
+			msg := "missing"
+			if typ != "" {
+				msg = fmt.Sprintf("unknown value %q", typ)
+			}
+			return res, p.errAt(where, name, "type", msg, `use "type": "local" (command array) or "type": "remote" (url)`)
+		}
+		res.servers = append(res.servers, s)
+	}
+	return res, nil
+}
+
+// parseContinue reads one .continue/mcpServers/*.yaml block: "mcpServers"
+// is a list of items with "name", "type" (stdio, sse, streamable-http;
+// optional), command, args, env, cwd, url and requestOptions.headers. A bare
+// url is streamable HTTP with SSE fallback. Items that only say "uses:" (hub
+// references) cannot be resolved offline and are skipped.
+func parseContinue(file string, root *node) (fileResult, error) {
+	p := &parser{file: file, client: "continue", syn: SyntaxContinue}
+	var res fileResult
+	if root.kind == kNull {
+		return res, nil
+	}
+	if err := p.topObject(root); err != nil {
+		return res, err
+	}
+	list := root.get("mcpServers")
+	if list == nil || list.kind == kNull {
+		return res, nil
+	}
+	if list.kind != kArr {
+		return res, p.typeErr(list, "", "mcpServers", "a list of servers (each with a name)")
+	}
+	seen := map[string]bool{}
+	for i, e := range list.items {
+		field := fmt.Sprintf("mcpServers[%d]", i)
+		if e.kind != kObj {
+			return res, p.typeErr(e, "", field, "a mapping (the server definition)")
+		}
+		if uses := e.get("uses"); uses != nil && !e.has("name") {
+			ref, _ := p.plain(uses, "", field+".uses")
+			res.skipped = append(res.skipped, Skipped{Name: ref, File: file,
+				Reason: "hub reference (uses: " + ref + ") cannot be resolved offline; define the server inline to lock it"})
+			continue
+		}
+		name, err := p.plain(e.get("name"), "", field+".name")
+		if err != nil {
+			return res, err
+		}
+		if name == "" {
+			return res, p.errAt(e.pos, "", field+".name", "missing", "give every server a name")
+		}
+		at := e.pos
+		if n := e.get("name"); n != nil {
+			at = n.pos
+		}
+		if seen[name] {
+			return res, p.errAt(at, name, "name", "server defined twice in this file", "remove or rename one of them")
+		}
+		seen[name] = true
+		entry := &node{kind: kObj, pos: e.pos}
+		for j, k := range e.keys {
+			if k == "requestOptions" {
+				continue
+			}
+			entry.keys, entry.keyPos, entry.vals = append(entry.keys, k), append(entry.keyPos, e.keyPos[j]), append(entry.vals, e.vals[j])
+		}
+		if ro := e.get("requestOptions"); ro != nil && ro.kind != kNull {
+			if ro.kind != kObj {
+				return res, p.typeErr(ro, name, "requestOptions", "a mapping")
+			}
+			if h := ro.get("headers"); h != nil {
+				entry.keys, entry.keyPos, entry.vals = append(entry.keys, "headers"), append(entry.keyPos, h.pos), append(entry.vals, h)
+			}
+		}
+		s, err := jsonClients["continue"].server(p, name, at, entry)
+		if err != nil {
+			if err.Field == "headers" || len(err.Field) > 8 && err.Field[:8] == "headers." {
+				err.Field = "requestOptions." + err.Field
+			}
+			return res, err
+		}
+		res.servers = append(res.servers, s)
+	}
+	return res, nil
+}

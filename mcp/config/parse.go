@@ -1,0 +1,175 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// parser holds what every client parser needs to report errors.
+type parser struct {
+	file   string
+	client string
+	syn    VarSyntax
+}
+
+// fileResult is what one config file contributes.
+type fileResult struct {
+	servers []Server
+	skipped []Skipped
+}
+
+func (p *parser) errAt(at pos, server, field, msg, hint string) *Error {
+	return &Error{File: p.file, Line: at.line, Column: at.col, Server: server, Field: field, Msg: msg, Hint: hint}
+}
+
+func (p *parser) typeErr(n *node, server, field, want string) *Error {
+	return p.errAt(n.pos, server, field, fmt.Sprintf("expected %s, found %s", want, n.kind), "")
+}
+
+// tmpl checks that s is a valid template in the parser's syntax.
+func (p *parser) tmpl(n *node, server, field, s string) *Error {
+	if _, err := parseTemplate(p.syn, s); err != nil {
+		err.File, err.Line, err.Column, err.Server, err.Field = p.file, n.pos.line, n.pos.col, server, field
+		return err
+	}
+	return nil
+}
+
+// str reads an optional string; absent and null read as "".
+func (p *parser) str(n *node, server, field string) (string, *Error) {
+	if n == nil || n.kind == kNull {
+		return "", nil
+	}
+	if n.kind != kStr {
+		return "", p.typeErr(n, server, field, "a string")
+	}
+	return n.str, p.tmpl(n, server, field, n.str)
+}
+
+// plain reads an optional string that is not a template.
+func (p *parser) plain(n *node, server, field string) (string, *Error) {
+	if n == nil || n.kind == kNull {
+		return "", nil
+	}
+	if n.kind != kStr {
+		return "", p.typeErr(n, server, field, "a string")
+	}
+	return n.str, nil
+}
+
+// strs reads an optional array of template strings.
+func (p *parser) strs(n *node, server, field string) ([]string, *Error) {
+	if n == nil || n.kind == kNull {
+		return nil, nil
+	}
+	if n.kind != kArr {
+		return nil, p.typeErr(n, server, field, "an array of strings")
+	}
+	out := make([]string, 0, len(n.items))
+	for i, it := range n.items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if it.kind != kStr {
+			e := p.typeErr(it, server, f, "a string")
+			if it.kind == kNum {
+				e.Hint = "quote it: \"" + it.str + "\""
+			}
+			return nil, e
+		}
+		if err := p.tmpl(it, server, f, it.str); err != nil {
+			return nil, err
+		}
+		out = append(out, it.str)
+	}
+	return out, nil
+}
+
+// strMap reads an optional object of template strings (env, headers).
+// With numbers, number values are kept as written and null values are
+// dropped (VS Code's env).
+func (p *parser) strMap(n *node, server, field string, numbers bool) (map[string]string, *Error) {
+	if n == nil || n.kind == kNull {
+		return nil, nil
+	}
+	if n.kind != kObj {
+		return nil, p.typeErr(n, server, field, "an object of strings")
+	}
+	out := make(map[string]string, len(n.keys))
+	for i, k := range n.keys {
+		v, f := n.vals[i], field+"."+k
+		if _, dup := out[k]; dup {
+			return nil, p.errAt(n.keyPos[i], server, f, "duplicate key", "remove one of them")
+		}
+		switch {
+		case v.kind == kStr:
+		case numbers && v.kind == kNum:
+		case numbers && v.kind == kNull:
+			continue
+		default:
+			return nil, p.typeErr(v, server, f, "a string")
+		}
+		if err := p.tmpl(v, server, f, v.str); err != nil {
+			return nil, err
+		}
+		out[k] = v.str
+	}
+	return out, nil
+}
+
+// boolean reads an optional boolean.
+func (p *parser) boolean(n *node, server, field string) (val, present bool, err *Error) {
+	if n == nil || n.kind == kNull {
+		return false, false, nil
+	}
+	if n.kind != kBool {
+		return false, false, p.typeErr(n, server, field, "a boolean (true or false)")
+	}
+	return n.b, true, nil
+}
+
+// object reads the map of servers under key; absent or null is empty.
+func (p *parser) object(n *node, field string) (*node, *Error) {
+	if n == nil || n.kind == kNull {
+		return nil, nil
+	}
+	if n.kind != kObj {
+		return nil, p.typeErr(n, "", field, "an object")
+	}
+	seen := map[string]bool{}
+	for i, k := range n.keys {
+		if seen[k] {
+			return nil, p.errAt(n.keyPos[i], k, field, "server defined twice in this file", "remove or rename one of them")
+		}
+		seen[k] = true
+	}
+	return n, nil
+}
+
+// oneOf reports an error unless v is one of allowed.
+func (p *parser) oneOf(n *node, server, field, v string, allowed ...string) *Error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return p.errAt(n.pos, server, field, fmt.Sprintf("unknown value %q", v),
+		"use one of: "+strings.Join(quoteAll(allowed), ", "))
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// topObject checks that a document's root is an object.
+func (p *parser) topObject(n *node) *Error {
+	if n.kind != kObj {
+		return p.typeErr(n, "", "", "an object at the top level")
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package config
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// MinSecretLen is the shortest secret Redact replaces. Shorter values (such
+// as "1" or "on") are too common to replace without destroying the text
+// around them, and too short to be credentials.
+const MinSecretLen = 4
+
+// Redacted replaces a secret in redacted text.
+const Redacted = "[redacted]"
+
+// Redact replaces every secret value in text by "[redacted]": each secret
+// of at least MinSecretLen bytes, longest first, as written and in its JSON
+// string-escaped and URL-escaped forms.
+func (r Resolved) Redact(text string) string {
+	var forms []string
+	for _, s := range r.Secrets {
+		if len(s) < MinSecretLen {
+			continue
+		}
+		forms = append(forms, s)
+		j, _ := json.Marshal(s)
+		forms = append(forms, string(j[1:len(j)-1]), url.QueryEscape(s), url.PathEscape(s))
+	}
+	forms = dedupe(forms)
+	if len(forms) == 0 {
+		return text
+	}
+	args := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		args = append(args, f, Redacted)
+	}
+	return strings.NewReplacer(args...).Replace(text)
+}
+
+// dedupe drops empty and repeated values and sorts longest first (then
+// lexically), the order Redact needs.
+func dedupe(s []string) []string {
+	out := slices.DeleteFunc(slices.Clone(s), func(v string) bool { return v == "" })
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b))
+	})
+	return slices.Compact(out)
+}
+
+// Describe renders the server for display without secrets: the transport,
+// the command line or the URL without userinfo, query and fragment, the
+// NAMES of env variables and headers (never their values) and where it was
+// defined, e.g.
+//
+//	stdio: npx -y @modelcontextprotocol/server-memory [env: API_KEY] (from .mcp.json:3)
+//	http (SSE fallback): https://example.com/mcp [headers: Authorization] (from .vscode/mcp.json:4)
+func (s Server) Describe() string {
+	var b strings.Builder
+	switch s.Transport {
+	case Stdio:
+		b.WriteString("stdio: " + shellQuote(s.Command))
+		for _, a := range s.Args {
+			b.WriteString(" " + shellQuote(a))
+		}
+	default:
+		b.WriteString(string(s.Transport))
+		if s.FallbackSSE {
+			b.WriteString(" (SSE fallback)")
+		}
+		b.WriteString(": " + stripURL(s.URL))
+	}
+	env := sortedKeys(s.Env)
+	env = append(env, s.EnvVars...)
+	if s.EnvFile != "" {
+		env = append(env, "envFile")
+	}
+	if len(env) > 0 {
+		slices.Sort(env)
+		fmt.Fprintf(&b, " [env: %s]", strings.Join(slices.Compact(env), ", "))
+	}
+	hdr := sortedKeys(s.Headers)
+	hdr = append(hdr, sortedKeys(s.EnvHeaders)...)
+	if s.BearerTokenEnvVar != "" {
+		hdr = append(hdr, "Authorization")
+	}
+	if len(hdr) > 0 {
+		slices.Sort(hdr)
+		fmt.Fprintf(&b, " [headers: %s]", strings.Join(slices.Compact(hdr), ", "))
+	}
+	if s.Cwd != "" {
+		b.WriteString(" [cwd: " + shellQuote(s.Cwd) + "]")
+	}
+	if s.File != "" {
+		b.WriteString(" (from " + s.File)
+		if s.Line > 0 {
+			fmt.Fprintf(&b, ":%d", s.Line)
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Describe is Server.Describe with every secret redacted (resolved
+// arguments may contain variable values).
+func (r Resolved) Describe() string { return r.Redact(r.Server.Describe()) }
+
+// stripURL removes userinfo, query and fragment from a URL or URL template.
+func stripURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		scheme, rest = "", u
+	}
+	auth, tail := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		auth, tail = rest[:i], rest[i:]
+	}
+	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+		auth = auth[i+1:]
+	}
+	if ok {
+		return scheme + "://" + auth + tail
+	}
+	return auth + tail
+}
+
+// shellQuote quotes s for display when it is empty or holds characters a
+// POSIX shell would interpret.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}#~!") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,344 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Resolve expands s's variables with lookup (the environment) and the
+// project's settings (e.g. VS Code ${input:id} values). An unset variable
+// without a default is an *Error naming server, file and variable (exit
+// class 3 in the CLI: could not verify), even where the client itself would
+// substitute "" or keep the placeholder. A variable set to "" is set.
+//
+// The result has no templates left (Syntax is SyntaxNone): Env holds the
+// configured environment only (envFile entries, then env, then Codex
+// env_vars); Headers include Codex bearer and env headers; a relative
+// Command that contains a slash and Cwd are made absolute against the
+// root; an empty Cwd is the root. Secrets lists every env value, header
+// value, URL user, password and query value, and every value read from the
+// environment, an input or a file.
+func (p *Project) Resolve(s Server, lookup func(string) (string, bool)) (Resolved, error) {
+	x := &expander{p: p, s: s, lookup: lookup}
+	r := Resolved{Server: s}
+	r.Syntax, r.EnvFile, r.EnvHeaders, r.BearerTokenEnvVar = SyntaxNone, "", nil, ""
+	var err error
+	if r.Command, err = x.expand("command", s.Command); err != nil {
+		return Resolved{}, err
+	}
+	if strings.ContainsRune(r.Command, '/') && !filepath.IsAbs(r.Command) {
+		r.Command = filepath.Join(p.Root, filepath.FromSlash(r.Command))
+	}
+	r.Args = make([]string, len(s.Args))
+	for i, a := range s.Args {
+		if r.Args[i], err = x.expand(fmt.Sprintf("args[%d]", i), a); err != nil {
+			return Resolved{}, err
+		}
+	}
+	if s.Args == nil {
+		r.Args = nil
+	}
+	if r.Env, err = x.env(); err != nil {
+		return Resolved{}, err
+	}
+	if r.Cwd, err = x.expand("cwd", s.Cwd); err != nil {
+		return Resolved{}, err
+	}
+	if s.Transport == Stdio || s.Transport == "" {
+		if r.Cwd == "" {
+			r.Cwd = p.Root
+		} else if !filepath.IsAbs(r.Cwd) {
+			r.Cwd = filepath.Join(p.Root, filepath.FromSlash(r.Cwd))
+		}
+	}
+	if r.URL, err = x.url(); err != nil {
+		return Resolved{}, err
+	}
+	if r.Headers, err = x.headers(); err != nil {
+		return Resolved{}, err
+	}
+	r.Secrets = dedupe(x.secrets)
+	return r, nil
+}
+
+type expander struct {
+	p       *Project
+	s       Server
+	lookup  func(string) (string, bool)
+	secrets []string
+}
+
+func (x *expander) fail(field, msg, hint string) *Error {
+	return &Error{File: x.s.File, Line: x.s.Line, Column: x.s.Column, Server: x.s.Name, Field: field,
+		Msg: msg, Hint: hint, Unverifiable: true}
+}
+
+func (x *expander) missingEnv(field, ref, name string) *Error {
+	hint := fmt.Sprintf("set %s in the environment agentgate runs in (a CI secret, or export %s=... locally)", name, name)
+	switch x.s.Syntax {
+	case SyntaxClaude, SyntaxGemini:
+		hint += fmt.Sprintf(", give a default (${%s:-value})", name)
+	}
+	hint += fmt.Sprintf(", or exclude the server in agentgate.toml ([servers.%s] exclude = \"reason\")", x.s.Name)
+	return x.fail(field, fmt.Sprintf("variable %s is not set", ref), hint)
+}
+
+// expand expands one template.
+func (x *expander) expand(field, t string) (string, error) {
+	segs, perr := parseTemplate(x.s.Syntax, t)
+	if perr != nil {
+		perr.File, perr.Line, perr.Column, perr.Server, perr.Field = x.s.File, x.s.Line, x.s.Column, x.s.Name, field
+		return "", perr
+	}
+	var b strings.Builder
+	for _, sg := range segs {
+		switch sg.kind {
+		case segLit:
+			b.WriteString(sg.text)
+		case segEnv:
+			v, ok := x.lookup(sg.text)
+			if !ok {
+				if !sg.hasDef {
+					return "", x.missingEnv(field, sg.raw, sg.text)
+				}
+				v = sg.def
+			} else {
+				x.secrets = append(x.secrets, v)
+			}
+			b.WriteString(v)
+		case segWorkspace:
+			b.WriteString(x.p.Root)
+		case segBasename:
+			b.WriteString(filepath.Base(x.p.Root))
+		case segHome:
+			h, err := x.home(field, sg.raw)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(h)
+		case segPathSep:
+			b.WriteRune(filepath.Separator)
+		case segInput:
+			v, err := x.input(field, sg)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+		case segFile:
+			v, err := x.file(field, sg)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(v)
+		}
+	}
+	return b.String(), nil
+}
+
+func (x *expander) home(field, ref string) (string, error) {
+	for _, k := range []string{"HOME", "USERPROFILE"} {
+		if h, ok := x.lookup(k); ok && h != "" {
+			return h, nil
+		}
+	}
+	return "", x.fail(field, fmt.Sprintf("variable %s: HOME is not set", ref), "set HOME")
+}
+
+func (x *expander) input(field string, sg seg) (string, error) {
+	in, ok := x.p.Settings.Inputs[sg.text]
+	if !ok {
+		return "", x.fail(field, fmt.Sprintf("%s needs an answer that only a person can give in VS Code", sg.raw),
+			fmt.Sprintf("add to agentgate.toml: [inputs] %s = { env = \"VARIABLE\" } and set VARIABLE", tomlKey(sg.text)))
+	}
+	if in.Env == "" {
+		x.secrets = append(x.secrets, in.Value)
+		return in.Value, nil
+	}
+	v, ok := x.lookup(in.Env)
+	if !ok {
+		return "", x.fail(field, fmt.Sprintf("%s: variable %s (agentgate.toml inputs.%s) is not set", sg.raw, in.Env, sg.text),
+			fmt.Sprintf("set %s in the environment agentgate runs in", in.Env))
+	}
+	x.secrets = append(x.secrets, v)
+	return v, nil
+}
+
+func tomlKey(k string) string {
+	if envNameRE.MatchString(strings.ReplaceAll(k, "-", "_")) {
+		return k
+	}
+	return fmt.Sprintf("%q", k)
+}
+
+// file reads an opencode {file:path}: relative to the config file's
+// directory, "~/" is the home directory; surrounding whitespace is trimmed.
+func (x *expander) file(field string, sg seg) (string, error) {
+	p := sg.text
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		h, err := x.home(field, sg.raw)
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(h, filepath.FromSlash(rest))
+	} else if !filepath.IsAbs(p) {
+		dir, err := extraPath(x.p.Root, path.Dir(x.s.File))
+		if err != nil {
+			return "", x.fail(field, fmt.Sprintf("%s: %v", sg.raw, err), "")
+		}
+		p = filepath.Join(dir, filepath.FromSlash(p))
+	}
+	data, err := readLimited(p)
+	if err != nil {
+		return "", x.fail(field, fmt.Sprintf("%s: cannot read file: %s", sg.raw, errText(err)),
+			"create the file (it usually holds a secret and is not committed), or exclude the server in agentgate.toml")
+	}
+	v := strings.TrimSpace(string(data))
+	x.secrets = append(x.secrets, v)
+	return v, nil
+}
+
+func readLimited(p string) ([]byte, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxFileSize {
+		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
+	return os.ReadFile(p)
+}
+
+func (x *expander) env() (map[string]string, error) {
+	env := map[string]string{}
+	if x.s.EnvFile != "" {
+		p, err := x.expand("envFile", x.s.EnvFile)
+		if err != nil {
+			return nil, err
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(x.p.Root, filepath.FromSlash(p))
+		}
+		data, rerr := readLimited(p)
+		if rerr != nil {
+			return nil, x.fail("envFile", fmt.Sprintf("cannot read %s: %s", x.s.EnvFile, errText(rerr)),
+				"create the file (it usually holds secrets and is not committed), or exclude the server in agentgate.toml")
+		}
+		for k, v := range parseDotenv(data) {
+			env[k] = v
+		}
+	}
+	for _, k := range sortedKeys(x.s.Env) {
+		v, err := x.expand("env."+k, x.s.Env[k])
+		if err != nil {
+			return nil, err
+		}
+		env[k] = v
+	}
+	for i, k := range x.s.EnvVars {
+		v, ok := x.lookup(k)
+		if !ok {
+			return nil, x.missingEnv(fmt.Sprintf("env_vars[%d]", i), k, k)
+		}
+		env[k] = v
+	}
+	for _, v := range env {
+		x.secrets = append(x.secrets, v)
+	}
+	if len(env) == 0 && x.s.Env == nil {
+		return nil, nil
+	}
+	return env, nil
+}
+
+// parseDotenv reads KEY=VALUE lines; blank lines and # comments are
+// skipped, "export " is allowed, and one pair of surrounding quotes is
+// removed.
+func parseDotenv(data []byte) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func (x *expander) url() (string, error) {
+	if x.s.URL == "" {
+		return "", nil
+	}
+	u, err := x.expand("url", x.s.URL)
+	if err != nil {
+		return "", err
+	}
+	pu, perr := url.Parse(u)
+	if perr != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return "", &Error{File: x.s.File, Line: x.s.Line, Column: x.s.Column, Server: x.s.Name, Field: "url",
+			Msg: "not an http:// or https:// URL after expanding variables", Hint: "check the url and the variables it uses"}
+	}
+	if pu.User != nil {
+		x.secrets = append(x.secrets, pu.User.Username())
+		if pw, ok := pu.User.Password(); ok {
+			x.secrets = append(x.secrets, pw)
+		}
+	}
+	for _, vs := range pu.Query() {
+		x.secrets = append(x.secrets, vs...)
+	}
+	if pu.RawQuery != "" {
+		x.secrets = append(x.secrets, pu.RawQuery)
+	}
+	return u, nil
+}
+
+func (x *expander) headers() (map[string]string, error) {
+	if x.s.Headers == nil && x.s.EnvHeaders == nil && x.s.BearerTokenEnvVar == "" {
+		return nil, nil
+	}
+	h := map[string]string{}
+	for _, k := range sortedKeys(x.s.Headers) {
+		v, err := x.expand("headers."+k, x.s.Headers[k])
+		if err != nil {
+			return nil, err
+		}
+		h[k] = v
+	}
+	for _, k := range sortedKeys(x.s.EnvHeaders) {
+		name := x.s.EnvHeaders[k]
+		v, ok := x.lookup(name)
+		if !ok {
+			return nil, x.missingEnv("env_http_headers."+k, name, name)
+		}
+		h[k] = v
+	}
+	if n := x.s.BearerTokenEnvVar; n != "" {
+		v, ok := x.lookup(n)
+		if !ok {
+			return nil, x.missingEnv("bearer_token_env_var", n, n)
+		}
+		x.secrets = append(x.secrets, v)
+		h["Authorization"] = "Bearer " + v
+	}
+	for _, v := range h {
+		x.secrets = append(x.secrets, v)
+	}
+	return h, nil
+}

@@ -1,0 +1,249 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SettingsFile is the name of agentgate's own config file at the root.
+const SettingsFile = "agentgate.toml"
+
+// DefaultLockfile is the lockfile path when agentgate.toml does not set one.
+const DefaultLockfile = "agentgate.lock"
+
+// Formats lists the client names an [[extra]] file may declare.
+func Formats() []string {
+	f := []string{"codex", "continue", "opencode", "zed"}
+	for c := range jsonClients {
+		f = append(f, c)
+	}
+	slices.Sort(f)
+	return f
+}
+
+// ParseSettings parses agentgate.toml. Unknown keys and bad values are
+// errors naming the key and its position.
+func ParseSettings(file string, data []byte) (Settings, error) {
+	st := Settings{File: file, Lockfile: DefaultLockfile}
+	root, err := parseTOML(file, data)
+	if err != nil {
+		return st, err
+	}
+	p := &parser{file: file, client: "agentgate", syn: SyntaxNone}
+	if err := p.known(root, "", "lockfile", "timeout", "concurrency", "ignore", "extra", "servers", "inputs", "rename"); err != nil {
+		return st, err
+	}
+	if n := root.get("lockfile"); n != nil {
+		if st.Lockfile, err = p.plain(n, "", "lockfile"); err != nil {
+			return st, err
+		}
+		if st.Lockfile == "" || path.IsAbs(st.Lockfile) || filepath.IsAbs(st.Lockfile) || strings.HasPrefix(path.Clean(st.Lockfile), "../") || path.Clean(st.Lockfile) == ".." {
+			return st, p.errAt(n.pos, "", "lockfile", "must be a path inside the repository, relative to its root", `for example: lockfile = "agentgate.lock"`)
+		}
+		st.Lockfile = path.Clean(st.Lockfile)
+	}
+	if st.Timeout, err = p.duration(root.get("timeout"), "timeout"); err != nil {
+		return st, err
+	}
+	if n := root.get("concurrency"); n != nil {
+		c, perr := strconv.Atoi(n.str)
+		if n.kind != kNum || perr != nil || c < 1 || c > 256 {
+			return st, p.errAt(n.pos, "", "concurrency", "must be an integer from 1 to 256", "for example: concurrency = 4")
+		}
+		st.Concurrency = c
+	}
+	if n := root.get("ignore"); n != nil {
+		if st.Ignore, err = p.strs(n, "", "ignore"); err != nil {
+			return st, err
+		}
+		for i, g := range st.Ignore {
+			if _, merr := path.Match(g, ""); merr != nil || g == "" {
+				return st, p.errAt(n.items[i].pos, "", fmt.Sprintf("ignore[%d]", i), fmt.Sprintf("bad pattern %q", g),
+					`use a slash path or path.Match pattern relative to the root, e.g. ".cursor/mcp.json"`)
+			}
+		}
+	}
+	if err := p.extras(root.get("extra"), &st); err != nil {
+		return st, err
+	}
+	if err := p.serverSettings(root.get("servers"), &st); err != nil {
+		return st, err
+	}
+	if err := p.inputs(root.get("inputs"), &st); err != nil {
+		return st, err
+	}
+	return st, errOrNil(p.renames(root.get("rename"), &st))
+}
+
+// known reports the first member of obj not in keys.
+func (p *parser) known(obj *node, prefix string, keys ...string) *Error {
+	for i, k := range obj.keys {
+		if !slices.Contains(keys, k) {
+			return p.errAt(obj.keyPos[i], "", prefix+k, "unknown key",
+				"known keys here: "+strings.Join(keys, ", ")+" (see docs/config.md)")
+		}
+	}
+	return nil
+}
+
+func (p *parser) duration(n *node, field string) (time.Duration, *Error) {
+	if n == nil {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(n.str)
+	if n.kind != kStr || err != nil || d <= 0 || d > time.Hour {
+		return 0, p.errAt(n.pos, "", field, "must be a duration string from 1ms to 1h", `for example: `+field[strings.LastIndex(field, ".")+1:]+` = "45s"`)
+	}
+	return d, nil
+}
+
+func (p *parser) table(n *node, field string) (*node, *Error) {
+	if n.kind != kObj {
+		return nil, p.typeErr(n, "", field, "a table")
+	}
+	return n, nil
+}
+
+func (p *parser) extras(n *node, st *Settings) *Error {
+	if n == nil {
+		return nil
+	}
+	if n.kind != kArr {
+		return p.typeErr(n, "", "extra", "an array of tables ([[extra]])")
+	}
+	for i, e := range n.items {
+		f := fmt.Sprintf("extra[%d]", i)
+		if _, err := p.table(e, f); err != nil {
+			return err
+		}
+		if err := p.known(e, f+".", "path", "format", "optional"); err != nil {
+			return err
+		}
+		var x ExtraFile
+		var err *Error
+		if x.Path, err = p.plain(e.get("path"), "", f+".path"); err != nil {
+			return err
+		}
+		if x.Format, err = p.plain(e.get("format"), "", f+".format"); err != nil {
+			return err
+		}
+		if x.Optional, _, err = p.boolean(e.get("optional"), "", f+".optional"); err != nil {
+			return err
+		}
+		if x.Path == "" {
+			return p.errAt(e.pos, "", f+".path", "missing", `add path = "relative/to/root.json" or "~/..."`)
+		}
+		if !slices.Contains(Formats(), x.Format) {
+			return p.errAt(e.pos, "", f+".format", fmt.Sprintf("unknown format %q", x.Format), "use one of: "+strings.Join(Formats(), ", "))
+		}
+		st.Extra = append(st.Extra, x)
+	}
+	return nil
+}
+
+func (p *parser) serverSettings(n *node, st *Settings) *Error {
+	if n == nil {
+		return nil
+	}
+	if _, err := p.table(n, "servers"); err != nil {
+		return err
+	}
+	st.Servers = map[string]ServerSettings{}
+	for i, name := range n.keys {
+		e, f := n.vals[i], "servers."+name
+		if _, err := p.table(e, f); err != nil {
+			return err
+		}
+		if err := p.known(e, f+".", "exclude", "timeout"); err != nil {
+			return err
+		}
+		var ss ServerSettings
+		var err *Error
+		if ex := e.get("exclude"); ex != nil {
+			if ss.Exclude, err = p.plain(ex, "", f+".exclude"); err != nil {
+				return err
+			}
+			if strings.TrimSpace(ss.Exclude) == "" {
+				return p.errAt(ex.pos, "", f+".exclude", "needs a reason", `for example: exclude = "needs a personal token; reviewed manually"`)
+			}
+		}
+		if ss.Timeout, err = p.duration(e.get("timeout"), f+".timeout"); err != nil {
+			return err
+		}
+		st.Servers[name] = ss
+	}
+	return nil
+}
+
+func (p *parser) inputs(n *node, st *Settings) *Error {
+	if n == nil {
+		return nil
+	}
+	if _, err := p.table(n, "inputs"); err != nil {
+		return err
+	}
+	st.Inputs = map[string]Input{}
+	for i, id := range n.keys {
+		e, f := n.vals[i], "inputs."+id
+		if _, err := p.table(e, f); err != nil {
+			e.pos = n.keyPos[i]
+			return p.errAt(e.pos, "", f, "expected a table", `for example: `+id+` = { env = "MY_VARIABLE" }`)
+		}
+		if err := p.known(e, f+".", "env", "value"); err != nil {
+			return err
+		}
+		var in Input
+		var err *Error
+		if in.Env, err = p.plain(e.get("env"), "", f+".env"); err != nil {
+			return err
+		}
+		if in.Value, err = p.plain(e.get("value"), "", f+".value"); err != nil {
+			return err
+		}
+		if e.has("env") == e.has("value") || (e.has("env") && !envNameRE.MatchString(in.Env)) {
+			return p.errAt(e.pos, "", f, "needs exactly one of env (an environment variable name) or value",
+				`for example: `+id+` = { env = "MY_VARIABLE" }`)
+		}
+		st.Inputs[id] = in
+	}
+	return nil
+}
+
+func (p *parser) renames(n *node, st *Settings) *Error {
+	if n == nil {
+		return nil
+	}
+	if n.kind != kArr {
+		return p.typeErr(n, "", "rename", "an array of tables ([[rename]])")
+	}
+	for i, e := range n.items {
+		f := fmt.Sprintf("rename[%d]", i)
+		if _, err := p.table(e, f); err != nil {
+			return err
+		}
+		if err := p.known(e, f+".", "file", "server", "to"); err != nil {
+			return err
+		}
+		var r Rename
+		for _, kv := range []struct {
+			k string
+			v *string
+		}{{"file", &r.File}, {"server", &r.Server}, {"to", &r.To}} {
+			s, err := p.plain(e.get(kv.k), "", f+"."+kv.k)
+			if err != nil {
+				return err
+			}
+			if s == "" {
+				return p.errAt(e.pos, "", f+"."+kv.k, "missing", `for example: file = ".cursor/mcp.json", server = "github", to = "github-cursor"`)
+			}
+			*kv.v = s
+		}
+		st.Renames = append(st.Renames, r)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// parseTOML decodes a TOML document into a node tree. BurntSushi/toml does
+// not expose value positions, so positions come from tomlPositions, a line
+// scanner that finds table headers and "key =" lines; a value it cannot
+// place (for example inside an inline table) gets its parent's position.
+// Members of a TOML table are ordered by key.
+func parseTOML(file string, data []byte) (*node, error) {
+	var m map[string]any
+	if _, err := toml.Decode(string(data), &m); err != nil {
+		e := &Error{File: file, Line: 1, Msg: "invalid TOML: " + err.Error()}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			e.Line, e.Column = pe.Position.Line, pe.Position.Col
+			e.Msg = "invalid TOML: " + pe.Message
+		}
+		return nil, e
+	}
+	locs := tomlPositions(string(data))
+	return fromTOML(m, nil, locs, pos{1, 1}), nil
+}
+
+func fromTOML(v any, path []string, locs map[string]pos, parent pos) *node {
+	p, ok := locs[strings.Join(path, "\x00")]
+	if !ok {
+		p = parent
+	}
+	n := &node{pos: p}
+	switch t := v.(type) {
+	case map[string]any:
+		n.kind = kObj
+		for _, k := range slices.Sorted(mapKeys(t)) {
+			child := fromTOML(t[k], append(slices.Clip(path), k), locs, p)
+			n.keys = append(n.keys, k)
+			n.keyPos = append(n.keyPos, child.pos)
+			n.vals = append(n.vals, child)
+		}
+	case []map[string]any:
+		n.kind = kArr
+		for _, e := range t {
+			n.items = append(n.items, fromTOML(e, path, locs, p))
+		}
+	case []any:
+		n.kind = kArr
+		for _, e := range t {
+			n.items = append(n.items, fromTOML(e, path, locs, p))
+		}
+	case string:
+		n.kind, n.str = kStr, t
+	case bool:
+		n.kind, n.b, n.str = kBool, t, strconv.FormatBool(t)
+	case int64:
+		n.kind, n.str = kNum, strconv.FormatInt(t, 10)
+	case float64:
+		n.kind, n.str = kNum, strconv.FormatFloat(t, 'g', -1, 64)
+		if !strings.ContainsAny(n.str, ".eEnN") {
+			n.str += ".0" // keep 4.0 distinguishable from the integer 4
+		}
+	case time.Time:
+		n.kind, n.str = kStr, t.Format(time.RFC3339Nano)
+	default:
+		n.kind, n.str = kStr, fmt.Sprint(t)
+	}
+	return n
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// tomlPositions maps key paths (joined by NUL) to the position of the key
+// that defines them: table headers and "key = value" lines.
+func tomlPositions(src string) map[string]pos {
+	locs := map[string]pos{}
+	var table []string
+	inMulti := ""
+	for i, line := range strings.Split(src, "\n") {
+		if inMulti != "" {
+			if strings.Count(line, inMulti)%2 == 1 {
+				inMulti = ""
+			}
+			continue
+		}
+		trimmed := strings.TrimLeft(line, " \t")
+		col := len(line) - len(trimmed) + 1
+		switch {
+		case strings.HasPrefix(trimmed, "[["), strings.HasPrefix(trimmed, "["):
+			inner := strings.TrimLeft(trimmed, "[")
+			keys, _, ok := parseTOMLKey(inner)
+			if !ok {
+				continue
+			}
+			table = keys
+			k := strings.Join(table, "\x00")
+			if _, seen := locs[k]; !seen {
+				locs[k] = pos{i + 1, col}
+			}
+		case trimmed == "", trimmed[0] == '#':
+		default:
+			keys, rest, ok := parseTOMLKey(trimmed)
+			if !ok || !strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
+				continue
+			}
+			full := strings.Join(append(slices.Clip(table), keys...), "\x00")
+			if _, seen := locs[full]; !seen {
+				locs[full] = pos{i + 1, col}
+			}
+			for _, q := range []string{`"""`, `'''`} {
+				if strings.Count(rest, q)%2 == 1 {
+					inMulti = q
+				}
+			}
+		}
+	}
+	return locs
+}
+
+// parseTOMLKey parses a dotted key (bare, "basic" or 'literal' parts) at the
+// start of s and returns its parts and the rest of s.
+func parseTOMLKey(s string) (keys []string, rest string, ok bool) {
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" {
+			return nil, "", false
+		}
+		switch s[0] {
+		case '"':
+			end := 1
+			for end < len(s) && s[end] != '"' {
+				if s[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(s) {
+				return nil, "", false
+			}
+			k, err := strconv.Unquote(s[:end+1])
+			if err != nil {
+				k = s[1:end]
+			}
+			keys, s = append(keys, k), s[end+1:]
+		case '\'':
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return nil, "", false
+			}
+			keys, s = append(keys, s[1:end+1]), s[end+2:]
+		default:
+			end := 0
+			for end < len(s) && (s[end] == '_' || s[end] == '-' || s[end] >= '0' && s[end] <= '9' ||
+				s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z') {
+				end++
+			}
+			if end == 0 {
+				return nil, "", false
+			}
+			keys, s = append(keys, s[:end]), s[end:]
+		}
+		s = strings.TrimLeft(s, " \t")
+		if !strings.HasPrefix(s, ".") {
+			return keys, s, true
+		}
+		s = s[1:]
+	}
+}
