@@ -91,7 +91,7 @@ func pathKey(path, key string) string {
 			break
 		}
 	}
-	if !ident {
+	if !ident || path == "servers" {
 		return path + "[" + strconv.Quote(key) + "]"
 	}
 	if path == "" {
