@@ -29,7 +29,7 @@ type session struct {
 	page    int
 
 	tr       transport.Interface
-	proc     *process    // stdio only
+	proc     *process     // stdio only
 	rt       *httpTripper // HTTP only
 	protocol string
 }

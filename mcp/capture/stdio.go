@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -163,6 +164,44 @@ func (p *process) shutdown() {
 	}
 	<-p.reaped
 	p.pump.stop()
+	waitGroupGone(p.pgid, 2*time.Second)
+}
+
+// waitGroupGone waits until no live process is left in group pgid: SIGKILL
+// is delivered at once but takes effect when the process next runs. It reads
+// /proc (where there is none, it returns at once) and gives up after limit.
+func waitGroupGone(pgid int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for groupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether /proc lists a process of group pgid that is
+// not a zombie.
+func groupAlive(pgid int) bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // state ppid pgrp ...
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }
 
 // pump copies the server's stdout to mcp-go line by line: a line longer
