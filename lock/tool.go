@@ -53,16 +53,39 @@ func DecodeTool(raw []byte) (ToolDef, error) {
 	return def, nil
 }
 
-// toolNameHint returns the tool's name for an error message when raw is
-// lenient JSON with a plain string name, and "" otherwise.
+// toolNameHint returns the tool's name for an error message: the value of
+// the only "name" member found before any error, or "" if none or several.
 func toolNameHint(raw []byte) string {
-	var v struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(raw, &v) != nil || !utf8.ValidString(v.Name) {
+	s := scanner{data: raw}
+	if s.expect('{') != nil || s.peek() == '}' {
 		return ""
 	}
-	return v.Name
+	var name string
+	n := 0
+	for {
+		key, err := s.str()
+		if err != nil || s.expect(':') != nil {
+			break
+		}
+		if key == "name" && s.peek() == '"' {
+			v, err := s.str()
+			if err != nil {
+				return ""
+			}
+			name, n = v, n+1
+		} else if key == "name" {
+			return ""
+		} else if s.skip(0) != nil {
+			break
+		}
+		if done, err := s.next('}'); done || err != nil {
+			break
+		}
+	}
+	if n != 1 {
+		return ""
+	}
+	return name
 }
 
 // BuildServer hashes the tools one server listed into a Server entry: each

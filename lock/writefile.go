@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 )
 
+// rename is os.Rename; tests replace it to make the last step fail.
+var rename = os.Rename
+
 // WriteFile writes data to path atomically: it writes a temporary file in
 // the same directory, syncs it, gives it the existing file's permission bits
 // (perm when path does not exist), renames it over path and syncs the
@@ -59,7 +62,7 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = rename(tmp, path); err != nil {
 		return err
 	}
 	if d, derr := os.Open(dir); derr == nil {

@@ -1,0 +1,128 @@
+package lock
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+
+	if err := WriteFile(path, []byte("one\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, path, "one\n", 0o640)
+
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, path, "two\n", 0o600) // the existing mode wins
+
+	// A symbolic link is kept and its target replaced.
+	link := filepath.Join(dir, "link.lock")
+	if err := os.Symlink(FileName, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("three\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("symlink replaced: %v %v", fi, err)
+	}
+	checkFile(t, path, "three\n", 0o600)
+	assertNoTemp(t, dir, 2)
+}
+
+func TestWriteFileErrorsLeaveOldFile(t *testing.T) {
+	dir := t.TempDir()
+	// The target is a directory: refused, nothing created.
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(sub, []byte("x"), 0o644); err == nil {
+		t.Error("WriteFile over a directory succeeded")
+	}
+	// The directory does not exist.
+	if err := WriteFile(filepath.Join(dir, "missing", FileName), []byte("x"), 0o644); err == nil {
+		t.Error("WriteFile into a missing directory succeeded")
+	}
+	// The last step fails: the old content survives, the temporary file
+	// is removed. (Root ignores directory permissions, so the failure is
+	// injected.)
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rename = func(string, string) error { return errors.New("injected failure") }
+	defer func() { rename = os.Rename }()
+	err := WriteFile(path, []byte("new\n"), 0o600)
+	if err == nil || err.Error() != "write "+path+": injected failure" {
+		t.Errorf("error %v", err)
+	}
+	checkFile(t, path, "old\n", 0o644)
+	assertNoTemp(t, dir, 2)
+}
+
+func TestWriteFileConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	contents := map[string]bool{}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		data := bytes.Repeat([]byte(fmt.Sprintf("writer %d\n", i)), 20000)
+		contents[string(data)] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := WriteFile(path, data, 0o644); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contents[string(got)] {
+		t.Errorf("file holds an interleaving of writers (%d bytes)", len(got))
+	}
+	assertNoTemp(t, dir, 1)
+}
+
+func checkFile(t *testing.T, path, want string, mode os.FileMode) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != want {
+		t.Errorf("%s = %q, %v; want %q", path, got, err, want)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != mode {
+		t.Errorf("%s mode %v, want %v", path, fi.Mode().Perm(), mode)
+	}
+}
+
+// assertNoTemp checks that dir holds n entries: no temporary file was left.
+func assertNoTemp(t *testing.T, dir string, n int) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != n {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s holds %v, want %d entries", dir, names, n)
+	}
+}
