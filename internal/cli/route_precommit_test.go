@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// preCommitHook is one entry of .pre-commit-hooks.yaml; absent keys that
+// matter (stages, minimum_pre_commit_version) are caught by KnownFields.
+type preCommitHook struct {
+	ID            string `yaml:"id"`
+	Name          string `yaml:"name"`
+	Description   string `yaml:"description"`
+	Entry         string `yaml:"entry"`
+	Language      string `yaml:"language"`
+	Files         string `yaml:"files"`
+	AlwaysRun     bool   `yaml:"always_run"`
+	PassFilenames *bool  `yaml:"pass_filenames"`
+	RequireSerial bool   `yaml:"require_serial"`
+}
+
+// moduleRoot is this checkout's root (two levels above internal/cli).
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at the module root %s: %v", root, err)
+	}
+	return root
+}
+
+func readPreCommitHooks(t *testing.T) map[string]preCommitHook {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(moduleRoot(t), ".pre-commit-hooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // no stages, no minimum_pre_commit_version, no typo
+	var list []preCommitHook
+	if err := dec.Decode(&list); err != nil {
+		t.Fatalf(".pre-commit-hooks.yaml: %v", err)
+	}
+	m := map[string]preCommitHook{}
+	for _, h := range list {
+		m[h.ID] = h
+	}
+	return m
+}
+
+// TestPreCommitHooksFile checks the hook definitions pre-commit 3.0.4
+// accepts and that the docs promise.
+func TestPreCommitHooksFile(t *testing.T) {
+	hooks := readPreCommitHooks(t)
+	if len(hooks) != 2 {
+		t.Fatalf("hooks = %v, want agentgate and agentgate-verify", slices.Sorted(maps.Keys(hooks)))
+	}
+	for id, want := range map[string]struct {
+		entry     string
+		alwaysRun bool
+		files     bool
+	}{
+		"agentgate":        {entry: "agentgate hook", files: true},
+		"agentgate-verify": {entry: "agentgate verify", alwaysRun: true},
+	} {
+		h, ok := hooks[id]
+		switch {
+		case !ok:
+			t.Errorf("no hook %q", id)
+		case h.Entry != want.entry || h.Language != "golang" || h.Name == "" || h.Description == "":
+			t.Errorf("%s: entry %q, language %q, name %q; want entry %q, language golang, a name and a description", id, h.Entry, h.Language, h.Name, want.entry)
+		case h.PassFilenames == nil || *h.PassFilenames || !h.RequireSerial:
+			t.Errorf("%s: want pass_filenames: false and require_serial: true", id)
+		case h.AlwaysRun != want.alwaysRun || (h.Files != "") != want.files:
+			t.Errorf("%s: always_run %v, files %q", id, h.AlwaysRun, h.Files)
+		}
+	}
+}
+
+// TestPreCommitFilesRegex checks that the live hook's files regex matches
+// exactly the paths config.IsConfigPath accepts, plus agentgate.lock.
+func TestPreCommitFilesRegex(t *testing.T) {
+	files := readPreCommitHooks(t)["agentgate"].Files
+	re, err := regexp.Compile(files) // pre-commit uses Python's re.search; the pattern is anchored and uses the common subset
+	if err != nil {
+		t.Fatalf("files %q: %v", files, err)
+	}
+	paths := []string{
+		".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".codex/config.toml",
+		".gemini/settings.json", ".zed/settings.json", ".roo/mcp.json", ".kiro/settings/mcp.json",
+		".amazonq/mcp.json", ".junie/mcp/mcp.json", "opencode.json", "opencode.jsonc",
+		".continue/mcpServers/a.yaml", ".continue/mcpServers/b.yml", ".continue/mcpServers/c.json",
+		".continue/mcpServers/.yaml", "agentgate.toml", "agentgate.lock",
+		// near misses
+		"mcp.json", "x.mcp.json", ".mcp.jsonc", ".mcp.json.bak", "sub/.mcp.json", "sub/agentgate.lock",
+		".vscode/settings.json", ".vscode/mcp.jsonc", ".cursor/mcp.jsonc", ".codex/config.json",
+		".gemini/mcp.json", ".kiro/mcp.json", ".junie/mcp.json", "opencode.yaml", "opencode.jsonx",
+		".continue/mcpServers/a.toml", ".continue/mcpServers/sub/a.yaml", ".continue/config.yaml",
+		".continue/mcpServers", "agentgate.lock.tmp", "agentgate.tomlx", "docs/agentgate.toml",
+		"agentgateXlock", ".mcpXjson", "README.md",
+	}
+	for _, g := range config.ConfigGlobs() {
+		paths = append(paths, strings.ReplaceAll(g, "*", "server"))
+	}
+	for _, p := range paths {
+		want := config.IsConfigPath(p) || p == "agentgate.lock"
+		if got := re.MatchString(p); got != want {
+			t.Errorf("files regex matches %q = %v, but config.IsConfigPath (or the lockfile) says %v", p, got, want)
+		}
+	}
+}
+
+// requirePreCommit returns the pre-commit executable, skipping the test
+// when it is absent, except under CI=true, where its absence fails.
+func requirePreCommit(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("pre-commit")
+	if err == nil {
+		return p
+	}
+	hint := "install the pre-commit framework: sudo apt-get install -y pre-commit (scripts/test.sh does it)"
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("pre-commit is not installed (%v); %s", err, hint)
+	}
+	t.Skipf("pre-commit is not installed; %s", hint)
+	return ""
+}
+
+// snapshotCheckout commits this checkout's working tree (tracked and
+// untracked, not ignored files) into a new repository and returns it, so
+// that pre-commit builds exactly the code under test.
+func snapshotCheckout(t *testing.T) string {
+	t.Helper()
+	root := moduleRoot(t)
+	list := routeGit(t, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	snap := routeNewRepo(t)
+	for _, rel := range strings.Split(strings.TrimRight(list, "\x00"), "\x00") {
+		src := filepath.Join(root, filepath.FromSlash(rel))
+		fi, err := os.Lstat(src)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the work tree
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		dst := filepath.Join(snap, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := copyFile(src, dst, fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	routeGit(t, snap, "add", "-A")
+	routeGit(t, snap, "commit", "-q", "--no-verify", "-m", "snapshot of the checkout under test")
+	return snap
+}
+
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// goEnv returns `go env NAME`.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestPreCommitFramework runs both hooks with the real pre-commit
+// framework (`pre-commit try-repo`), which builds agentgate from a snapshot
+// of this checkout with `go install ./...` and runs it in a test
+// repository whose server is agentgate's demo server.
+func TestPreCommitFramework(t *testing.T) {
+	precommit := requirePreCommit(t)
+	routeIsolateGit(t)
+	bin := routeAgentgate(t)
+	snap := snapshotCheckout(t)
+
+	home, tmp := t.TempDir(), t.TempDir()
+	// pre-commit builds with the machine's module and build caches, offline,
+	// with the local toolchain; try-repo's store lives in TMPDIR.
+	env := append(os.Environ(),
+		"PRE_COMMIT_HOME="+home, "TMPDIR="+tmp,
+		"GOMODCACHE="+goEnv(t, "GOMODCACHE"), "GOCACHE="+goEnv(t, "GOCACHE"),
+		"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off", "GOSUMDB=off",
+		"PRE_COMMIT_COLOR=never", "NO_COLOR=1",
+	)
+	repo := routeNewRepo(t)
+	tryRepo := func(args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(precommit, append([]string{"try-repo", snap}, args...)...)
+		cmd.Dir, cmd.Env = repo, env
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(out)
+		case err != nil:
+			t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
+		}
+		return 0, string(out)
+	}
+
+	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, ""))
+	if code, stdout, stderr := routeRun(t, repo, "lock"); code != ExitOK {
+		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
+	}
+	routeGit(t, repo, "add", ".mcp.json", "agentgate.lock")
+	routeGit(t, repo, "commit", "-q", "-m", "pin the notes server")
+	locked := routeGit(t, repo, "show", "HEAD:agentgate.lock")
+
+	// 1. In sync: both hooks pass on every file.
+	code, out := tryRepo("--all-files")
+	if code != 0 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Passed`).MatchString(out) ||
+		!regexp.MustCompile(`agentgate verify \(offline\)\.+Passed`).MatchString(out) {
+		t.Fatalf("in sync: exit %d, want 0 with both hooks Passed:\n%s", code, out)
+	}
+
+	// 2. A staged config change that rewords a tool: the live hook fails,
+	// shows the new description, and stages the regenerated lockfile.
+	rugpull := filepath.Join(t.TempDir(), "rugpull")
+	if err := os.WriteFile(rugpull, []byte("on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, rugpull))
+	routeGit(t, repo, "add", ".mcp.json")
+	code, out = tryRepo("agentgate")
+	if code != 1 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Failed`).MatchString(out) ||
+		!strings.Contains(out, "exit code: 1") || !strings.Contains(out, "search_notes") ||
+		!strings.Contains(out, "read ~/.ssh/id_rsa") {
+		t.Fatalf("surface changed: exit %d, want 1 with the live hook Failed (exit code 1) and the new description:\n%s", code, out)
+	}
+	staged := routeGit(t, repo, "show", ":agentgate.lock")
+	if staged == locked {
+		t.Fatalf("the live hook did not stage a regenerated lockfile:\n%s", out)
+	}
+
+	// 3. Run again with the regenerated lockfile staged: passes.
+	code, out = tryRepo("agentgate")
+	if code != 0 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Passed`).MatchString(out) {
+		t.Fatalf("regenerated lockfile staged: exit %d, want 0 with the live hook Passed:\n%s", code, out)
+	}
+	routeGit(t, repo, "commit", "-q", "--no-verify", "-m", "update the notes server")
+
+	// 4. A server added to the config but not locked: the offline hook fails
+	// and names it, without starting anything.
+	routeWrite(t, repo, ".mcp.json", `{"mcpServers": {"notes": {"command": `+routeQuote(bin)+
+		`, "args": ["demo-server", "--rugpull-file", `+routeQuote(rugpull)+`]}, "unlocked": {"command": "/nonexistent/server"}}}`)
+	routeGit(t, repo, "add", ".mcp.json")
+	code, out = tryRepo("agentgate-verify")
+	if code != 1 || !regexp.MustCompile(`agentgate verify \(offline\)\.+Failed`).MatchString(out) ||
+		!strings.Contains(out, "unlocked") {
+		t.Fatalf("unlocked server: exit %d, want 1 with the verify hook Failed naming the server:\n%s", code, out)
+	}
+}
