@@ -85,6 +85,8 @@ type Settings struct {
 	Servers map[string]ServerSettings // by server name
 	Inputs  map[string]Input          // VS Code ${input:id} answers, by id
 	Renames []Rename                  // lock a server of one file under another name
+
+	pos map[string]pos // positions of tables, for errors
 }
 
 // ExtraFile is a config file agentgate does not discover by itself.

@@ -158,18 +158,18 @@ func discover(root string, st Settings) ([]source, error) {
 	for i, x := range st.Extra {
 		abs, err := extraPath(root, x.Path)
 		if err != nil {
-			return nil, &Error{File: st.File, Field: fmt.Sprintf("extra[%d].path", i), Msg: err.Error()}
+			return nil, st.errAt(fmt.Sprintf("extra[%d].path", i), err.Error(), "")
 		}
 		if _, err := os.Stat(abs); err != nil {
 			if x.Optional && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return nil, &Error{File: st.File, Field: fmt.Sprintf("extra[%d].path", i),
-				Msg: fmt.Sprintf("cannot read %s: %s", x.Path, errText(err)), Hint: "fix the path, or set optional = true if the file is not present everywhere"}
+			return nil, st.errAt(fmt.Sprintf("extra[%d].path", i), fmt.Sprintf("cannot read %s: %s", x.Path, errText(err)),
+				"fix the path, or set optional = true if the file is not present everywhere")
 		}
 		rel := strings.TrimPrefix(path.Clean(filepath.ToSlash(x.Path)), "./")
 		if slices.ContainsFunc(out, func(s source) bool { return s.abs == abs }) {
-			return nil, &Error{File: st.File, Field: fmt.Sprintf("extra[%d].path", i), Msg: rel + " is already read by default", Hint: "remove this [[extra]] entry"}
+			return nil, st.errAt(fmt.Sprintf("extra[%d].path", i), rel+" is already read by default", "remove this [[extra]] entry")
 		}
 		out = append(out, source{rel: rel, abs: abs, client: x.Format, extra: true, opt: x.Optional})
 	}

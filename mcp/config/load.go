@@ -97,9 +97,8 @@ func applyRenames(st Settings, defs []Server) ([]Server, error) {
 			}
 		}
 		if !hit {
-			return nil, &Error{File: st.File, Field: fmt.Sprintf("rename[%d]", i),
-				Msg:  fmt.Sprintf("no server %q in %s", r.Server, r.File),
-				Hint: "check file and server (the file must be read and the server enabled), or remove this [[rename]]"}
+			return nil, st.errAt(fmt.Sprintf("rename[%d]", i), fmt.Sprintf("no server %q in %s", r.Server, r.File),
+				"check file and server (the file must be read and the server enabled), or remove this [[rename]]")
 		}
 	}
 	return defs, nil
@@ -117,8 +116,8 @@ func (p *Project) checkServerSettings(defs []Server, skipped []Skipped) error {
 	for _, name := range sortedKeys(p.Settings.Servers) {
 		if !known[name] {
 			names := sortedKeys(known)
-			return &Error{File: p.Settings.File, Field: "servers." + name, Msg: "no server of that name in any config file",
-				Hint: "servers are: " + strings.Join(names, ", ") + "; fix the name or remove the table"}
+			return p.Settings.errAt("servers."+name, "no server of that name in any config file",
+				"servers are: "+strings.Join(names, ", ")+"; fix the name or remove the table")
 		}
 	}
 	return nil
@@ -126,7 +125,7 @@ func (p *Project) checkServerSettings(defs []Server, skipped []Skipped) error {
 
 func conflict(a, b Server, field string) *Error {
 	return &Error{File: b.File, Line: b.Line, Column: b.Column, Server: b.Name, Field: field,
-		Msg: fmt.Sprintf("defined differently in %s:%d and %s:%d (%s differs)", a.File, a.Line, b.File, b.Line, field),
+		Msg: fmt.Sprintf("defined differently in %s:%d and %s:%d", a.File, a.Line, b.File, b.Line),
 		Hint: fmt.Sprintf("make both definitions identical, or in agentgate.toml ignore one file (ignore = [%q]), "+
 			"or lock one under another name ([[rename]] file = %q, server = %q, to = \"%s-%s\")", b.File, b.File, b.Name, b.Name, b.Client)}
 }

@@ -23,13 +23,13 @@ func Formats() []string {
 		f = append(f, c)
 	}
 	slices.Sort(f)
-	return f
+	return slices.Compact(f)
 }
 
 // ParseSettings parses agentgate.toml. Unknown keys and bad values are
 // errors naming the key and its position.
 func ParseSettings(file string, data []byte) (Settings, error) {
-	st := Settings{File: file, Lockfile: DefaultLockfile}
+	st := Settings{File: file, Lockfile: DefaultLockfile, pos: map[string]pos{}}
 	root, err := parseTOML(file, data)
 	if err != nil {
 		return st, err
@@ -38,17 +38,18 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 	if err := p.known(root, "", "lockfile", "timeout", "concurrency", "ignore", "extra", "servers", "inputs", "rename"); err != nil {
 		return st, err
 	}
+	var perr *Error
 	if n := root.get("lockfile"); n != nil {
-		if st.Lockfile, err = p.plain(n, "", "lockfile"); err != nil {
-			return st, err
+		if st.Lockfile, perr = p.plain(n, "", "lockfile"); perr != nil {
+			return st, perr
 		}
 		if st.Lockfile == "" || path.IsAbs(st.Lockfile) || filepath.IsAbs(st.Lockfile) || strings.HasPrefix(path.Clean(st.Lockfile), "../") || path.Clean(st.Lockfile) == ".." {
 			return st, p.errAt(n.pos, "", "lockfile", "must be a path inside the repository, relative to its root", `for example: lockfile = "agentgate.lock"`)
 		}
 		st.Lockfile = path.Clean(st.Lockfile)
 	}
-	if st.Timeout, err = p.duration(root.get("timeout"), "timeout"); err != nil {
-		return st, err
+	if st.Timeout, perr = p.duration(root.get("timeout"), "timeout"); perr != nil {
+		return st, perr
 	}
 	if n := root.get("concurrency"); n != nil {
 		c, perr := strconv.Atoi(n.str)
@@ -58,8 +59,8 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 		st.Concurrency = c
 	}
 	if n := root.get("ignore"); n != nil {
-		if st.Ignore, err = p.strs(n, "", "ignore"); err != nil {
-			return st, err
+		if st.Ignore, perr = p.strs(n, "", "ignore"); perr != nil {
+			return st, perr
 		}
 		for i, g := range st.Ignore {
 			if _, merr := path.Match(g, ""); merr != nil || g == "" {
@@ -81,6 +82,18 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 }
 
 // known reports the first member of obj not in keys.
+// errAt returns an error at the position of a settings table ("servers.x",
+// "extra[0]", "rename[0]"), or without a line if unknown.
+func (st Settings) errAt(field, msg, hint string) *Error {
+	p := st.pos[field]
+	for _, suffix := range []string{".path", ".format"} {
+		if q, ok := st.pos[strings.TrimSuffix(field, suffix)]; ok && p.line == 0 {
+			p = q
+		}
+	}
+	return &Error{File: st.File, Line: p.line, Column: p.col, Field: field, Msg: msg, Hint: hint}
+}
+
 func (p *parser) known(obj *node, prefix string, keys ...string) *Error {
 	for i, k := range obj.keys {
 		if !slices.Contains(keys, k) {
@@ -141,6 +154,7 @@ func (p *parser) extras(n *node, st *Settings) *Error {
 		if !slices.Contains(Formats(), x.Format) {
 			return p.errAt(e.pos, "", f+".format", fmt.Sprintf("unknown format %q", x.Format), "use one of: "+strings.Join(Formats(), ", "))
 		}
+		st.pos[f] = e.pos
 		st.Extra = append(st.Extra, x)
 	}
 	return nil
@@ -175,6 +189,7 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 		if ss.Timeout, err = p.duration(e.get("timeout"), f+".timeout"); err != nil {
 			return err
 		}
+		st.pos[f] = n.keyPos[i]
 		st.Servers[name] = ss
 	}
 	return nil
@@ -243,6 +258,7 @@ func (p *parser) renames(n *node, st *Settings) *Error {
 			}
 			*kv.v = s
 		}
+		st.pos[f] = e.pos
 		st.Renames = append(st.Renames, r)
 	}
 	return nil

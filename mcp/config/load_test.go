@@ -1,0 +1,217 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the want/resolved sections of testdata/load/*.txtar")
+
+// Each testdata/load/*.txtar archive is one repository. Its files are
+// written to a temporary root, except these sections:
+//
+//	want      the Project Load returns, rendered by dumpProject
+//	error     the exact Error() of Load's error
+//	env       KEY=VALUE lines: the environment Resolve sees
+//	resolved  each server's Resolve result (rendered by dumpResolved) or error
+//
+// Every value in env of MinSecretLen bytes or more is a secret: the test
+// fails if it appears in any error text or Describe output.
+func TestLoadFixtures(t *testing.T) {
+	files, _ := filepath.Glob("testdata/load/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := readArchive(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := map[string]string{}
+			root := t.TempDir()
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "want", "error", "env", "resolved":
+					sections[f.Name] = string(f.Data)
+					continue
+				}
+				p := filepath.Join(root, filepath.FromSlash(f.Name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := parseEnvSection(sections["env"])
+			var secrets []string
+			for k, v := range env {
+				if len(v) >= MinSecretLen && k != "HOME" {
+					secrets = append(secrets, v)
+				}
+			}
+			noSecret := func(what, text string) {
+				t.Helper()
+				for _, s := range secrets {
+					if strings.Contains(text, s) {
+						t.Errorf("%s contains secret %q:\n%s", what, s, text)
+					}
+				}
+			}
+			got := map[string]string{}
+			p, err := Load(root)
+			if err != nil {
+				var ce *Error
+				if !errors.As(err, &ce) {
+					t.Fatalf("Load error is %T, not *Error: %v", err, err)
+				}
+				noSecret("Load error", err.Error())
+				got["error"] = err.Error() + "\n"
+			} else {
+				got["want"] = dumpProject(p)
+				if _, ok := sections["env"]; ok {
+					got["resolved"] = resolveAll(t, p, env, noSecret)
+				}
+			}
+			check(t, file, ar, sections, got)
+		})
+	}
+}
+
+func parseEnvSection(s string) map[string]string {
+	env := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+func resolveAll(t *testing.T, p *Project, env map[string]string, noSecret func(string, string)) string {
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	var b strings.Builder
+	for _, s := range p.Servers {
+		r, err := p.Resolve(s, lookup)
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Resolve error is %T: %v", err, err)
+			}
+			noSecret("Resolve error", err.Error())
+			fmt.Fprintf(&b, "%s: error (unverifiable=%v): %s\n", s.Name, ce.Unverifiable, err)
+			continue
+		}
+		noSecret("Describe", r.Describe())
+		for _, sec := range r.Secrets {
+			if len(sec) >= MinSecretLen && strings.Contains(r.Describe(), sec) {
+				t.Errorf("Describe of %s shows secret %q", s.Name, sec)
+			}
+		}
+		b.WriteString(strings.ReplaceAll(dumpResolved(r), p.Root, "$ROOT"))
+	}
+	return b.String()
+}
+
+func check(t *testing.T, file string, ar *archive, want, got map[string]string) {
+	t.Helper()
+	if *update {
+		var files []archiveFile
+		for _, f := range ar.Files {
+			if _, special := want[f.Name]; !special {
+				files = append(files, f)
+			}
+		}
+		for _, name := range []string{"env", "error", "want", "resolved"} {
+			v, ok := got[name]
+			if name == "env" {
+				v, ok = want["env"]
+			}
+			if ok {
+				files = append(files, archiveFile{Name: name, Data: []byte(v)})
+			}
+		}
+		ar.Files = files
+		if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for _, name := range []string{"error", "want", "resolved"} {
+		g, gok := got[name]
+		w, wok := want[name]
+		if gok != wok {
+			t.Errorf("section %s: got present=%v, fixture has it=%v\n%s", name, gok, wok, g)
+			continue
+		}
+		if g != w {
+			t.Errorf("section %s differs\n--- got\n%s--- want\n%s", name, g, w)
+		}
+	}
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func dumpServer(b *strings.Builder, s Server) {
+	fmt.Fprintf(b, "server %s\n", s.Name)
+	line := func(k string, v any, empty bool) {
+		if !empty {
+			fmt.Fprintf(b, "  %s: %s\n", k, js(v))
+		}
+	}
+	fmt.Fprintf(b, "  at: %s %s:%d:%d\n", s.Client, s.File, s.Line, s.Column)
+	t := string(s.Transport)
+	if s.FallbackSSE {
+		t += " (SSE fallback)"
+	}
+	fmt.Fprintf(b, "  transport: %s syntax: %s\n", t, s.Syntax)
+	line("command", s.Command, s.Command == "")
+	line("args", s.Args, s.Args == nil)
+	line("env", s.Env, s.Env == nil)
+	line("envVars", s.EnvVars, s.EnvVars == nil)
+	line("envFile", s.EnvFile, s.EnvFile == "")
+	line("cwd", s.Cwd, s.Cwd == "")
+	line("url", s.URL, s.URL == "")
+	line("headers", s.Headers, s.Headers == nil)
+	line("envHeaders", s.EnvHeaders, s.EnvHeaders == nil)
+	line("bearerTokenEnvVar", s.BearerTokenEnvVar, s.BearerTokenEnvVar == "")
+	line("timeout", s.Timeout.String(), s.Timeout == 0)
+	line("alsoIn", s.AlsoIn, s.AlsoIn == nil)
+	fmt.Fprintf(b, "  describe: %s\n", s.Describe())
+}
+
+func dumpProject(p *Project) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "files: %s\n", strings.Join(p.Files, " "))
+	st := p.Settings
+	if st.File != "" {
+		fmt.Fprintf(&b, "settings: lockfile=%s timeout=%s concurrency=%d ignore=%s extra=%s inputs=%s renames=%s\n",
+			st.Lockfile, st.Timeout, st.Concurrency, js(st.Ignore), js(st.Extra), js(st.Inputs), js(st.Renames))
+	}
+	for _, s := range p.Servers {
+		dumpServer(&b, s)
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(&b, "skipped %s (%s): %s\n", s.Name, s.File, s.Reason)
+	}
+	return b.String()
+}
+
+func dumpResolved(r Resolved) string {
+	var b strings.Builder
+	dumpServer(&b, r.Server)
+	secrets := slices.Clone(r.Secrets)
+	fmt.Fprintf(&b, "  secrets: %s\n  redacted describe: %s\n", js(secrets), r.Describe())
+	return b.String()
+}
