@@ -42,7 +42,9 @@ func numbered(n int, f func(i int) string) string {
 	return b.String()
 }
 
-func lines(n int) string { return numbered(n, func(i int) string { return fmt.Sprintf("line %d\n", i) }) }
+func lines(n int) string {
+	return numbered(n, func(i int) string { return fmt.Sprintf("line %d\n", i) })
+}
 
 func replaceLine(s string, n int, with string) string {
 	ls := strings.SplitAfter(s, "\n")

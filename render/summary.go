@@ -1,0 +1,176 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/lock"
+)
+
+// MaxShown is the most bytes of one description (as sent) or one
+// pretty-printed input schema that Summary shows; the rest is replaced by a
+// line "… (N more bytes)". Suspicious characters are reported for the
+// whole text, shown or not.
+const MaxShown = 2000
+
+// Summary renders d for a person, above the diff; "" when d is empty.
+// Servers come in d's order (sorted by lock.Compare), one header line each:
+//
+//	~ server "fs": 1 tool added, 1 removed, 1 changed
+//	+ server "memory": added, 9 tools
+//	- server "old": removed, 3 tools
+//
+// then one line per tool: "  + tool NAME", "  - tool NAME" or
+// "  ~ tool NAME (description, inputSchema)". For every added or changed
+// tool found in live (server -> tool name -> definition) it also shows the
+// live description and input schema (PrettyJSON), indented by 8 spaces,
+// and a line starting "      ! warning:" when the name, description or
+// schema holds characters Suspicious reports. Names and text go through
+// Visible/VisibleLine. ANSI colour only when color is true.
+func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, color bool) string {
+	if d.Empty() {
+		return ""
+	}
+	var w strings.Builder
+	paint := func(c, s string) {
+		if color && c != "" {
+			s = c + s + ansiReset
+		}
+		w.WriteString(s)
+		w.WriteByte('\n')
+	}
+	for _, s := range d.Servers {
+		name := `server "` + VisibleLine(s.Name) + `"`
+		switch s.Change {
+		case lock.Added:
+			paint(ansiBold+ansiGreen, fmt.Sprintf("+ %s: added, %s", name, plural(len(s.Tools), "tool")))
+		case lock.Removed:
+			paint(ansiBold+ansiRed, fmt.Sprintf("- %s: removed, %s", name, plural(len(s.Tools), "tool")))
+		default:
+			paint(ansiBold+ansiYel, fmt.Sprintf("~ %s: %s", name, toolCounts(s.Tools)))
+		}
+		for _, t := range s.Tools {
+			tname := "tool " + VisibleLine(t.Name)
+			switch t.Change {
+			case lock.Added:
+				paint(ansiGreen, "  + "+tname)
+			case lock.Removed:
+				paint(ansiRed, "  - "+tname)
+				continue
+			default:
+				paint(ansiYel, "  ~ "+tname+" ("+strings.Join(t.Fields, ", ")+")")
+			}
+			if def, ok := live[s.Name][t.Name]; ok {
+				writeDetails(&w, def, paint)
+			}
+		}
+	}
+	return w.String()
+}
+
+func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string)) {
+	const in = "        "
+	var warnings []string
+	warn := func(field, s string) {
+		if k := Suspicious(s); len(k) > 0 {
+			warnings = append(warnings, field+" contains "+strings.Join(k, ", "))
+		}
+	}
+	warn("name", def.Name)
+	if def.Description == nil {
+		paint("", "      description: (none)")
+	} else {
+		warn("description", *def.Description)
+		shown, more := cut(*def.Description)
+		paint("", "      description:")
+		text := Visible(shown)
+		if text == "" {
+			text = `""`
+		}
+		writeIndented(w, in, text)
+		if more > 0 {
+			paint("", fmt.Sprintf("%s… (%d more bytes)", in, more))
+		}
+	}
+	if def.InputSchema == nil {
+		paint("", "      inputSchema: (none)")
+	} else {
+		warn("inputSchema", string(def.InputSchema))
+		text, ok, reason := PrettyJSON(def.InputSchema)
+		if ok {
+			paint("", "      inputSchema:")
+		} else {
+			paint("", "      inputSchema (as sent; "+reason+"):")
+		}
+		shown, more := cut(text)
+		writeIndented(w, in, shown)
+		if more > 0 {
+			paint("", fmt.Sprintf("%s… (%d more bytes)", in, more))
+		}
+	}
+	for _, m := range warnings {
+		paint(ansiBold+ansiYel, "      ! warning: "+m)
+	}
+}
+
+// writeIndented writes each line of text (already made visible) indented.
+func writeIndented(w *strings.Builder, indent, text string) {
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		w.WriteString(indent)
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+}
+
+// cut returns at most MaxShown bytes of s, cut at a character boundary, and
+// how many bytes were left out.
+func cut(s string) (string, int) {
+	if len(s) <= MaxShown {
+		return s, 0
+	}
+	n := MaxShown
+	for n > MaxShown-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], len(s) - n
+}
+
+func toolCounts(ts []lock.ToolDiff) string {
+	var add, rem, chg int
+	for _, t := range ts {
+		switch t.Change {
+		case lock.Added:
+			add++
+		case lock.Removed:
+			rem++
+		default:
+			chg++
+		}
+	}
+	var parts []string
+	unit := " tool"
+	if add+rem+chg != 1 {
+		unit = " tools"
+	}
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{add, "added"}, {rem, "removed"}, {chg, "changed"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d%s %s", p.n, unit, p.what))
+			unit = ""
+		}
+	}
+	if len(parts) == 0 {
+		return "surface changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
