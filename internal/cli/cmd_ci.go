@@ -1,0 +1,386 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/render"
+)
+
+func init() {
+	register(&command{
+		name:    "ci",
+		summary: "the read-only CI gate: committed lockfile vs live surface, every server reported",
+		usage: `Usage: agentgate ci [--format text|json] [--lockfile PATH] [--timeout D] [--concurrency N]
+
+CI is the read-only gate for continuous integration. It needs a git
+repository and a committed, valid agentgate.lock. It fails when the
+lockfile in the working tree differs from HEAD's (an uncommitted lock
+change), when the live surface differs from the lockfile, and when any
+server could not be verified. Every server is attempted and reported. It
+never writes a file.
+
+With GITHUB_ACTIONS=true it also prints workflow commands
+(::error file=agentgate.lock,line=N,...) that point at the lockfile lines
+concerned. --format json prints only the report documented in
+docs/ci-report.md on stdout.
+
+Exit codes: 0 in sync, 1 drift or uncommitted lockfile change (also when
+some other server could not be verified), 2 no lockfile, damaged lockfile,
+unknown lockfile version, invalid flags or configs, 3 a server could not
+be verified or git failed.
+
+Examples:
+  agentgate ci
+  agentgate ci --format json > agentgate-report.json`,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("format", "text", "output `format`: text or json (docs/ci-report.md)")
+			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
+			captureFlags(fs)
+		},
+		run: runCI,
+	})
+}
+
+// CIReportVersion is the reportVersion of `agentgate ci --format json`.
+const CIReportVersion = 1
+
+// ciReport is the JSON report, docs/ci-report.md.
+type ciReport struct {
+	ReportVersion       int        `json:"reportVersion"`
+	Result              string     `json:"result"` // in-sync, drift, invalid, unverified
+	ExitCode            int        `json:"exitCode"`
+	Lockfile            string     `json:"lockfile"`
+	LockfileUncommitted bool       `json:"lockfileUncommitted"`
+	Servers             []ciServer `json:"servers"`
+	Errors              []ciError  `json:"errors"`
+}
+
+type ciServer struct {
+	Name   string   `json:"name"`
+	Status string   `json:"status"` // in-sync, drift, unverified
+	Change string   `json:"change"` // drift only: added, removed, changed; else ""
+	File   string   `json:"file"`   // the client config defining it; "" when no longer configured
+	Tools  ciTools  `json:"tools"`
+	Error  *ciError `json:"error"`
+}
+
+type ciTools struct {
+	Count   int            `json:"count"` // live tools; locked tools when removed or unverified
+	Added   []string       `json:"added"`
+	Removed []string       `json:"removed"`
+	Changed []ciToolChange `json:"changed"`
+}
+
+type ciToolChange struct {
+	Name   string   `json:"name"`
+	Fields []string `json:"fields"`
+}
+
+type ciError struct {
+	Message string   `json:"message"`
+	Hints   []string `json:"hints"`
+}
+
+var ciResults = map[int]string{ExitOK: "in-sync", ExitDrift: "drift", ExitInvalid: "invalid", ExitUnverified: "unverified"}
+
+func runCI(e *env, fs *flag.FlagSet, args []string) error {
+	format := flagValue[string](fs, "format")
+	if format != "text" && format != "json" {
+		return invalid(fmt.Errorf("--format %q: want text or json", format))
+	}
+	if len(args) > 0 {
+		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate ci -h' for usage")
+	}
+	rep := &ciReport{ReportVersion: CIReportVersion, Lockfile: lock.FileName, Servers: []ciServer{}, Errors: []ciError{}}
+	out := e.stdout
+	if format == "json" {
+		out = io.Discard
+	}
+	err := ci(e, fs, out, rep, format == "json")
+	if format == "json" {
+		rep.ExitCode = exitCode(err)
+		rep.Result = ciResults[rep.ExitCode]
+		var ee *ExitError
+		if errors.As(err, &ee) && ee.Err != nil && (rep.ExitCode == ExitInvalid || len(rep.Servers) == 0) {
+			rep.Errors = append(rep.Errors, ciError{Message: ee.Err.Error(), Hints: nonNil(ee.Hints)})
+		}
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		e.stdout.Write(append(b, '\n'))
+	}
+	return err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, jsonMode bool) error {
+	ws, err := openWorkspace(e, true, true, flagValue[string](fs, "lockfile"), "ci")
+	if err != nil {
+		return err
+	}
+	rep.Lockfile = ws.lockRel
+	old, data, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel),
+			"create it with 'agentgate lock', review it and commit it")
+	}
+	head, inHead, err := ws.repo.FileAt("HEAD", ws.lockRel)
+	if err != nil {
+		return classify(ExitUnverified, err)
+	}
+	color := e.useColor(e.stdout)
+	gha := e.getenv("GITHUB_ACTIONS") == "true"
+	annot := out
+	if jsonMode {
+		annot = e.stderr
+	}
+	if !inHead || !bytes.Equal(head, data) {
+		rep.LockfileUncommitted = true
+		what := "differs from HEAD"
+		if !inHead {
+			what = "is not committed"
+		}
+		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.lockRel, what)
+		fmt.Fprint(out, render.UnifiedDiff(head, data, "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (working tree)", color))
+		if gha {
+			annotate(annot, ws.lockRel, 1, "agentgate: uncommitted lockfile change",
+				ws.lockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
+		}
+	}
+	c, err := compareLive(e, fs, ws, old)
+	if err != nil {
+		return err
+	}
+	rep.Servers = ciServers(ws, c)
+	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	for _, s := range rep.Servers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], s.Name, ciDetail(s))
+	}
+	tw.Flush()
+	if c.drifted() {
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, color))
+		label := "HEAD"
+		if rep.LockfileUncommitted {
+			label = "working tree"
+		}
+		fmt.Fprint(out, render.UnifiedDiff(data, c.data, "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+	}
+	if gha {
+		annotateServers(annot, ws.lockRel, data, rep.Servers)
+	}
+	hint := "if the change is expected, run 'agentgate lock' locally, review the diff and commit " + ws.lockRel
+	verdict := c.verdict(ws.lockRel, hint)
+	if rep.LockfileUncommitted && exitCode(verdict) != ExitDrift {
+		msg := ws.lockRel + " has uncommitted changes"
+		if verdict != nil {
+			msg += "; and " + verdict.Error()
+		}
+		return drift(errors.New(msg), "commit "+ws.lockRel+" (git add "+ws.lockRel+" && git commit), or restore it: git checkout -- "+ws.lockRel)
+	}
+	if verdict == nil {
+		fmt.Fprintf(out, "agentgate: ci ok: %s, %s in sync with %s\n",
+			plural(len(c.live.Servers), "server"), plural(countTools(c.live), "tool"), ws.lockRel)
+	}
+	return verdict
+}
+
+var ciStatusText = map[string]string{"in-sync": "in sync", "drift": "drift", "unverified": "could not verify"}
+
+// ciServers reports every server configured or locked, sorted by name.
+func ciServers(ws *workspace, c *comparison) []ciServer {
+	files := map[string]string{}
+	for _, s := range ws.project.Servers {
+		files[s.Name] = where(s)
+	}
+	names := map[string]bool{}
+	for n := range files {
+		names[n] = true
+	}
+	if c.old != nil {
+		for n := range c.old.Servers {
+			names[n] = true
+		}
+	}
+	diffs := map[string]lock.ServerDiff{}
+	for _, d := range c.diff.Servers {
+		diffs[d.Name] = d
+	}
+	fails := map[string]failure{}
+	for _, f := range c.cap.failures {
+		fails[f.server] = f
+	}
+	var out []ciServer
+	for _, name := range sortedKeys(names) {
+		s := ciServer{Name: name, Status: "in-sync", File: files[name],
+			Tools: ciTools{Added: []string{}, Removed: []string{}, Changed: []ciToolChange{}}}
+		if srv, ok := c.live.Servers[name]; ok {
+			s.Tools.Count = len(srv.Tools)
+		} else if srv, ok := prevServer(c.old, name); ok {
+			s.Tools.Count = len(srv.Tools)
+		}
+		if f, ok := fails[name]; ok {
+			s.Status = "unverified"
+			s.Error = &ciError{Message: f.msg, Hints: nonNil(f.hints)}
+		}
+		if d, ok := diffs[name]; ok {
+			s.Status = "drift"
+			s.Change = string(d.Change)
+			for _, t := range d.Tools {
+				switch t.Change {
+				case lock.Added:
+					s.Tools.Added = append(s.Tools.Added, t.Name)
+				case lock.Removed:
+					s.Tools.Removed = append(s.Tools.Removed, t.Name)
+				default:
+					s.Tools.Changed = append(s.Tools.Changed, ciToolChange{Name: t.Name, Fields: nonNil(t.Fields)})
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ciDetail is the text after a server's status in ci's table.
+func ciDetail(s ciServer) string {
+	switch {
+	case s.Status == "unverified":
+		msg, _, _ := strings.Cut(s.Error.Message, "\n")
+		return msg
+	case s.Change == string(lock.Added):
+		return "configured but not locked (" + plural(s.Tools.Count, "tool") + " live)"
+	case s.Change == string(lock.Removed):
+		return "locked but no longer configured"
+	case s.Status == "drift":
+		return toolChanges(len(s.Tools.Added), len(s.Tools.Removed), s.Tools.Changed)
+	}
+	return plural(s.Tools.Count, "tool")
+}
+
+// toolChanges renders "+1 tool -2 tools ~1 tool (description)".
+func toolChanges(added, removed int, changed []ciToolChange) string {
+	var parts []string
+	if added > 0 {
+		parts = append(parts, "+"+plural(added, "tool"))
+	}
+	if removed > 0 {
+		parts = append(parts, "-"+plural(removed, "tool"))
+	}
+	if len(changed) > 0 {
+		var fields []string
+		for _, f := range []string{"name", "description", "inputSchema"} {
+			if slices.ContainsFunc(changed, func(c ciToolChange) bool { return slices.Contains(c.Fields, f) }) {
+				fields = append(fields, f)
+			}
+		}
+		parts = append(parts, "~"+plural(len(changed), "tool")+" ("+strings.Join(fields, ", ")+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+// annotateServers prints a GitHub Actions ::error for every drifted tool
+// and every server that could not be verified, at its lockfile line.
+func annotateServers(w io.Writer, file string, data []byte, servers []ciServer) {
+	for _, s := range servers {
+		switch {
+		case s.Status == "unverified":
+			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: could not verify server "+s.Name,
+				fmt.Sprintf("server %q (%s) could not be verified: %s", s.Name, s.File, s.Error.Message))
+		case s.Change == string(lock.Added):
+			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: server not locked",
+				fmt.Sprintf("server %q is configured in %s but not locked; run 'agentgate lock'", s.Name, s.File))
+		case s.Change == string(lock.Removed):
+			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: server no longer configured",
+				fmt.Sprintf("server %q is locked but no longer configured; run 'agentgate lock'", s.Name))
+		case s.Status == "drift":
+			for _, t := range s.Tools.Added {
+				annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: tool added",
+					fmt.Sprintf("server %q lists a new tool %s", s.Name, quoteVisible(t)))
+			}
+			for _, t := range s.Tools.Removed {
+				annotate(w, file, lockfileLine(data, s.Name, t), "agentgate: tool removed",
+					fmt.Sprintf("server %q no longer lists tool %s", s.Name, quoteVisible(t)))
+			}
+			for _, t := range s.Tools.Changed {
+				annotate(w, file, lockfileLine(data, s.Name, t.Name), "agentgate: tool changed",
+					fmt.Sprintf("server %q tool %s changed: %s", s.Name, quoteVisible(t.Name), strings.Join(t.Fields, ", ")))
+			}
+		}
+	}
+}
+
+// annotate prints one GitHub Actions error workflow command.
+func annotate(w io.Writer, file string, line int, title, msg string) {
+	fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n", ghProperty(file), line, ghProperty(title), ghData(msg))
+}
+
+// ghData escapes a workflow command's message: % CR LF.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value: also : and ,.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// lockfileLine returns the 1-based line of data (a lockfile as lock.Format
+// writes it) that holds tool's name in server's entry; with tool "" or not
+// found, the line of the server's key; without the server, the line of
+// "servers"; else 1. The lines looked for are produced by lock.Format
+// itself, so names are escaped exactly as in the file.
+func lockfileLine(data []byte, server, tool string) int {
+	probe := &lock.Lockfile{LockfileVersion: lock.Version, Servers: map[string]lock.Server{
+		server: {Tools: []lock.Tool{{Name: tool}}}}}
+	var serverKey, toolName, serversKey string
+	for _, l := range strings.Split(string(lock.Format(probe)), "\n") {
+		switch {
+		case strings.HasPrefix(l, `  "servers"`):
+			serversKey = l
+		case strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "     ") && serverKey == "":
+			serverKey = l
+		case strings.HasPrefix(strings.TrimSpace(l), `"name":`) && toolName == "":
+			toolName = l
+		}
+	}
+	lines := strings.Split(string(data), "\n")
+	serversAt, serverAt := 0, 0
+	for i, l := range lines {
+		switch {
+		case serversAt == 0 && l == serversKey:
+			serversAt = i + 1
+		case serversAt > 0 && serverAt == 0 && l == serverKey:
+			serverAt = i + 1
+		case serverAt > 0 && strings.HasPrefix(l, "    }"):
+			if tool == "" {
+				return serverAt
+			}
+			return serverAt
+		case serverAt > 0 && tool != "" && l == toolName:
+			return i + 1
+		}
+	}
+	switch {
+	case serverAt > 0:
+		return serverAt
+	case serversAt > 0:
+		return serversAt
+	}
+	return 1
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/render"
+)
+
+func init() {
+	register(&command{
+		name:    "diff",
+		summary: "show how the live tool surface differs from agentgate.lock (writes nothing)",
+		usage: `Usage: agentgate diff [--rev REV] [--lockfile PATH] [--timeout D] [--concurrency N]
+
+Diff captures every configured server and compares the live surface with
+the lockfile in the working tree, or with the lockfile at git revision REV.
+It prints a summary (per server: tools added, removed, changed, with the
+live description and schema of every added or changed tool, hidden
+characters made visible), then a unified diff of the lockfile. It writes
+nothing. A server that could not be captured is listed as such, never as
+in sync.
+
+Exit codes: 0 in sync, 1 drift (also when some other server could not be
+verified), 2 invalid flags, configs or lockfile, 3 could not verify.
+
+Examples:
+  agentgate diff
+  agentgate diff --rev origin/main`,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("rev", "", "compare with the lockfile at git revision `REV` instead of the working tree")
+			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
+			captureFlags(fs)
+		},
+		run: runDiff,
+	})
+}
+
+// comparison is a live capture compared with a lockfile.
+type comparison struct {
+	old  *lock.Lockfile // nil: no lockfile
+	live *lock.Lockfile // the live surface; servers that failed keep old's entry
+	data []byte         // lock.Format(live)
+	diff lock.Diff      // old -> live
+	cap  *live
+}
+
+// drifted reports whether a verified server differs.
+func (c *comparison) drifted() bool { return !c.diff.Empty() }
+
+// compareLive captures every server of ws and compares the surface with
+// old (may be nil). A server that could not be captured keeps old's entry
+// in the live lockfile, so it shows as unverified, not as drift.
+func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile) (*comparison, error) {
+	opts, err := captureOptions(e, fs, ws.project.Settings)
+	if err != nil {
+		return nil, err
+	}
+	st, err := stampNow(e)
+	if err != nil {
+		return nil, err
+	}
+	printSkipped(e, ws.project)
+	l := captureServers(e, ws.project, ws.project.Servers, opts)
+	servers := map[string]lock.Server{}
+	for name, s := range l.servers {
+		servers[name] = s
+	}
+	for _, f := range l.failures {
+		if s, ok := prevServer(old, f.server); ok {
+			servers[f.server] = s
+		}
+	}
+	lf := lock.New(servers, st, old)
+	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: lock.Compare(old, lf), cap: l}, nil
+}
+
+// verdict is the exit error of a comparison: drift outranks servers that
+// could not be verified (a proven change outranks an incomplete check).
+func (c *comparison) verdict(lockRel string, driftHints ...string) error {
+	switch {
+	case c.drifted() && len(c.cap.failures) > 0:
+		return drift(fmt.Errorf("the live surface differs from %s, and %s could not be verified: %s",
+			lockRel, plural(len(c.cap.failures), "server"), c.failedNames()), driftHints...)
+	case c.drifted():
+		return drift(fmt.Errorf("the live surface differs from %s", lockRel), driftHints...)
+	case len(c.cap.failures) > 0:
+		return &ExitError{Code: failureCode(c.cap.failures),
+			Err: fmt.Errorf("%s could not be verified: %s; the others match %s",
+				plural(len(c.cap.failures), "server"), c.failedNames(), lockRel)}
+	}
+	return nil
+}
+
+func (c *comparison) failedNames() string {
+	names := make([]string, len(c.cap.failures))
+	for i, f := range c.cap.failures {
+		names[i] = f.server
+	}
+	return strings.Join(names, ", ")
+}
+
+func runDiff(e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate diff -h' for usage")
+	}
+	ws, err := openWorkspace(e, true, true, flagValue[string](fs, "lockfile"), "diff")
+	if err != nil {
+		return err
+	}
+	rev := flagValue[string](fs, "rev")
+	var (
+		old    *lock.Lockfile
+		data   []byte
+		exists bool
+		label  = "working tree"
+	)
+	if rev != "" {
+		label = rev
+		if strings.HasPrefix(ws.lockRel, "/") || strings.HasPrefix(ws.lockRel, "../") {
+			return invalid(fmt.Errorf("--rev: %s is outside the repository", ws.lockRel))
+		}
+		data, exists, err = ws.repo.FileAt(rev, ws.lockRel)
+		if err != nil {
+			msg, hints := splitHints(err.Error())
+			return invalid(errors.New(msg), hints...)
+		}
+		if exists {
+			if old, err = parseLockfile(data, ws.lockRel+" at "+rev); err != nil {
+				return err
+			}
+		}
+	} else if old, data, exists, err = readLockfile(ws.lockPath, ws.lockRel); err != nil {
+		return err
+	}
+	if !exists {
+		fmt.Fprintf(e.stderr, "agentgate: %s does not exist (%s); every live server shows as added\n", ws.lockRel, label)
+	}
+	c, err := compareLive(e, fs, ws, old)
+	if err != nil {
+		return err
+	}
+	color := e.useColor(e.stdout)
+	if c.drifted() {
+		fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.defs, color))
+		fmt.Fprint(e.stdout, render.UnifiedDiff(data, c.data,
+			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+	}
+	if len(c.cap.failures) > 0 {
+		fmt.Fprintf(e.stdout, "agentgate: could not verify %d of %s: %s\n",
+			len(c.cap.failures), plural(len(ws.project.Servers), "server"), c.failedNames())
+	} else if !c.drifted() {
+		fmt.Fprintf(e.stdout, "agentgate: in sync: %s, %s match %s (%s)\n",
+			plural(len(c.live.Servers), "server"), plural(countTools(c.live), "tool"), ws.lockRel, label)
+	}
+	return c.verdict(ws.lockRel, "if the change is expected, run 'agentgate lock', review the diff and commit "+ws.lockRel)
+}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/render"
+)
+
+func init() {
+	register(&command{
+		name:    "hook",
+		summary: "the pre-commit check (what the git hook and the pre-commit framework run)",
+		usage: `Usage: agentgate hook [--live] [--lockfile PATH] [--timeout D] [--concurrency N]
+
+Hook is the pre-commit entry point; it works from the repository root.
+
+When the commit stages neither a client config (nor agentgate.toml) nor the
+lockfile, and --live is not given, it only checks the staged lockfile
+offline (like 'agentgate verify': format, integrity, and that it locks
+exactly the configured servers). No server is started.
+
+Otherwise it captures every server and compares the live surface with the
+staged lockfile. When they are equal byte for byte, it passes and prints
+one line saying what this commit changes in the lock. When they differ, it
+writes the new lockfile into the working tree, prints the summary and the
+diff against HEAD, and fails: review the change, 'git add' the lockfile,
+and commit again. When a server could not be captured nothing is written.
+
+Exit codes: 0 ok, 1 the lockfile was updated (or does not lock the
+configured servers), 2 invalid configs or lockfile, 3 a server could not
+be verified or git failed.
+
+Examples:
+  agentgate hook
+  agentgate hook --live --timeout 60s`,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("live", false, "always capture the servers, even when no config or lockfile change is staged")
+			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
+			captureFlags(fs)
+		},
+		run: runHook,
+	})
+}
+
+func runHook(e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		// The pre-commit framework passes file names unless pass_filenames
+		// is false; they are not needed: the index says what is staged.
+		fmt.Fprintf(e.stderr, "agentgate: note: ignoring %d file arguments; hook reads the index\n", len(args))
+	}
+	ws, err := openWorkspace(e, true, true, flagValue[string](fs, "lockfile"), "hook")
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(ws.lockRel, "/") || strings.HasPrefix(ws.lockRel, "../") {
+		return invalid(fmt.Errorf("lockfile %s is outside the repository %s", ws.lockRel, ws.root),
+			"keep agentgate.lock inside the repository (agentgate.toml: lockfile)")
+	}
+	staged, err := ws.repo.StagedChanges(func(p string) bool {
+		return p == ws.lockRel || ws.project.IsConfigPath(p)
+	})
+	if err != nil {
+		return classify(ExitUnverified, err)
+	}
+	data, exists, err := stagedLockfile(ws)
+	if err != nil {
+		return err
+	}
+	if len(staged) == 0 && !flagValue[bool](fs, "live") {
+		return hookOffline(e, ws, data, exists)
+	}
+	var old *lock.Lockfile
+	if exists {
+		if old, err = parseLockfile(data, ws.lockRel+" (staged)"); err != nil {
+			return err
+		}
+	}
+	c, err := compareLive(e, fs, ws, old)
+	if err != nil {
+		return err
+	}
+	if len(c.cap.failures) > 0 {
+		if c.drifted() {
+			fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.defs, e.useColor(e.stdout)))
+		}
+		return c.verdict(ws.lockRel, "nothing was written; fix the servers above and commit again")
+	}
+	head, inHead, err := ws.repo.FileAt("HEAD", ws.lockRel)
+	if err != nil {
+		return classify(ExitUnverified, err)
+	}
+	var headLf *lock.Lockfile
+	if inHead {
+		headLf, _ = lock.Parse(head) // a damaged HEAD lockfile counts as none
+	}
+	if exists && bytes.Equal(data, c.data) {
+		d := lock.Compare(headLf, c.live)
+		fmt.Fprintf(e.stdout, "agentgate: lock ok; %s\n", commitChange(d))
+		return nil
+	}
+	if len(c.live.Servers) == 0 && !exists {
+		fmt.Fprintln(e.stdout, "agentgate: lock ok; no MCP servers configured")
+		return nil
+	}
+	if err := lock.WriteFile(ws.lockPath, c.data, 0o644); err != nil {
+		return invalid(fmt.Errorf("write %s: %v", ws.lockRel, err), "check that the directory is writable")
+	}
+	color := e.useColor(e.stdout)
+	fmt.Fprint(e.stdout, render.Summary(lock.Compare(headLf, c.live), c.cap.defs, color))
+	fmt.Fprint(e.stdout, render.UnifiedDiff(head, c.data, "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))
+	fmt.Fprintf(e.stdout, "agentgate: wrote %s; review it, then run:\n  git add %s\n", ws.lockRel, ws.lockRel)
+	return drift(fmt.Errorf("the staged %s does not match the live surface; the working tree now has the live one", ws.lockRel),
+		"review the change above, then: git add "+ws.lockRel+" && git commit")
+}
+
+// stagedLockfile returns the lockfile's bytes in the index, or in the work
+// tree when it is not in the index.
+func stagedLockfile(ws *workspace) ([]byte, bool, error) {
+	data, ok, err := ws.repo.FileInIndex(ws.lockRel)
+	if err != nil {
+		return nil, false, classify(ExitUnverified, err)
+	}
+	if ok {
+		return data, true, nil
+	}
+	data, err = os.ReadFile(ws.lockPath)
+	if os.IsNotExist(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, invalid(fmt.Errorf("read %s: %v", ws.lockRel, err))
+	}
+	return data, true, nil
+}
+
+// hookOffline is the fast path: verify's checks on the staged lockfile.
+func hookOffline(e *env, ws *workspace, data []byte, exists bool) error {
+	if !exists {
+		if len(ws.project.Servers) == 0 {
+			fmt.Fprintln(e.stdout, "agentgate: lock ok; no MCP servers configured")
+			return nil
+		}
+		return matchConfigs(&lock.Lockfile{}, ws.project, ws.lockRel+" (missing)")
+	}
+	lf, err := parseLockfile(data, ws.lockRel)
+	if err != nil {
+		return err
+	}
+	if err := matchConfigs(lf, ws.project, ws.lockRel); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "agentgate: lock ok; %s: %s, %s (offline check: no config or lockfile change staged)\n",
+		ws.lockRel, plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
+	return nil
+}
+
+// commitChange describes d in one line: "no surface change", or per server
+// "fs +1 tool, memory ~1 tool (description)".
+func commitChange(d lock.Diff) string {
+	if d.Empty() {
+		return "no surface change"
+	}
+	var parts []string
+	for _, s := range d.Servers {
+		switch s.Change {
+		case lock.Added:
+			parts = append(parts, s.Name+" added ("+plural(len(s.Tools), "tool")+")")
+		case lock.Removed:
+			parts = append(parts, s.Name+" removed")
+		default:
+			var added, removed int
+			var changed []ciToolChange
+			for _, t := range s.Tools {
+				switch t.Change {
+				case lock.Added:
+					added++
+				case lock.Removed:
+					removed++
+				default:
+					changed = append(changed, ciToolChange{Name: t.Name, Fields: t.Fields})
+				}
+			}
+			parts = append(parts, s.Name+" "+toolChanges(added, removed, changed))
+		}
+	}
+	return "this commit: " + strings.Join(parts, ", ")
+}

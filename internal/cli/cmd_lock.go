@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+func init() {
+	register(&command{
+		name:    "lock",
+		summary: "capture every configured server and write agentgate.lock",
+		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--timeout D] [--concurrency N] [--force]
+
+Lock starts (or connects to) every server enabled in the repository's MCP
+client configs, lists its tools, and writes agentgate.lock atomically. When
+a server cannot be captured, every failure is reported, nothing is written
+(the existing lockfile stays byte for byte as it was) and the exit code is 3.
+
+--server NAME (repeatable) refreshes only the named servers and keeps the
+others' entries as they are in the existing lockfile. Servers no longer
+configured are dropped. Locking an unchanged surface rewrites nothing:
+generatedAt and generatedBy are kept, so the bytes are identical.
+
+An existing lockfile that does not parse is not overwritten unless --force
+is given. Outside a git repository, the working directory is the root.
+
+Exit codes: 0 written (or unchanged), 2 invalid flags, configs or existing
+lockfile, 3 a server could not be captured (or a variable is missing).
+
+Examples:
+  agentgate lock
+  agentgate lock --server memory --timeout 60s
+  SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) agentgate lock`,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
+			fs.Var(&stringList{}, "server", "refresh only the server `NAME` (repeatable); the others keep their locked entries")
+			fs.Bool("force", false, "replace an existing lockfile that does not parse")
+			captureFlags(fs)
+		},
+		run: runLock,
+	})
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+func (l *stringList) Get() any           { return []string(*l) }
+
+func runLock(e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate lock -h' for usage")
+	}
+	ws, err := openWorkspace(e, false, true, flagValue[string](fs, "lockfile"), "lock")
+	if err != nil {
+		return err
+	}
+	p := ws.project
+	prev, prevData, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	if err != nil {
+		if !flagValue[bool](fs, "force") {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.lockRel)
+		prev = nil
+	}
+	selected, err := selectServers(p, flagValue[[]string](fs, "server"))
+	if err != nil {
+		return err
+	}
+	opts, err := captureOptions(e, fs, p.Settings)
+	if err != nil {
+		return err
+	}
+	st, err := stampNow(e)
+	if err != nil {
+		return err
+	}
+	printSkipped(e, p)
+	l := captureServers(e, p, selected, opts)
+	if len(l.failures) > 0 {
+		what := "left unchanged"
+		if !exists {
+			what = "not written"
+		}
+		names := make([]string, len(l.failures))
+		for i, f := range l.failures {
+			names[i] = f.server
+		}
+		return &ExitError{Code: failureCode(l.failures),
+			Err: fmt.Errorf("%s %s: %s of %s could not be captured: %s", ws.lockRel, what,
+				plural(len(l.failures), "server"), plural(len(selected), "server"), strings.Join(names, ", ")),
+			Hints: []string{"fix the servers above and run 'agentgate lock' again"}}
+	}
+
+	refresh := map[string]bool{}
+	for _, s := range selected {
+		refresh[s.Name] = true
+	}
+	servers := map[string]lock.Server{}
+	type row struct{ verb, name, tools, took, status string }
+	var rows []row
+	for _, s := range p.Servers {
+		if refresh[s.Name] {
+			srv := l.servers[s.Name]
+			servers[s.Name] = srv
+			rows = append(rows, row{"locked", s.Name, plural(len(srv.Tools), "tool"),
+				fmt.Sprintf("%.2fs", l.elapsed[s.Name].Seconds()), serverStatus(prev, s.Name, srv)})
+			continue
+		}
+		if old, ok := prevServer(prev, s.Name); ok {
+			servers[s.Name] = old
+			rows = append(rows, row{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed"})
+		} else {
+			rows = append(rows, row{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name})
+		}
+	}
+	if prev != nil {
+		for _, name := range sortedKeys(prev.Servers) {
+			if !slices.ContainsFunc(p.Servers, func(s config.Server) bool { return s.Name == name }) {
+				rows = append(rows, row{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured"})
+			}
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.verb, r.name, r.tools, r.took, r.status)
+	}
+	tw.Flush()
+
+	lf := lock.New(servers, st, prev)
+	data := lock.Format(lf)
+	counts := fmt.Sprintf("%s, %s", plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
+	if exists && bytes.Equal(data, prevData) {
+		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.lockRel, counts)
+		return nil
+	}
+	if err := lock.WriteFile(ws.lockPath, data, 0o644); err != nil {
+		return invalid(fmt.Errorf("write %s: %v", ws.lockRel, err), "check that the directory is writable")
+	}
+	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.lockRel, counts)
+	return nil
+}
+
+// selectServers returns the enabled servers named (all when names is
+// empty); an unknown or disabled name is exit class 2.
+func selectServers(p *config.Project, names []string) ([]config.Server, error) {
+	if len(names) == 0 {
+		return p.Servers, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		i := slices.IndexFunc(p.Servers, func(s config.Server) bool { return s.Name == n })
+		if i >= 0 {
+			want[n] = true
+			continue
+		}
+		if j := slices.IndexFunc(p.Skipped, func(s config.Skipped) bool { return s.Name == n }); j >= 0 {
+			sk := p.Skipped[j]
+			return nil, invalid(fmt.Errorf("--server %s: the server is not enabled (%s: %s)", n, sk.File, sk.Reason),
+				"enable it in "+sk.File+", or leave it out")
+		}
+		var known []string
+		for _, s := range p.Servers {
+			known = append(known, s.Name)
+		}
+		hint := "no server is configured; add one to a client config such as .mcp.json"
+		if len(known) > 0 {
+			hint = "configured servers: " + strings.Join(known, ", ")
+		}
+		return nil, invalid(fmt.Errorf("--server %s: no enabled server has that name", n), hint)
+	}
+	var out []config.Server
+	for _, s := range p.Servers {
+		if want[s.Name] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func prevServer(prev *lock.Lockfile, name string) (lock.Server, bool) {
+	if prev == nil {
+		return lock.Server{}, false
+	}
+	s, ok := prev.Servers[name]
+	return s, ok
+}
+
+// serverStatus says how srv compares with the previous lockfile.
+func serverStatus(prev *lock.Lockfile, name string, srv lock.Server) string {
+	old, ok := prevServer(prev, name)
+	switch {
+	case !ok:
+		return "new"
+	case old.SurfaceHash == srv.SurfaceHash:
+		return "unchanged"
+	default:
+		return "changed"
+	}
+}
+
+// failureCode is the exit class of a set of failures: 3 when any server
+// could not be verified, else 2 (definitions that cannot be resolved).
+func failureCode(fs []failure) int {
+	if slices.ContainsFunc(fs, func(f failure) bool { return f.code == ExitUnverified }) {
+		return ExitUnverified
+	}
+	return ExitInvalid
+}

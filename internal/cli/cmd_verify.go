@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+func init() {
+	register(&command{
+		name:    "verify",
+		summary: "check the lockfile offline: format, integrity, and that it locks every configured server",
+		usage: `Usage: agentgate verify [--lockfile PATH] [--no-config]
+
+Verify checks agentgate.lock without starting any server and without any
+secret: the file must parse strictly (lockfileVersion 1, the exact format
+agentgate writes, and every surfaceHash must match its tools), and the
+servers it locks must be exactly the servers enabled in the repository's
+client configs. It is fast enough for every commit.
+
+Outside a git repository only --lockfile PATH works, and the configs are
+not read. --no-config skips the config check (and agentgate.toml, so the
+lockfile is --lockfile or <root>/agentgate.lock).
+
+Exit codes: 0 ok, 1 the lockfile does not lock exactly the configured
+servers, 2 missing or damaged lockfile or invalid configs.
+
+Examples:
+  agentgate verify
+  agentgate verify --lockfile ../other/agentgate.lock --no-config`,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
+			fs.Bool("no-config", false, "only check the lockfile itself, not that it matches the client configs")
+		},
+		run: runVerify,
+	})
+}
+
+func runVerify(e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate verify -h' for usage")
+	}
+	lockFlag := flagValue[string](fs, "lockfile")
+	noConfig := flagValue[bool](fs, "no-config")
+
+	var ws *workspace
+	repo, err := gitint.Open(e.dir)
+	switch {
+	case err != nil && !errors.Is(err, gitint.ErrNotRepository):
+		return classify(ExitUnverified, err)
+	case err != nil && lockFlag == "":
+		return invalid(fmt.Errorf("%s is not in a git repository", e.dir),
+			"run it inside the repository, or name the lockfile: agentgate verify --lockfile PATH")
+	case err != nil:
+		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", e.dir)
+		noConfig = true
+		ws = &workspace{root: e.dir, lockPath: absFromDir(e, lockFlag), lockRel: lockFlag}
+	default:
+		ws, err = newWorkspace(e, repo, repo.Root(), !noConfig, lockFlag)
+		if err != nil {
+			return err
+		}
+	}
+	lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel), "create it: agentgate lock")
+	}
+	var p *config.Project
+	if !noConfig {
+		p = ws.project
+	}
+	if err := matchConfigs(lf, p, ws.lockRel); err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%s: %s, %s, integrity ok", ws.lockRel, plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
+	if p != nil {
+		line += ", matches configs"
+	}
+	fmt.Fprintln(e.stdout, line)
+	return nil
+}
+
+// matchConfigs checks that lf locks exactly p's enabled servers (p nil:
+// nothing to check). A difference is drift, naming each server.
+func matchConfigs(lf *lock.Lockfile, p *config.Project, display string) error {
+	if p == nil {
+		return nil
+	}
+	var problems []string
+	configured := map[string]bool{}
+	for _, s := range p.Servers {
+		configured[s.Name] = true
+		if _, ok := lf.Servers[s.Name]; !ok {
+			problems = append(problems, fmt.Sprintf("server %q is configured in %s but not locked", s.Name, where(s)))
+		}
+	}
+	skipped := map[string]config.Skipped{}
+	for _, s := range p.Skipped {
+		skipped[s.Name] = s
+	}
+	for _, name := range sortedKeys(lf.Servers) {
+		if configured[name] {
+			continue
+		}
+		if s, ok := skipped[name]; ok {
+			problems = append(problems, fmt.Sprintf("server %q is locked but not enabled (%s: %s)", name, s.File, s.Reason))
+		} else {
+			problems = append(problems, fmt.Sprintf("server %q is locked but no client config defines it", name))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.Sort(problems)
+	return drift(errors.New(display+" does not lock exactly the configured servers:\n  "+strings.Join(problems, "\n  ")),
+		"run 'agentgate lock' to update the lockfile, review the change and commit it")
+}
+
+func countTools(lf *lock.Lockfile) int {
+	n := 0
+	if lf == nil {
+		return 0
+	}
+	for _, s := range lf.Servers {
+		n += len(s.Tools)
+	}
+	return n
+}
+
+// plural returns "1 tool", "2 tools".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

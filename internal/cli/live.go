@@ -1,0 +1,476 @@
+package cli
+
+// live.go is the pipeline lock, diff, ci and hook share: find the
+// repository root, load the client configs, resolve and capture every
+// server, decode and hash what each one listed, and collect every failure
+// (never stopping at the first).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
+)
+
+// workspace is where a command works.
+type workspace struct {
+	repo     *gitint.Repo    // nil outside a git repository
+	root     string          // absolute: the work tree's top, or the working directory outside git
+	project  *config.Project // nil when the configs were not loaded
+	lockPath string          // absolute
+	lockRel  string          // slash-separated, relative to root (as given when outside root)
+}
+
+// openRepo finds the git repository containing e.dir. Outside one it fails
+// with exit class 2 when needGit, and otherwise prints a notice and returns
+// a nil repo with e.dir as the root. Any other git failure is class 3.
+func openRepo(e *env, needGit bool, cmd string) (*gitint.Repo, string, error) {
+	repo, err := gitint.Open(e.dir)
+	if err == nil {
+		return repo, repo.Root(), nil
+	}
+	if errors.Is(err, gitint.ErrNotRepository) {
+		if needGit {
+			return nil, "", invalid(fmt.Errorf("%s needs a git repository, and %s is not in one", cmd, e.dir),
+				"run it inside the repository's work tree",
+				"outside git, 'agentgate lock' and 'agentgate verify --lockfile PATH' work")
+		}
+		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", e.dir)
+		return nil, e.dir, nil
+	}
+	return nil, "", classify(ExitUnverified, err)
+}
+
+// newWorkspace makes the workspace of repo (nil outside git) at root,
+// loads the configs when load is true, and settles the lockfile path:
+// lockFlag (relative to the working directory) > agentgate.toml's lockfile
+// (relative to the root) > <root>/agentgate.lock.
+func newWorkspace(e *env, repo *gitint.Repo, root string, load bool, lockFlag string) (*workspace, error) {
+	ws := &workspace{repo: repo, root: root}
+	if load {
+		p, err := config.Load(root)
+		if err != nil {
+			return nil, classify(ExitInvalid, err)
+		}
+		ws.project = p
+	}
+	switch {
+	case lockFlag != "":
+		ws.lockPath = absFromDir(e, lockFlag)
+	case ws.project != nil && ws.project.Settings.Lockfile != "":
+		ws.lockPath = filepath.Join(root, filepath.FromSlash(ws.project.Settings.Lockfile))
+	default:
+		ws.lockPath = filepath.Join(root, lock.FileName)
+	}
+	ws.lockPath = filepath.Clean(ws.lockPath)
+	ws.lockRel = filepath.ToSlash(ws.lockPath)
+	if rel, err := filepath.Rel(root, ws.lockPath); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		ws.lockRel = filepath.ToSlash(rel)
+	}
+	return ws, nil
+}
+
+// printSkipped tells, on stderr, which configured servers are not locked.
+func printSkipped(e *env, p *config.Project) {
+	for _, s := range p.Skipped {
+		fmt.Fprintf(e.stderr, "agentgate: skipping server %q (%s): %s\n", s.Name, s.File, s.Reason)
+	}
+}
+
+// readLockfile reads and strictly parses the lockfile at path. exists is
+// false when there is no file; a damaged one is exit class 2.
+func readLockfile(path, display string) (lf *lock.Lockfile, data []byte, exists bool, err error) {
+	data, err = os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, invalid(fmt.Errorf("read %s: %v", display, err))
+	}
+	lf, err = parseLockfile(data, display)
+	return lf, data, true, err
+}
+
+// parseLockfile parses data, naming display in the error.
+func parseLockfile(data []byte, display string) (*lock.Lockfile, error) {
+	lf, err := lock.Parse(data)
+	if err != nil {
+		msg, hints := splitHints(err.Error())
+		hints = append(hints, hintOf(err, "regenerate it with 'agentgate lock --force' and review the diff"))
+		if !errors.As(err, new(*lock.VersionError)) {
+			hints = append(hints, "agentgate lock refuses to overwrite a damaged lockfile; --force replaces it")
+		}
+		return nil, invalid(fmt.Errorf("%s: %s", display, msg), hints...)
+	}
+	return lf, nil
+}
+
+// hintOf returns err's Hint() when it has one, else def.
+func hintOf(err error, def string) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		return h.Hint()
+	}
+	return def
+}
+
+// captureFlags registers the flags of every command that starts servers.
+func captureFlags(fs *flag.FlagSet) {
+	fs.Duration("timeout", 0, "per-server `duration` for start, handshake and listing (default: AGENTGATE_TIMEOUT, agentgate.toml, else the built-in default)")
+	fs.Int("concurrency", 0, "how many servers to capture at once (default: agentgate.toml, else the built-in default)")
+}
+
+// captureOptions settles the capture options: flag > AGENTGATE_TIMEOUT >
+// agentgate.toml > capture's defaults.
+func captureOptions(e *env, fs *flag.FlagSet, s config.Settings) (capture.Options, error) {
+	var o capture.Options
+	o.Timeout = s.Timeout
+	if v := e.getenv("AGENTGATE_TIMEOUT"); v != "" {
+		d, err := parseTimeout(v)
+		if err != nil {
+			return o, invalid(fmt.Errorf("environment variable AGENTGATE_TIMEOUT=%q: %v", v, err),
+				"give a duration such as 30s or 2m, or a number of seconds")
+		}
+		o.Timeout = d
+	}
+	if d := flagValue[time.Duration](fs, "timeout"); d != 0 {
+		if d < 0 {
+			return o, invalid(fmt.Errorf("--timeout %v: must be positive", d), "give a duration such as 30s or 2m")
+		}
+		o.Timeout = d
+	}
+	o.Concurrency = s.Concurrency
+	if n := flagValue[int](fs, "concurrency"); n != 0 {
+		if n < 0 {
+			return o, invalid(fmt.Errorf("--concurrency %d: must be at least 1", n))
+		}
+		o.Concurrency = n
+	}
+	if e.isTTY(e.stderr) {
+		o.Progress = e.stderr
+	}
+	return o, nil
+}
+
+// parseTimeout accepts a Go duration ("30s") or a number of seconds ("30").
+func parseTimeout(v string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if n <= 0 {
+			return 0, errors.New("must be positive")
+		}
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, errors.New("not a duration")
+	}
+	if d <= 0 {
+		return 0, errors.New("must be positive")
+	}
+	return d, nil
+}
+
+// flagValue returns the value of fs's flag name.
+func flagValue[T any](fs *flag.FlagSet, name string) T {
+	var zero T
+	f := fs.Lookup(name)
+	if f == nil {
+		return zero
+	}
+	v, _ := f.Value.(flag.Getter).Get().(T)
+	return v
+}
+
+// failure is one server that could not be verified.
+type failure struct {
+	server string
+	file   string // where the server is configured
+	code   int    // ExitUnverified, or ExitInvalid for a definition that cannot be resolved
+	msg    string // redacted
+	stderr string // redacted tail of a stdio server's stderr
+	hints  []string
+}
+
+// live is what a capture run produced.
+type live struct {
+	servers  map[string]lock.Server             // every server captured and hashed
+	defs     map[string]map[string]lock.ToolDef // server -> tool name -> definition
+	elapsed  map[string]time.Duration
+	failures []failure // sorted by server
+}
+
+// failed reports whether server could not be verified.
+func (l *live) failed(server string) bool {
+	return slices.ContainsFunc(l.failures, func(f failure) bool { return f.server == server })
+}
+
+// captureServers resolves and captures servers, hashing what each listed.
+// Every failure is collected in the result and printed to stderr; warnings
+// about hidden characters in tool names and descriptions go to stderr too.
+func captureServers(e *env, p *config.Project, servers []config.Server, opts capture.Options) *live {
+	l := &live{
+		servers: map[string]lock.Server{},
+		defs:    map[string]map[string]lock.ToolDef{},
+		elapsed: map[string]time.Duration{},
+	}
+	var resolved []config.Resolved
+	byName := map[string]config.Server{}
+	for _, s := range servers {
+		byName[s.Name] = s
+		r, err := p.Resolve(s, e.lookup)
+		if err != nil {
+			code := ExitInvalid
+			var ce *config.Error
+			if errors.As(err, &ce) && ce.Unverifiable {
+				code = ExitUnverified
+			}
+			msg, hints := splitHints(err.Error())
+			l.failures = append(l.failures, failure{server: s.Name, file: s.File, code: code, msg: msg, hints: hints})
+			continue
+		}
+		resolved = append(resolved, r)
+	}
+	redact := func(s string) string {
+		for _, r := range resolved {
+			s = r.Redact(s)
+		}
+		return s
+	}
+	ctx := e.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var results []capture.Result
+	if len(resolved) > 0 {
+		results = capture.CaptureAll(ctx, resolved, opts)
+	}
+	for _, res := range results {
+		s := byName[res.Server]
+		l.elapsed[res.Server] = res.Elapsed
+		if res.Err != nil {
+			text := res.Err.Error()
+			var ce *capture.Error
+			if errors.As(res.Err, &ce) {
+				text = string(ce.Stage) + ": " + ce.Msg // server and file are printed anyway
+			}
+			msg, hints := splitHints(redact(text))
+			hints = append(hints, captureHint(res.Err, s, opts)...)
+			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
+				msg: msg, stderr: redact(res.StderrTail), hints: hints})
+			continue
+		}
+		srv, defs, err := decodeServer(res.Tools)
+		if err != nil {
+			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
+				msg: "invalid tools/list reply: " + redact(err.Error()),
+				hints: []string{hintOf(err, "the server listed tools agentgate cannot pin (see docs/spec/lockfile.md); report it to the server's maintainers"),
+					"to lock the other servers meanwhile, disable or exclude this one (see docs/config.md)"}})
+			continue
+		}
+		l.servers[s.Name] = srv
+		l.defs[s.Name] = defs
+		warnSuspicious(e, s.Name, defs)
+		if len(defs) == 0 {
+			fmt.Fprintf(e.stderr, "agentgate: warning: server %q (%s) listed no tools\n", s.Name, where(s))
+		}
+	}
+	slices.SortFunc(l.failures, func(a, b failure) int { return strings.Compare(a.server, b.server) })
+	for _, f := range l.failures {
+		printFailure(e, f)
+	}
+	return l
+}
+
+// decodeServer decodes and hashes the raw tools of one server.
+func decodeServer(raws []json.RawMessage) (lock.Server, map[string]lock.ToolDef, error) {
+	defs := make([]lock.ToolDef, 0, len(raws))
+	byName := make(map[string]lock.ToolDef, len(raws))
+	for i, raw := range raws {
+		d, err := lock.DecodeTool(raw)
+		if err != nil {
+			return lock.Server{}, nil, fmt.Errorf("tools[%d]: %w", i, err)
+		}
+		defs = append(defs, d)
+		byName[d.Name] = d
+	}
+	srv, err := lock.BuildServer(defs)
+	return srv, byName, err
+}
+
+// where names the file (and line) that configures s.
+func where(s config.Server) string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return s.File
+}
+
+// captureHint suggests the fix for a capture error.
+func captureHint(err error, s config.Server, o capture.Options) []string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		t := capture.DefaultTimeout.String()
+		if o.Timeout > 0 {
+			t = o.Timeout.String()
+		}
+		if s.Timeout > 0 {
+			t = s.Timeout.String()
+		}
+		return []string{fmt.Sprintf("the server did not answer within %s; raise it with --timeout 60s, AGENTGATE_TIMEOUT, or timeout in agentgate.toml (a cold npx start can take over 10s)", t)}
+	}
+	if errors.Is(err, context.Canceled) {
+		return []string{"the run was interrupted; run it again"}
+	}
+	if s.Transport == config.Stdio {
+		return []string{fmt.Sprintf("check that the command configured in %s starts and speaks MCP on stdio; its stderr is shown above", s.File)}
+	}
+	return []string{fmt.Sprintf("check that the server at the URL configured in %s is up and reachable from here, and that its headers are set", s.File)}
+}
+
+// printFailure prints one failure to stderr: server, file, what happened,
+// the server's stderr tail and the hints.
+func printFailure(e *env, f failure) {
+	fmt.Fprintf(e.stderr, "agentgate: error: server %q (%s): could not verify: %s\n", f.server, f.file, f.msg)
+	if tail := strings.TrimRight(f.stderr, "\n"); tail != "" {
+		fmt.Fprintf(e.stderr, "agentgate:   server stderr (last lines):\n")
+		for _, line := range strings.Split(tail, "\n") {
+			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", render.Visible(line))
+		}
+	}
+	for _, h := range f.hints {
+		fmt.Fprintf(e.stderr, "agentgate: hint: %s\n", h)
+	}
+}
+
+// warnSuspicious warns about tool names and descriptions with hidden or
+// direction-changing characters, showing the text escaped.
+func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		d := defs[name]
+		if kinds := render.Suspicious(d.Name); len(kinds) > 0 {
+			fmt.Fprintf(e.stderr, "agentgate: warning: server %q tool %s: name contains %s: %s\n",
+				server, quoteVisible(d.Name), strings.Join(kinds, ", "), quoteVisible(d.Name))
+		}
+		if d.Description != nil {
+			if kinds := render.Suspicious(*d.Description); len(kinds) > 0 {
+				fmt.Fprintf(e.stderr, "agentgate: warning: server %q tool %s: description contains %s: %s\n",
+					server, quoteVisible(d.Name), strings.Join(kinds, ", "), quoteVisible(*d.Description))
+			}
+		}
+	}
+}
+
+// quoteVisible returns s made safe with render.Visible, cut to a readable
+// length, in double quotes.
+func quoteVisible(s string) string {
+	v := render.Visible(s)
+	const max = 400
+	if len(v) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		v = v[:cut] + "..."
+	}
+	return `"` + v + `"`
+}
+
+// stampNow is the generatedBy/generatedAt stamp: now, or SOURCE_DATE_EPOCH
+// when set (see lock.StampNow).
+func stampNow(e *env) (lock.Stamp, error) {
+	st, err := lock.StampNow(generatedBy(), e.now, e.getenv)
+	if err != nil {
+		return st, invalid(err, "unset SOURCE_DATE_EPOCH, or set it to an integer such as $(git log -1 --format=%ct)")
+	}
+	return st, nil
+}
+
+// classify turns err into an *ExitError of class code, moving its
+// "hint: ..." lines into hints. A *config.Error marked Unverifiable (and no
+// other kind of error besides) makes it class 3.
+func classify(code int, err error) error {
+	if allUnverifiable(err) {
+		code = ExitUnverified
+	}
+	msg, hints := splitHints(err.Error())
+	return &ExitError{Code: code, Err: errors.New(msg), Hints: hints}
+}
+
+// allUnverifiable reports whether err holds config errors and all of them
+// are Unverifiable.
+func allUnverifiable(err error) bool {
+	any, all := false, true
+	var walk func(error)
+	walk = func(err error) {
+		switch x := err.(type) {
+		case *config.Error:
+			any = true
+			all = all && x.Unverifiable
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				walk(e)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		default:
+			all = false
+		}
+	}
+	walk(err)
+	return any && all
+}
+
+// splitHints separates the "hint: ..." lines of a message from the rest.
+func splitHints(msg string) (string, []string) {
+	var lines, hints []string
+	for _, line := range strings.Split(msg, "\n") {
+		if h, ok := strings.CutPrefix(line, "hint: "); ok {
+			hints = append(hints, h)
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"), hints
+}
+
+// openWorkspace is openRepo then newWorkspace.
+func openWorkspace(e *env, needGit, load bool, lockFlag, cmd string) (*workspace, error) {
+	repo, root, err := openRepo(e, needGit, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return newWorkspace(e, repo, root, load, lockFlag)
+}
+
+// absFromDir is path made absolute relative to the working directory.
+func absFromDir(e *env, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(e.dir, path)
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// relPath is path relative to e.dir when below it, for messages.
+func relPath(e *env, path string) string {
+	if rel, err := filepath.Rel(e.dir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain serves three roles: the test binary itself; the fake MCP server
+// when AGENTGATE_FAKESERVER=1 (exit_test.go's configs run os.Args[0]); and,
+// under testscript, the commands "agentgate", "git-agentgate" (so that
+// "git agentgate" works) and "fakemcp".
+func TestMain(m *testing.M) {
+	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
+		os.Exit(fakeserver.Main(os.Args[1:]))
+	}
+	testscript.Main(m, map[string]func(){
+		"agentgate":     func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"git-agentgate": func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"fakemcp":       func() { os.Exit(fakeserver.Main(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar, each in a fresh directory that
+// the script usually turns into a git repository. UPDATE_SCRIPTS=1 rewrites
+// the golden files embedded in the scripts.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			for k, v := range map[string]string{
+				"HOME":                home,
+				"GIT_CONFIG_NOSYSTEM": "1",
+				"GIT_CONFIG_GLOBAL":   filepath.Join(home, ".gitconfig"),
+				"GIT_AUTHOR_NAME":     "Test",
+				"GIT_AUTHOR_EMAIL":    "test@example.com",
+				"GIT_COMMITTER_NAME":  "Test",
+				"GIT_COMMITTER_EMAIL": "test@example.com",
+				"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
+				"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
+				"SOURCE_DATE_EPOCH":   "1785758400", // 2026-08-03T12:00:00Z
+				"NO_COLOR":            "",
+				"GITHUB_ACTIONS":      "",
+			} {
+				e.Setenv(k, v)
+			}
+			return nil
+		},
+	})
+}
