@@ -156,3 +156,23 @@ func writeString(b *strings.Builder, s string) {
 	b.WriteString(VisibleLine(s))
 	b.WriteByte('"')
 }
+
+// SuspiciousJSON is Suspicious for a JSON text: it looks at the raw bytes
+// and at every string (member names and values) after unescaping, where
+// "\u202e" hides a bidi control from a byte scan.
+func SuspiciousJSON(raw []byte) []string {
+	var all strings.Builder
+	all.Write(raw)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if s, ok := tok.(string); ok {
+			all.WriteByte(' ')
+			all.WriteString(s)
+		}
+	}
+	return Suspicious(all.String())
+}

@@ -72,16 +72,16 @@ func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, color bool) s
 func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string)) {
 	const in = "        "
 	var warnings []string
-	warn := func(field, s string) {
-		if k := Suspicious(s); len(k) > 0 {
+	warn := func(field string, k []string) {
+		if len(k) > 0 {
 			warnings = append(warnings, field+" contains "+strings.Join(k, ", "))
 		}
 	}
-	warn("name", def.Name)
+	warn("name", Suspicious(def.Name))
 	if def.Description == nil {
 		paint("", "      description: (none)")
 	} else {
-		warn("description", *def.Description)
+		warn("description", Suspicious(*def.Description))
 		shown, more := cut(*def.Description)
 		paint("", "      description:")
 		text := Visible(shown)
@@ -96,7 +96,7 @@ func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string))
 	if def.InputSchema == nil {
 		paint("", "      inputSchema: (none)")
 	} else {
-		warn("inputSchema", string(def.InputSchema))
+		warn("inputSchema", SuspiciousJSON(def.InputSchema))
 		text, ok, reason := PrettyJSON(def.InputSchema)
 		if ok {
 			paint("", "      inputSchema:")
