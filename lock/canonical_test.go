@@ -191,3 +191,23 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 	})
 }
+
+func TestPlain8(t *testing.T) {
+	// Exhaustive over one position and a few backgrounds: plain8 must agree
+	// with plainByte for every byte value anywhere in the word.
+	for _, bg := range []byte{'a', ' ', '~', '0'} {
+		for pos := range 8 {
+			for c := range 256 {
+				w := bytes.Repeat([]byte{bg}, 8)
+				w[pos] = byte(c)
+				x := uint64(0)
+				for i := 7; i >= 0; i-- {
+					x = x<<8 | uint64(w[i])
+				}
+				if got, want := plain8(x), plainByte[c]; got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+}

@@ -2,7 +2,9 @@ package lock
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -38,10 +40,10 @@ var plainByte = func() (t [256]bool) {
 }()
 
 // member is one object member already written to the output: out[start:end]
-// is its canonical `"name":value` text and key its name's raw bytes.
+// is its canonical `"name":value` text and in[ks:ke] its name's raw bytes.
+// It holds no pointers, so sorting members costs no write barriers.
 type member struct {
-	key        []byte
-	start, end int
+	ks, ke, start, end int
 }
 
 type fastCanon struct {
@@ -55,7 +57,12 @@ type fastCanon struct {
 // fastCanonical appends the canonical form of in to dst. ok is false when in
 // is outside the fast subset (or is not valid JSON at all).
 func fastCanonical(dst, in []byte) (out []byte, ok bool) {
-	f := fastCanon{in: in, out: dst}
+	f := fastCanons.Get().(*fastCanon)
+	f.in, f.i, f.out = in, 0, dst
+	defer func() {
+		f.in, f.out = nil, nil
+		fastCanons.Put(f)
+	}()
 	f.ws()
 	if !f.value(0) {
 		return dst, false
@@ -66,6 +73,10 @@ func fastCanonical(dst, in []byte) (out []byte, ok bool) {
 	}
 	return f.out, true
 }
+
+var fastCanons = sync.Pool{New: func() any { return new(fastCanon) }}
+
+func (f *fastCanon) key(m member) []byte { return f.in[m.ks:m.ke] }
 
 func (f *fastCanon) ws() {
 	for f.i < len(f.in) {
@@ -145,6 +156,9 @@ func (f *fastCanon) str() (content []byte, ok bool) {
 	f.i++ // opening quote
 	nonASCII := false
 	for {
+		for f.i+8 <= len(f.in) && plain8(binary.LittleEndian.Uint64(f.in[f.i:])) {
+			f.i += 8
+		}
 		for f.i < len(f.in) && plainByte[f.in[f.i]] {
 			f.i++
 		}
@@ -182,6 +196,17 @@ func (f *fastCanon) str() (content []byte, ok bool) {
 			return nil, false
 		}
 	}
+}
+
+// plain8 reports whether all 8 bytes packed in x are plainByte: none is
+// below 0x20, at or above 0x80, '"' or '\\' (exact SWAR tests for a zero
+// byte, as in "Bit Twiddling Hacks").
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (ones * '"')
+	b := x ^ (ones * '\\')
+	t := (x-ones*0x20)&^x | (q-ones)&^q | (b-ones)&^b | x
+	return t&highs == 0
 }
 
 // canonicalUEscape reports whether b starts with \u00hh (lowercase hex) for a
@@ -257,7 +282,7 @@ func (f *fastCanon) object(depth int) bool {
 		if f.i >= len(f.in) || f.in[f.i] != '"' {
 			return false
 		}
-		start := len(f.out)
+		start, ks := len(f.out), f.i+1
 		key, ok := f.str()
 		if !ok || !fastKey(key) {
 			return false
@@ -273,14 +298,14 @@ func (f *fastCanon) object(depth int) bool {
 			return false
 		}
 		if n := len(f.members); n > base {
-			switch c := bytes.Compare(f.members[n-1].key, key); {
+			switch c := bytes.Compare(f.key(f.members[n-1]), key); {
 			case c == 0:
 				return false // duplicate: jcs reports it
 			case c > 0:
 				sorted = false
 			}
 		}
-		f.members = append(f.members, member{key: key, start: start, end: len(f.out)})
+		f.members = append(f.members, member{ks: ks, ke: ks + len(key), start: start, end: len(f.out)})
 		f.ws()
 		if f.i >= len(f.in) {
 			return false
@@ -318,9 +343,9 @@ func fastKey(key []byte) bool {
 // in name order. It reports false on a duplicate name.
 func (f *fastCanon) sortMembers(base int) bool {
 	ms := f.members[base:]
-	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(f.key(a), f.key(b)) })
 	for i := 1; i < len(ms); i++ {
-		if bytes.Equal(ms[i-1].key, ms[i].key) {
+		if bytes.Equal(f.key(ms[i-1]), f.key(ms[i])) {
 			return false
 		}
 	}

@@ -330,3 +330,22 @@ func TestParseToleratesLayout(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDuplicateAmongManyServers(t *testing.T) {
+	servers := map[string]Server{}
+	for i := range 40 {
+		srv, _ := BuildServer(nil)
+		servers[strings.Repeat("s", i+1)] = srv
+	}
+	data := string(Format(New(servers, testStamp, nil)))
+	if _, err := Parse([]byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	// Rename the 31st server to the name of the 30th.
+	dup := strings.Replace(data, `"`+strings.Repeat("s", 31)+`"`, `"`+strings.Repeat("s", 30)+`"`, 1)
+	_, err := Parse([]byte(dup))
+	var pe *ParseError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "duplicate member name") {
+		t.Errorf("error %v", err)
+	}
+}

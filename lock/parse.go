@@ -111,7 +111,8 @@ func (p *parser) object(path string, member func(key string, off int) error) err
 		p.s.i++
 		return nil
 	}
-	seen := map[string]bool{}
+	var seen []string // few members: a slice beats a map
+	var seenMap map[string]bool
 	for {
 		p.s.ws()
 		koff := p.s.i
@@ -119,10 +120,17 @@ func (p *parser) object(path string, member func(key string, off int) error) err
 		if err != nil {
 			return err
 		}
-		if seen[key] {
+		if slices.Contains(seen, key) || seenMap[key] {
 			return p.perr(koff, pathKey(path, key), "duplicate member name: it occurs twice in the same object")
 		}
-		seen[key] = true
+		if len(seen) < 16 {
+			seen = append(seen, key)
+		} else {
+			if seenMap == nil {
+				seenMap = map[string]bool{}
+			}
+			seenMap[key] = true
+		}
 		if err := p.s.expect(':'); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -88,20 +89,36 @@ func kind(c byte) string {
 }
 
 // str consumes one string and returns its decoded value.
-func (s *scanner) str() (string, error) {
+func (s *scanner) str() (string, error) { return s.scanStr(true) }
+
+// skipStr consumes one string, checking it, without decoding it.
+func (s *scanner) skipStr() error {
+	_, err := s.scanStr(false)
+	return err
+}
+
+func (s *scanner) scanStr(keep bool) (string, error) {
 	if err := s.expect('"'); err != nil {
 		return "", err
 	}
 	start := s.i
+	for s.i+8 <= len(s.data) && plain8(binary.LittleEndian.Uint64(s.data[s.i:])) {
+		s.i += 8
+	}
 	for s.i < len(s.data) && plainByte[s.data[s.i]] {
 		s.i++
 	}
 	if s.i < len(s.data) && s.data[s.i] == '"' { // the common case: plain ASCII
 		s.i++
+		if !keep {
+			return "", nil
+		}
 		return string(s.data[start : s.i-1]), nil
 	}
 	var b []byte
-	b = append(b, s.data[start:s.i]...)
+	if keep {
+		b = append(b, s.data[start:s.i]...)
+	}
 	for {
 		if s.i >= len(s.data) {
 			return "", s.fail("invalid JSON: unterminated string")
@@ -110,6 +127,9 @@ func (s *scanner) str() (string, error) {
 		switch {
 		case c == '"':
 			s.i++
+			if !keep {
+				return "", nil
+			}
 			return string(b), nil
 		case c == '\\':
 			r, err := s.escape()
@@ -245,8 +265,7 @@ func (s *scanner) skip(depth int) error {
 	}
 	switch c := s.peek(); c {
 	case '"':
-		_, err := s.str()
-		return err
+		return s.skipStr()
 	case '{':
 		s.i++
 		if s.peek() == '}' {
@@ -254,7 +273,7 @@ func (s *scanner) skip(depth int) error {
 			return nil
 		}
 		for {
-			if _, err := s.str(); err != nil {
+			if err := s.skipStr(); err != nil {
 				return err
 			}
 			if err := s.expect(':'); err != nil {

@@ -1,0 +1,63 @@
+package lock
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics and that whatever it accepts
+// survives a round trip: Format's output parses to the same content, and
+// formatting that again gives the same bytes. Seeds: the golden files,
+// and testdata/fuzz/FuzzParse.
+func FuzzParse(f *testing.F) {
+	for _, data := range goldenFiles(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse(data)
+		if err != nil {
+			if l != nil {
+				t.Fatal("Parse returned a lockfile and an error")
+			}
+			return
+		}
+		out := Format(l)
+		l2, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse(Format(Parse(%q))): %v\n%s", data, err, out)
+		}
+		if !Compare(l, l2).Empty() || l2.GeneratedAt != l.GeneratedAt || l2.GeneratedBy != l.GeneratedBy {
+			t.Fatalf("round trip changed the content of %q", data)
+		}
+		if again := Format(l2); !bytes.Equal(again, out) {
+			t.Fatalf("Format not stable:\n%s\n%s", out, again)
+		}
+	})
+}
+
+// FuzzDecodeTool checks that DecodeTool never panics, that an accepted
+// tool can be locked unless its schema is the problem, and that the name it
+// returns hashes like the name BuildServer locks.
+func FuzzDecodeTool(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"a","description":"d","inputSchema":{"type":"object"}}`,
+		`{"name":"\u00e9","description":null}`,
+		`{"name":"a","name":"b"}`,
+		`{"name":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		d, err := DecodeTool(raw)
+		if err != nil {
+			return
+		}
+		srv, err := BuildServer([]ToolDef{d})
+		if err != nil {
+			t.Fatalf("BuildServer after DecodeTool(%q): %v", raw, err)
+		}
+		if srv.Tools[0].NameHash != HashName(d.Name) || d.Name == "" {
+			t.Fatalf("name %q", d.Name)
+		}
+	})
+}
