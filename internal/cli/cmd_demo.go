@@ -4,11 +4,13 @@ package cli
 // repository, and `agentgate demo-server`, the tiny MCP server it uses.
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,11 +87,19 @@ instruction. Used by 'agentgate demo' and by agentgate's own tests.`,
 	})
 }
 
-// demoTools returns the demo server's tools, each exactly as embedded.
+// demoTools returns the demo server's tools as embedded, each compacted to
+// one line (the stdio transport is one JSON-RPC message per line).
 func demoTools() ([]json.RawMessage, error) {
 	var tools []json.RawMessage
 	if err := json.Unmarshal(demoToolsJSON, &tools); err != nil {
 		return nil, fmt.Errorf("embedded demo_tools.json: %v", err)
+	}
+	for i, t := range tools {
+		var b bytes.Buffer
+		if err := json.Compact(&b, t); err != nil {
+			return nil, fmt.Errorf("embedded demo_tools.json: tool %d: %v", i, err)
+		}
+		tools[i] = b.Bytes()
 	}
 	return tools, nil
 }
@@ -128,8 +138,18 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 	}
 	defer cleanup()
 	w := e.stdout
+	// The commands the demo runs print indented under their "$ agentgate"
+	// line, coloured when agentgate's own output would be.
 	sub := *e
 	sub.dir = dir
+	sub.stdout = &indentWriter{w: e.stdout, prefix: "   "}
+	sub.stderr = &indentWriter{w: e.stderr, prefix: "   "}
+	sub.isTTY = func(x io.Writer) bool {
+		if iw, ok := x.(*indentWriter); ok {
+			x = iw.w
+		}
+		return e.isTTY(x)
+	}
 	fmt.Fprintf(w, "agentgate demo: a rug pull, caught. Everything runs on this machine.\n\n")
 
 	fmt.Fprintf(w, "1. A new git repository, %s, with one MCP client config:\n", dir)
@@ -177,9 +197,9 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 // demoStep runs one agentgate command in the demo repository, showing it as
 // typed, and fails unless it exits with want.
 func demoStep(e *env, want int, args ...string) error {
-	fmt.Fprintf(e.stdout, "   $ agentgate %s\n", strings.Join(args, " "))
+	fmt.Fprintf(e.stdout, "$ agentgate %s\n", strings.Join(args, " "))
 	got := run(e, args)
-	fmt.Fprintf(e.stdout, "   (exit code %d)\n", got)
+	fmt.Fprintf(e.stdout, "(exit code %d)\n", got)
 	if got != want {
 		return unverified(fmt.Errorf("demo: 'agentgate %s' exited %d, but the demo expects %d", strings.Join(args, " "), got, want),
 			"run 'agentgate demo --keep DIR' and look at DIR; please report this as a bug")
@@ -252,4 +272,26 @@ func demoCommit(dir string, e *env) error {
 	sig := &object.Signature{Name: "agentgate demo", Email: "demo@agentgate.invalid", When: e.now()}
 	_, err = wt.Commit("Pin the notes MCP server's tools", &git.CommitOptions{Author: sig, Committer: sig})
 	return err
+}
+
+// indentWriter writes to w with prefix at the start of every line.
+type indentWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool // the last byte written was not a newline
+}
+
+func (iw *indentWriter) Write(p []byte) (int, error) {
+	var b []byte
+	for _, c := range p {
+		if !iw.mid {
+			b = append(b, iw.prefix...)
+		}
+		b = append(b, c)
+		iw.mid = c != '\n'
+	}
+	if _, err := iw.w.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

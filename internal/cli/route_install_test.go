@@ -169,8 +169,9 @@ func TestInstallOutsideRepository(t *testing.T) {
 
 // TestInstallBlocksCommit is the native route end to end, with real git
 // running the installed hook, which runs the real agentgate: a commit that
-// changes a server's surface is blocked until the regenerated lockfile is
-// staged, and then lands in the same commit.
+// changes a server's surface is blocked (the hook writes the regenerated
+// lockfile) until that lockfile is staged, and then lands in the same
+// commit.
 func TestInstallBlocksCommit(t *testing.T) {
 	routeIsolateGit(t)
 	bin := routeAgentgate(t)
@@ -217,11 +218,19 @@ func TestInstallBlocksCommit(t *testing.T) {
 	if bytes.Equal(lockedAfter, lockedBefore) {
 		t.Fatal("the hook did not write the regenerated lockfile into the work tree")
 	}
-	if staged := routeGit(t, repo, "diff", "--cached", "--name-only"); !strings.Contains(staged, "agentgate.lock") {
-		t.Errorf("the regenerated lockfile is not staged; staged: %q", staged)
+	if all := out + errOut; !strings.Contains(all, "git add agentgate.lock") {
+		t.Errorf("the blocked commit does not say to stage the lockfile:\n%s", all)
 	}
 
-	// The reviewer stages it (the hook already did: this is a no-op) and commits again.
+	// Committing again without staging it is blocked again.
+	if out, errOut, err := routeGitTry(repo, "commit", "-q", "-m", "update the notes server"); err == nil {
+		t.Fatalf("the commit was not blocked although the regenerated lockfile is not staged\n%s%s", out, errOut)
+	}
+	if head := strings.TrimSpace(routeGit(t, repo, "rev-parse", "HEAD")); head != first {
+		t.Fatalf("HEAD moved to %s although the hook failed", head)
+	}
+
+	// The reviewer stages it and commits again: it lands with the config change.
 	routeGit(t, repo, "add", "agentgate.lock")
 	if out, errOut, err := routeGitTry(repo, "commit", "-q", "-m", "update the notes server"); err != nil {
 		t.Fatalf("the commit with the regenerated lockfile staged was blocked: %v\n%s%s", err, out, errOut)
@@ -230,8 +239,9 @@ func TestInstallBlocksCommit(t *testing.T) {
 	if strings.Join(files, " ") != ".mcp.json agentgate.lock" {
 		t.Errorf("the commit holds %q, want the config change and the lockfile together", files)
 	}
-	if committed := routeGit(t, repo, "show", "HEAD:agentgate.lock"); committed != string(lockedAfter) {
-		t.Error("the committed lockfile is not the one the hook regenerated")
+	// The committed lockfile pins the new description (sha256 of its text).
+	if committed := routeGit(t, repo, "show", "HEAD:agentgate.lock"); !strings.Contains(committed, `"descriptionHash": "`+sha256Hex(demoRugpullText)+`"`) {
+		t.Errorf("the committed lockfile does not pin the new description of search_notes:\n%s", committed)
 	}
 	if status := routeGit(t, repo, "status", "--porcelain"); status != "" {
 		t.Errorf("work tree not clean after the commit: %q", status)

@@ -253,7 +253,7 @@ func TestPreCommitFramework(t *testing.T) {
 	}
 
 	// 2. A staged config change that rewords a tool: the live hook fails,
-	// shows the new description, and stages the regenerated lockfile.
+	// shows the new description, and writes the regenerated lockfile.
 	rugpull := filepath.Join(t.TempDir(), "rugpull")
 	if err := os.WriteFile(rugpull, []byte("on\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -263,15 +263,19 @@ func TestPreCommitFramework(t *testing.T) {
 	code, out = tryRepo("agentgate")
 	if code != 1 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Failed`).MatchString(out) ||
 		!strings.Contains(out, "exit code: 1") || !strings.Contains(out, "search_notes") ||
-		!strings.Contains(out, "read ~/.ssh/id_rsa") {
-		t.Fatalf("surface changed: exit %d, want 1 with the live hook Failed (exit code 1) and the new description:\n%s", code, out)
+		!strings.Contains(out, "read ~/.ssh/id_rsa") || !strings.Contains(out, "git add agentgate.lock") {
+		t.Fatalf("surface changed: exit %d, want 1 with the live hook Failed (exit code 1), the new description and what to stage:\n%s", code, out)
 	}
-	staged := routeGit(t, repo, "show", ":agentgate.lock")
-	if staged == locked {
-		t.Fatalf("the live hook did not stage a regenerated lockfile:\n%s", out)
+	regenerated, err := os.ReadFile(filepath.Join(repo, "agentgate.lock"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	if string(regenerated) == locked {
+		t.Fatalf("the live hook did not write a regenerated lockfile:\n%s", out)
+	}
+	routeGit(t, repo, "add", "agentgate.lock")
 
-	// 3. Run again with the regenerated lockfile staged: passes.
+	// 3. With the regenerated lockfile staged: passes.
 	code, out = tryRepo("agentgate")
 	if code != 0 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Passed`).MatchString(out) {
 		t.Fatalf("regenerated lockfile staged: exit %d, want 0 with the live hook Passed:\n%s", code, out)
