@@ -144,7 +144,9 @@ func requirePreCommit(t *testing.T) string {
 
 // snapshotCheckout commits this checkout's working tree (tracked and
 // untracked, not ignored files) into a new repository and returns it, so
-// that pre-commit builds exactly the code under test.
+// that pre-commit builds exactly the code under test. try-repo on the
+// checkout itself would build HEAD plus tracked changes only: its own
+// snapshot of uncommitted work ("git add -u") leaves untracked files out.
 func snapshotCheckout(t *testing.T) string {
 	t.Helper()
 	root := moduleRoot(t)
