@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ToolError is a tool definition that cannot be locked: a field of the wrong
@@ -124,7 +125,11 @@ func (e *IntegrityError) Hint() string {
 func clip(s string) string {
 	const max = 80
 	if len(s) > max {
-		return s[:max] + "..."
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return s[:cut] + "..."
 	}
 	return s
 }

@@ -36,8 +36,8 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzDecodeTool checks that DecodeTool never panics, that an accepted
-// tool can be locked unless its schema is the problem, and that the name it
-// returns hashes like the name BuildServer locks.
+// tool can be locked, and that the lockfile written for it (with its name as
+// the server name too) parses back to the same bytes.
 func FuzzDecodeTool(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"a","description":"d","inputSchema":{"type":"object"}}`,
@@ -58,6 +58,15 @@ func FuzzDecodeTool(f *testing.F) {
 		}
 		if srv.Tools[0].NameHash != HashName(d.Name) || d.Name == "" {
 			t.Fatalf("name %q", d.Name)
+		}
+		// Parse accepts what Format writes, whatever the names.
+		out := Format(New(map[string]Server{d.Name: srv}, Stamp{By: d.Name}, nil))
+		l, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse(Format(...)) for tool %q: %v\n%s", d.Name, err, out)
+		}
+		if !bytes.Equal(Format(l), out) || l.Servers[d.Name].Tools[0].Name != d.Name {
+			t.Fatalf("round trip changed %q", d.Name)
 		}
 	})
 }
