@@ -236,3 +236,15 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("directory named .mcp.json: %v", err)
 	}
 }
+
+// A Server built by hand (no Syntax, no Transport) has no variables.
+func TestResolveZeroSyntax(t *testing.T) {
+	p := &Project{Root: t.TempDir()}
+	r, err := p.Resolve(Server{Name: "x", Command: "srv", Args: []string{"${A}"}}, func(string) (string, bool) { return "", false })
+	if err != nil || r.Args[0] != "${A}" || r.Cwd != p.Root {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	if d := r.Describe(); d != "stdio: srv '${A}' [cwd: "+shellQuote(p.Root)+"]" {
+		t.Errorf("Describe = %q", d)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // stops at the first error, in file order.
 //
 // Servers with the same name in several files are one server when their
-// effective definitions are the same (see sameDefinition); otherwise Load
+// effective definitions are the same (see differ and docs/config.md); otherwise Load
 // fails with an error naming both files. Disabled servers and servers
 // excluded in agentgate.toml are listed in Project.Skipped.
 func Load(root string) (*Project, error) {

@@ -58,10 +58,13 @@ func dedupe(s []string) []string {
 //
 //	stdio: npx -y @modelcontextprotocol/server-memory [env: API_KEY] (from .mcp.json:3)
 //	http (SSE fallback): https://example.com/mcp [headers: Authorization] (from .vscode/mcp.json:4)
+//
+// On a Resolved, call Resolved.Describe (not r.Server.Describe): resolved
+// arguments may hold variable values, which it redacts.
 func (s Server) Describe() string {
 	var b strings.Builder
-	switch s.Transport {
-	case Stdio:
+	switch {
+	case s.Transport == Stdio || s.Transport == "" && s.URL == "":
 		b.WriteString("stdio: " + shellQuote(s.Command))
 		for _, a := range s.Args {
 			b.WriteString(" " + shellQuote(a))

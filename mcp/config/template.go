@@ -67,6 +67,9 @@ var syntaxHelp = map[VarSyntax]string{
 // the client would pass the placeholder through literally, which is never
 // what the author meant.
 func parseTemplate(syn VarSyntax, s string) ([]seg, *Error) {
+	if syn == "" {
+		syn = SyntaxNone // a Server built by hand
+	}
 	var out []seg
 	lit := func(t string) {
 		if t == "" {
