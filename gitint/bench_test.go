@@ -169,7 +169,7 @@ func BenchmarkCommitHookNoCachedTrees(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		idx.Cache = nil
+		idx.trees = nil
 		ch, err := r.StagedChanges(isConfig)
 		if err != nil || len(ch) != 1 {
 			b.Fatal(ch, err)

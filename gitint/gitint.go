@@ -25,7 +25,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -44,7 +43,7 @@ type Repo struct {
 	root string
 
 	idxOnce sync.Once
-	idx     *index.Index
+	idx     *indexFile
 	idxErr  error
 }
 

@@ -1,7 +1,6 @@
 package gitint
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,42 +28,28 @@ func (r *Repo) IndexPath() string {
 }
 
 // index reads the index once per Repo.
-func (r *Repo) index() (*index.Index, error) {
+func (r *Repo) index() (*indexFile, error) {
 	r.idxOnce.Do(func() {
-		if p := r.IndexPath(); p != "" {
-			r.idx, r.idxErr = decodeIndexFile(p)
-			return
+		p, from := r.IndexPath(), " (from "+IndexFileEnv+")"
+		if p == "" {
+			from = ""
+			var err error
+			if p, err = defaultIndexPath(r.root); err != nil {
+				r.idxErr = fmt.Errorf("%s: find git index: %w", r.root, err)
+				return
+			}
 		}
-		idx, err := r.repo.Storer.Index()
-		if err != nil {
-			r.idxErr = fmt.Errorf("%s: read git index: %w", r.root, err)
-			return
+		r.idx, r.idxErr = readIndexFile(p)
+		if r.idxErr != nil {
+			r.idxErr = fmt.Errorf("read git index %s%s: %w", p, from, r.idxErr)
 		}
-		r.idx = idx
 	})
 	return r.idx, r.idxErr
 }
 
-func decodeIndexFile(p string) (*index.Index, error) {
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		// git treats a missing index as an empty one.
-		return &index.Index{Version: 2}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read git index %s (from %s): %w", p, IndexFileEnv, err)
-	}
-	defer f.Close()
-	idx := &index.Index{}
-	if err := index.NewDecoder(f).Decode(idx); err != nil {
-		return nil, fmt.Errorf("decode git index %s (from %s): %w", p, IndexFileEnv, err)
-	}
-	return idx, nil
-}
-
 // entries returns the index entries for path (several when unmerged).
-func entriesFor(idx *index.Index, path string) []*index.Entry {
-	es := idx.Entries
+func entriesFor(idx *indexFile, path string) []*index.Entry {
+	es := idx.entries
 	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= path })
 	j := i
 	for j < len(es) && es[j].Name == path {
@@ -131,7 +116,7 @@ func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
 			return nil, fmt.Errorf("%s: read HEAD tree: %w", r.root, err)
 		}
 	}
-	for _, e := range idx.Entries {
+	for _, e := range idx.entries {
 		if inSkipped(e.Name, skipped) || !match(e.Name) {
 			continue
 		}
@@ -206,41 +191,4 @@ func inSkipped(path string, skipped map[string]bool) bool {
 		i += 1 + j
 	}
 	return false
-}
-
-// cachedTrees flattens the index's TREE extension into directory ("" for
-// the root, otherwise "a/b/") -> tree hash. The extension lists trees in
-// pre-order, each entry saying how many subtrees follow it. go-git's decoder
-// drops invalidated entries (those under a path staged since the cache was
-// last written) without keeping the structure, so the list is used only
-// when it is whole: it starts with the root and its subtree counts account
-// for every entry. git invalidates every ancestor of a changed path, so a
-// valid root means a whole list; "git commit" rewrites the cache before it
-// runs the pre-commit hook. Otherwise the result is empty and StagedChanges
-// walks HEAD's tree in full.
-func cachedTrees(idx *index.Index) map[string]plumbing.Hash {
-	if idx.Cache == nil || len(idx.Cache.Entries) == 0 || idx.Cache.Entries[0].Path != "" {
-		return nil
-	}
-	es := idx.Cache.Entries
-	out := map[string]plumbing.Hash{}
-	bad := false
-	var visit func(i int, dir string) int
-	visit = func(i int, dir string) int {
-		e := es[i]
-		out[dir] = e.Hash
-		next := i + 1
-		for k := 0; k < e.Trees; k++ {
-			if next >= len(es) || es[next].Path == "" || e.Entries < 0 {
-				bad = true
-				return len(es)
-			}
-			next = visit(next, dir+es[next].Path+"/")
-		}
-		return next
-	}
-	if visit(0, "") != len(es) || bad {
-		return nil
-	}
-	return out
 }

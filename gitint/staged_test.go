@@ -109,7 +109,7 @@ func TestStagedChangesMatchesGit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		idx.Cache = nil
+		idx.trees = nil
 		got, err = r2.StagedChanges(isConfig)
 		if err != nil || strings.Join(got, ",") != strings.Join(st.want, ",") {
 			t.Errorf("%s: without cached trees: StagedChanges = %v, %v; want %v", st.name, got, err, st.want)
@@ -266,7 +266,7 @@ func TestIndexTreesMatchesWriteTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx.Cache = nil
+	idx.trees = nil
 	trees := indexTrees(idx)
 	if got := trees[""].String(); got != want {
 		t.Errorf("root tree = %s, git write-tree = %s", got, want)

@@ -7,21 +7,21 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// indexTrees returns, for each directory of the index ("" for the root,
+// indexTrees returns, for directories of the index ("" for the root,
 // otherwise "a/b/"), the hash of the tree git write-tree would make of it.
-// It uses the index's cached trees when they are whole (see cachedTrees),
-// and otherwise hashes the entries itself (SHA-1 object format only). A
+// It uses the index's valid cached trees (the TREE extension, which git
+// commit rewrites in full before running the pre-commit hook) when there
+// are any, and otherwise hashes the entries itself (SHA-1 only). A
 // directory holding an unmerged or intent-to-add entry has no tree and is
 // left out, as are its ancestors.
 //
 // StagedChanges uses these hashes only to skip subtrees equal to HEAD's, so
 // a missing or wrong hash costs time, never a missed change.
-func indexTrees(idx *index.Index) map[string]plumbing.Hash {
-	if c := cachedTrees(idx); c != nil {
-		return c
+func indexTrees(idx *indexFile) map[string]plumbing.Hash {
+	if len(idx.trees) > 0 {
+		return idx.trees
 	}
 	type node struct {
 		files []treeItem
@@ -29,7 +29,7 @@ func indexTrees(idx *index.Index) map[string]plumbing.Hash {
 		bad   bool
 	}
 	root := &node{}
-	for _, e := range idx.Entries {
+	for _, e := range idx.entries {
 		n := root
 		name := e.Name
 		for {
