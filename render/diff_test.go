@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/lock"
 )
 
 // gnuDiff runs the real GNU diff -u with labels: the oracle.
@@ -249,6 +251,29 @@ func BenchmarkGitDiffNoIndex10k(b *testing.B) {
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 		if err := cmd.Run(); err == nil {
 			b.Fatal("git diff found no difference")
+		}
+	}
+}
+
+// BenchmarkDiffAndSummary10k is what agentgate diff renders for the two
+// 10,000-tool lockfiles: the summary of the 3 changed tools and the diff.
+func BenchmarkDiffAndSummary10k(b *testing.B) {
+	x, y := big10k()
+	d := lock.Diff{Servers: []lock.ServerDiff{
+		{Name: "everything", Change: lock.Changed, Tools: []lock.ToolDiff{
+			{Name: "tool_01234", Change: lock.Removed},
+			{Name: "tool_04321", Change: lock.Changed, Fields: []string{"description"}},
+		}},
+		{Name: "filesystem", Change: lock.Changed, Tools: []lock.ToolDiff{{Name: "tool_08000_new", Change: lock.Added}}},
+	}}
+	desc := "Reworded description."
+	live := map[string]map[string]lock.ToolDef{
+		"everything": {"tool_04321": {Name: "tool_04321", Description: &desc, InputSchema: []byte(`{"type":"object"}`)}},
+		"filesystem": {"tool_08000_new": {Name: "tool_08000_new", Description: &desc, InputSchema: []byte(`{"type":"object"}`)}},
+	}
+	for b.Loop() {
+		if Summary(d, live, false) == "" || UnifiedDiff(x, y, "a", "b", false) == "" {
+			b.Fatal("empty output")
 		}
 	}
 }
