@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -184,6 +186,15 @@ func (s *session) fail(ctx context.Context, err error) *Error {
 		return s.errorf(ErrProtocol, "server answered with protocol version %q, which agentgate does not speak (it speaks %s)",
 			unsupported.Version, strings.Join(mcp.ValidProtocolVersions, ", "))
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause := ue.Err
+		var oe *net.OpError
+		if errors.As(cause, &oe) {
+			cause = oe.Err
+		}
+		return s.errorf(ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", displayURL(ue.URL), cause, s.r.File)
+	}
 	kind := ErrConnect
 	if s.stage != StageStart {
 		kind = ErrProtocol
@@ -248,7 +259,8 @@ func (s *session) redact(text string) string {
 
 // redact removes r's secrets from text, with r.Redact and, in case that is
 // incomplete or unavailable, by replacing every value of r.Secrets itself
-// (longest first, so a secret containing another is removed whole).
+// (longest first, so a secret containing another is removed whole), except
+// values shorter than config.MinSecretLen.
 func redact(r config.Resolved, text string) string {
 	if rd, ok := any(r).(interface{ Redact(string) string }); ok {
 		func() {
@@ -258,7 +270,9 @@ func redact(r config.Resolved, text string) string {
 	}
 	secrets := make([]string, 0, len(r.Secrets))
 	for _, v := range r.Secrets {
-		if v != "" {
+		// Like config's Redact: a value as short as "1" is no credential,
+		// and replacing it would garble every number in the message.
+		if len(v) >= config.MinSecretLen {
 			secrets = append(secrets, v)
 		}
 	}

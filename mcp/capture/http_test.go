@@ -1,0 +1,195 @@
+package capture
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/fakeserver"
+)
+
+// recorder collects what an HTTP fake received: method and headers.
+type recorder struct {
+	mu   sync.Mutex
+	seen []seenMsg
+}
+
+type seenMsg struct {
+	method string
+	header http.Header
+}
+
+func (r *recorder) on(method string, h map[string][]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = append(r.seen, seenMsg{method, http.Header(h)})
+}
+
+func (r *recorder) all() []seenMsg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]seenMsg(nil), r.seen...)
+}
+
+func httpFake(t *testing.T, opts fakeserver.Options) (*httptest.Server, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	opts.OnMessage = rec.on
+	if opts.Tools == nil {
+		opts.Tools = wantTools(t)
+	}
+	srv := httptest.NewServer(fakeserver.Handler(opts))
+	t.Cleanup(srv.Close)
+	return srv, rec
+}
+
+func remote(name string, tr config.Transport, url string) config.Resolved {
+	return config.Resolved{
+		Server: config.Server{
+			Name: name, File: ".vscode/mcp.json", Transport: tr, URL: url,
+			Headers: map[string]string{"Authorization": "Bearer tok-123", "X-Api-Key": "key-456"},
+		},
+		Secrets: []string{"Bearer tok-123", "tok-123", "key-456"},
+	}
+}
+
+func TestHTTPTransports(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tr   config.Transport
+		path string
+	}{
+		{"streamable", config.StreamableHTTP, "/mcp"},
+		{"sse", config.SSE, "/sse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, rec := httpFake(t, fakeserver.Options{PageSize: 2})
+			res := capture1(t, remote("r", tc.tr, srv.URL+tc.path), Options{})
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if !equalRaw(res.Tools, wantTools(t)) || res.Protocol != "2025-11-25" {
+				t.Errorf("protocol %q, tools %s", res.Protocol, res.Tools)
+			}
+			var methods []string
+			for _, m := range rec.all() {
+				methods = append(methods, m.method)
+				if m.header.Get("Authorization") != "Bearer tok-123" || m.header.Get("X-Api-Key") != "key-456" {
+					t.Errorf("%s without the configured headers: %v", m.method, m.header)
+				}
+			}
+			want := "initialize notifications/initialized tools/list tools/list tools/list"
+			if tc.tr == config.StreamableHTTP {
+				want += " DELETE" // the session DELETE carries the headers too
+			}
+			if got := strings.Join(methods, " "); got != want {
+				t.Errorf("server saw %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestHTTPStatusErrors(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want string
+	}{
+		{401, "HTTP 401 Unauthorized from POST /mcp (check the Authorization"},
+		{403, "HTTP 403 Forbidden from POST /mcp (the credentials were refused"},
+		{404, "HTTP 404 Not Found from POST /mcp (check the url"},
+		{500, "HTTP 500 Internal Server Error from POST /mcp (the server failed"},
+	} {
+		t.Run(http.StatusText(tc.code), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "no: Bearer tok-123", tc.code) // a body echoing the secret
+			}))
+			defer srv.Close()
+			res := capture1(t, remote("r", config.StreamableHTTP, srv.URL+"/mcp?key=key-456"), Options{})
+			want := strings.Replace(tc.want, "/mcp", srv.URL+"/mcp", 1)
+			if !errors.Is(res.Err, ErrHTTP) || !strings.Contains(res.Err.Error(), want) {
+				t.Errorf("got  %v\nwant %s", res.Err, want)
+			}
+			for _, s := range []string{"tok-123", "key-456", "?"} {
+				if strings.Contains(res.Err.Error(), s) {
+					t.Errorf("error shows %q: %v", s, res.Err)
+				}
+			}
+		})
+	}
+}
+
+func TestRedirectToOtherHostDropsHeaders(t *testing.T) {
+	other, rec := httpFake(t, fakeserver.Options{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer origin.Close()
+	res := capture1(t, remote("r", config.StreamableHTTP, origin.URL+"/mcp"), Options{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	seen := rec.all()
+	if len(seen) == 0 {
+		t.Fatal("the redirect target saw no request")
+	}
+	for _, m := range seen {
+		if m.header.Get("Authorization") != "" || m.header.Get("X-Api-Key") != "" {
+			t.Errorf("%s to another host carried the configured headers", m.method)
+		}
+	}
+}
+
+func TestFallbackToSSE(t *testing.T) {
+	fake := fakeserver.Handler(fakeserver.Options{Tools: wantTools(t)})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/legacy" && r.Method == http.MethodGet:
+			r.URL.Path = "/sse"
+		case r.URL.Path == "/legacy":
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	r := remote("legacy", config.StreamableHTTP, srv.URL+"/legacy")
+	res := capture1(t, r, Options{})
+	if !errors.Is(res.Err, ErrHTTP) || !strings.Contains(res.Err.Error(), "HTTP 405") {
+		t.Errorf("without FallbackSSE: %v", res.Err)
+	}
+	r.FallbackSSE = true
+	res = capture1(t, r, Options{})
+	if res.Err != nil || !equalRaw(res.Tools, wantTools(t)) {
+		t.Errorf("with FallbackSSE: %v, %s", res.Err, res.Tools)
+	}
+}
+
+func TestHTTPResponseTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		tr   config.Transport
+		path string
+	}{{config.StreamableHTTP, "/mcp"}, {config.SSE, "/sse"}} {
+		t.Run(string(tc.tr), func(t *testing.T) {
+			srv, _ := httpFake(t, fakeserver.Options{HugeDescription: 300000})
+			res := capture1(t, remote("big", tc.tr, srv.URL+tc.path), Options{MaxResponseBytes: 100000})
+			if !errors.Is(res.Err, ErrTooLarge) || !strings.Contains(res.Err.Error(), "larger than 100000 bytes") {
+				t.Errorf("got %v", res.Err)
+			}
+		})
+	}
+}
+
+func TestHTTPConnectionRefused(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	res := capture1(t, remote("gone", config.StreamableHTTP, url+"/mcp"), Options{})
+	want := "initialize: cannot reach " + url + "/mcp: connect: connection refused (is the server running?"
+	if !errors.Is(res.Err, ErrConnect) || !strings.Contains(res.Err.Error(), want) {
+		t.Errorf("got %v", res.Err)
+	}
+}
