@@ -278,7 +278,11 @@ func readLine(br *bufio.Reader, max int64) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if int64(len(line)+len(chunk)) > max+1 {
+		n := len(line) + len(chunk)
+		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+			n--
+		}
+		if int64(n) > max {
 			return nil, errLineTooLong
 		}
 		line = append(line, chunk...)
