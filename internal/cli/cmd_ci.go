@@ -69,6 +69,7 @@ type ciServer struct {
 	Status string   `json:"status"` // in-sync, drift, unverified
 	Change string   `json:"change"` // drift only: added, removed, changed; else ""
 	File   string   `json:"file"`   // the client config defining it; "" when no longer configured
+	Line   int      `json:"line"`   // the server's line in File; 0 when unknown
 	Tools  ciTools  `json:"tools"`
 	Error  *ciError `json:"error"`
 }
@@ -87,6 +88,7 @@ type ciToolChange struct {
 
 type ciError struct {
 	Message string   `json:"message"`
+	Stderr  string   `json:"stderr"` // last lines of a stdio server's stderr, redacted; "" if none
 	Hints   []string `json:"hints"`
 }
 
@@ -205,8 +207,9 @@ var ciStatusText = map[string]string{"in-sync": "in sync", "drift": "drift", "un
 // ciServers reports every server configured or locked, sorted by name.
 func ciServers(ws *workspace, c *comparison) []ciServer {
 	files := map[string]string{}
+	lines := map[string]int{}
 	for _, s := range ws.project.Servers {
-		files[s.Name] = where(s)
+		files[s.Name], lines[s.Name] = s.File, s.Line
 	}
 	names := map[string]bool{}
 	for n := range files {
@@ -227,7 +230,7 @@ func ciServers(ws *workspace, c *comparison) []ciServer {
 	}
 	var out []ciServer
 	for _, name := range sortedKeys(names) {
-		s := ciServer{Name: name, Status: "in-sync", File: files[name],
+		s := ciServer{Name: name, Status: "in-sync", File: files[name], Line: lines[name],
 			Tools: ciTools{Added: []string{}, Removed: []string{}, Changed: []ciToolChange{}}}
 		if srv, ok := c.live.Servers[name]; ok {
 			s.Tools.Count = len(srv.Tools)
@@ -236,7 +239,7 @@ func ciServers(ws *workspace, c *comparison) []ciServer {
 		}
 		if f, ok := fails[name]; ok {
 			s.Status = "unverified"
-			s.Error = &ciError{Message: f.msg, Hints: nonNil(f.hints)}
+			s.Error = &ciError{Message: f.msg, Stderr: f.stderr, Hints: nonNil(f.hints)}
 		}
 		if d, ok := diffs[name]; ok {
 			s.Status = "drift"
@@ -340,47 +343,16 @@ func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// lockfileLine returns the 1-based line of data (a lockfile as lock.Format
-// writes it) that holds tool's name in server's entry; with tool "" or not
-// found, the line of the server's key; without the server, the line of
-// "servers"; else 1. The lines looked for are produced by lock.Format
-// itself, so names are escaped exactly as in the file.
+// lockfileLine is the line of data (a lockfile) an annotation points at:
+// the tool's name in server's entry, else the server's key, else line 1.
 func lockfileLine(data []byte, server, tool string) int {
-	probe := &lock.Lockfile{LockfileVersion: lock.Version, Servers: map[string]lock.Server{
-		server: {Tools: []lock.Tool{{Name: tool}}}}}
-	var serverKey, toolName, serversKey string
-	for _, l := range strings.Split(string(lock.Format(probe)), "\n") {
-		switch {
-		case strings.HasPrefix(l, `  "servers"`):
-			serversKey = l
-		case strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "     ") && serverKey == "":
-			serverKey = l
-		case strings.HasPrefix(strings.TrimSpace(l), `"name":`) && toolName == "":
-			toolName = l
+	if tool != "" {
+		if n := render.LockfileLine(data, server, tool); n > 0 {
+			return n
 		}
 	}
-	lines := strings.Split(string(data), "\n")
-	serversAt, serverAt := 0, 0
-	for i, l := range lines {
-		switch {
-		case serversAt == 0 && l == serversKey:
-			serversAt = i + 1
-		case serversAt > 0 && serverAt == 0 && l == serverKey:
-			serverAt = i + 1
-		case serverAt > 0 && strings.HasPrefix(l, "    }"):
-			if tool == "" {
-				return serverAt
-			}
-			return serverAt
-		case serverAt > 0 && tool != "" && l == toolName:
-			return i + 1
-		}
-	}
-	switch {
-	case serverAt > 0:
-		return serverAt
-	case serversAt > 0:
-		return serversAt
+	if n := render.LockfileLine(data, server, ""); n > 0 {
+		return n
 	}
 	return 1
 }

@@ -96,8 +96,8 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 			names[i] = f.server
 		}
 		return &ExitError{Code: failureCode(l.failures),
-			Err: fmt.Errorf("%s %s: %s of %s could not be captured: %s", ws.lockRel, what,
-				plural(len(l.failures), "server"), plural(len(selected), "server"), strings.Join(names, ", ")),
+			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
+				len(l.failures), plural(len(selected), "server"), strings.Join(names, ", ")),
 			Hints: []string{"fix the servers above and run 'agentgate lock' again"}}
 	}
 

@@ -106,14 +106,16 @@ func readLockfile(path, display string) (lf *lock.Lockfile, data []byte, exists 
 	return lf, data, true, err
 }
 
-// parseLockfile parses data, naming display in the error.
+// parseLockfile parses data, naming display in the error. The hint for a
+// damaged file names --force, since lock refuses to overwrite it without.
 func parseLockfile(data []byte, display string) (*lock.Lockfile, error) {
 	lf, err := lock.Parse(data)
 	if err != nil {
 		msg, hints := splitHints(err.Error())
-		hints = append(hints, hintOf(err, "regenerate it with 'agentgate lock --force' and review the diff"))
-		if !errors.As(err, new(*lock.VersionError)) {
-			hints = append(hints, "agentgate lock refuses to overwrite a damaged lockfile; --force replaces it")
+		if errors.As(err, new(*lock.VersionError)) {
+			hints = append(hints, hintOf(err, "upgrade agentgate"))
+		} else {
+			hints = append(hints, "agentgate writes this file; if it was edited by hand or damaged (by a merge?), regenerate it with 'agentgate lock --force' and review the diff")
 		}
 		return nil, invalid(fmt.Errorf("%s: %s", display, msg), hints...)
 	}
@@ -268,8 +270,12 @@ func captureServers(e *env, p *config.Project, servers []config.Server, opts cap
 			if errors.As(res.Err, &ce) {
 				text = string(ce.Stage) + ": " + ce.Msg // server and file are printed anyway
 			}
+			if res.StderrTail != "" {
+				// the tail is printed in full below the message
+				text, _, _ = strings.Cut(text, "; stderr tail: ")
+			}
 			msg, hints := splitHints(redact(text))
-			hints = append(hints, captureHint(res.Err, s, opts)...)
+			hints = append(hints, captureHint(res.Err, s, opts, res.StderrTail != "")...)
 			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
 				msg: msg, stderr: redact(res.StderrTail), hints: hints})
 			continue
@@ -321,7 +327,7 @@ func where(s config.Server) string {
 }
 
 // captureHint suggests the fix for a capture error.
-func captureHint(err error, s config.Server, o capture.Options) []string {
+func captureHint(err error, s config.Server, o capture.Options, hasStderr bool) []string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		t := capture.DefaultTimeout.String()
 		if o.Timeout > 0 {
@@ -335,8 +341,11 @@ func captureHint(err error, s config.Server, o capture.Options) []string {
 	if errors.Is(err, context.Canceled) {
 		return []string{"the run was interrupted; run it again"}
 	}
+	if s.Transport == config.Stdio && hasStderr {
+		return []string{"the server's own stderr (last lines) tells why; run the command configured in " + s.File + " by hand, from the repository root, to reproduce"}
+	}
 	if s.Transport == config.Stdio {
-		return []string{fmt.Sprintf("check that the command configured in %s starts and speaks MCP on stdio; its stderr is shown above", s.File)}
+		return []string{fmt.Sprintf("run the command configured in %s by hand, from the repository root, to see why it fails", s.File)}
 	}
 	return []string{fmt.Sprintf("check that the server at the URL configured in %s is up and reachable from here, and that its headers are set", s.File)}
 }
