@@ -357,7 +357,7 @@ func printFailure(e *env, f failure) {
 	if tail := strings.TrimRight(f.stderr, "\n"); tail != "" {
 		fmt.Fprintf(e.stderr, "agentgate:   server stderr (last lines):\n")
 		for _, line := range strings.Split(tail, "\n") {
-			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", render.Visible(line))
+			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", render.VisibleLine(line))
 		}
 	}
 	for _, h := range f.hints {
@@ -386,7 +386,7 @@ func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef) {
 // quoteVisible returns s made safe with render.Visible, cut to a readable
 // length, in double quotes.
 func quoteVisible(s string) string {
-	v := render.Visible(s)
+	v := render.VisibleLine(s)
 	const max = 400
 	if len(v) > max {
 		cut := max
