@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,11 +30,30 @@ func TestMain(m *testing.M) {
 // the script usually turns into a git repository. UPDATE_SCRIPTS=1 rewrites
 // the golden files embedded in the scripts.
 func TestScripts(t *testing.T) {
+	npmBin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "npm", "node_modules", ".bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			// [npm]: the pinned npm MCP servers are installed (scripts/test.sh).
+			// Under CI=true their absence is a failure, never a skip.
+			if cond != "npm" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			if _, err := os.Stat(filepath.Join(npmBin, "mcp-server-memory")); err != nil {
+				if os.Getenv("CI") == "true" {
+					return false, fmt.Errorf("%s is missing: run scripts/test.sh (npm ci --prefix testdata/npm)", npmBin)
+				}
+				return false, nil
+			}
+			return true, nil
+		},
 		Setup: func(e *testscript.Env) error {
+			e.Setenv("NPM_BIN", npmBin)
 			home := filepath.Join(e.WorkDir, ".home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
