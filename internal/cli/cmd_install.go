@@ -46,7 +46,7 @@ not be written.
 
 Examples:
   agentgate install
-  agentgate install --print >> .husky/pre-commit   # merge into your own hook
+  agentgate install --print   # show the script, e.g. to merge into your own hook
   git agentgate install --force`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("force", false, "replace a pre-commit hook that agentgate did not write")
