@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -459,6 +460,38 @@ func wantStderr(s string) func(*testing.T, *testRepo, string, string) {
 		t.Helper()
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr does not contain %q:\n%s", s, stderr)
+		}
+	}
+}
+
+// TestCIReportDocumented checks that docs/ci-report.md documents every
+// field of the JSON report, and mentions each result value.
+func TestCIReportDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci-report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields func(reflect.Type)
+	fields = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct {
+			return
+		}
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !bytes.Contains(doc, []byte("`"+name+"`")) && !bytes.Contains(doc, []byte("`tools."+name+"`")) {
+				t.Errorf("docs/ci-report.md does not document field %q of %s", name, typ.Name())
+			}
+			fields(f.Type)
+		}
+	}
+	fields(reflect.TypeOf(ciReport{}))
+	for _, r := range ciResults {
+		if !bytes.Contains(doc, []byte("`"+r+"`")) {
+			t.Errorf("docs/ci-report.md does not mention result %q", r)
 		}
 	}
 }
