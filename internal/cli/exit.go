@@ -3,6 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // Exit codes: the contract documented in README.md and docs/ROUTES.md.
@@ -61,4 +64,61 @@ func exitCode(err error) int {
 		return ee.Code
 	}
 	return ExitInvalid
+}
+
+// classify turns err into an *ExitError of class code, moving its
+// "hint: ..." lines into hints. A *config.Error marked Unverifiable (and no
+// other kind of error besides) makes it class 3.
+func classify(code int, err error) error {
+	if allUnverifiable(err) {
+		code = ExitUnverified
+	}
+	msg, hints := splitHints(err.Error())
+	return &ExitError{Code: code, Err: errors.New(msg), Hints: hints}
+}
+
+// allUnverifiable reports whether err holds config errors and all of them
+// are Unverifiable.
+func allUnverifiable(err error) bool {
+	any, all := false, true
+	var walk func(error)
+	walk = func(err error) {
+		switch x := err.(type) {
+		case *config.Error:
+			any = true
+			all = all && x.Unverifiable
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				walk(e)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		default:
+			all = false
+		}
+	}
+	walk(err)
+	return any && all
+}
+
+// splitHints separates the "hint: ..." lines of a message from the rest.
+func splitHints(msg string) (string, []string) {
+	var lines, hints []string
+	for _, line := range strings.Split(msg, "\n") {
+		if h, ok := strings.CutPrefix(line, "hint: "); ok {
+			hints = append(hints, h)
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"), hints
+}
+
+// hintOf returns err's Hint() when it has one, else def.
+func hintOf(err error, def string) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		return h.Hint()
+	}
+	return def
 }

@@ -122,15 +122,6 @@ func parseLockfile(data []byte, display string) (*lock.Lockfile, error) {
 	return lf, nil
 }
 
-// hintOf returns err's Hint() when it has one, else def.
-func hintOf(err error, def string) string {
-	var h interface{ Hint() string }
-	if errors.As(err, &h) && h.Hint() != "" {
-		return h.Hint()
-	}
-	return def
-}
-
 // captureFlags registers the flags of every command that starts servers.
 func captureFlags(fs *flag.FlagSet) {
 	fs.Duration("timeout", 0, "per-server `duration` for start, handshake and listing (default: AGENTGATE_TIMEOUT, agentgate.toml, else the built-in default)")
@@ -408,54 +399,6 @@ func stampNow(e *env) (lock.Stamp, error) {
 	return st, nil
 }
 
-// classify turns err into an *ExitError of class code, moving its
-// "hint: ..." lines into hints. A *config.Error marked Unverifiable (and no
-// other kind of error besides) makes it class 3.
-func classify(code int, err error) error {
-	if allUnverifiable(err) {
-		code = ExitUnverified
-	}
-	msg, hints := splitHints(err.Error())
-	return &ExitError{Code: code, Err: errors.New(msg), Hints: hints}
-}
-
-// allUnverifiable reports whether err holds config errors and all of them
-// are Unverifiable.
-func allUnverifiable(err error) bool {
-	any, all := false, true
-	var walk func(error)
-	walk = func(err error) {
-		switch x := err.(type) {
-		case *config.Error:
-			any = true
-			all = all && x.Unverifiable
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				walk(e)
-			}
-		case interface{ Unwrap() error }:
-			walk(x.Unwrap())
-		default:
-			all = false
-		}
-	}
-	walk(err)
-	return any && all
-}
-
-// splitHints separates the "hint: ..." lines of a message from the rest.
-func splitHints(msg string) (string, []string) {
-	var lines, hints []string
-	for _, line := range strings.Split(msg, "\n") {
-		if h, ok := strings.CutPrefix(line, "hint: "); ok {
-			hints = append(hints, h)
-			continue
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n"), hints
-}
-
 // openWorkspace is openRepo then newWorkspace.
 func openWorkspace(e *env, needGit, load bool, lockFlag, cmd string) (*workspace, error) {
 	repo, root, err := openRepo(e, needGit, cmd)
@@ -475,11 +418,3 @@ func absFromDir(e *env, path string) string {
 
 // sortedKeys returns m's keys in order.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-// relPath is path relative to e.dir when below it, for messages.
-func relPath(e *env, path string) string {
-	if rel, err := filepath.Rel(e.dir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return path
-}
