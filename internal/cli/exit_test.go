@@ -378,7 +378,7 @@ func TestExitCodes(t *testing.T) {
 			r.git("add", "README")
 			return r
 		}, args: []string{"hook"}, want: ExitOK, check: wantStdout("offline check")},
-		{name: "hook offline damaged lockfile", setup: func(t *testing.T) *testRepo {
+		{name: "hook offline reads the index, not the work tree", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			r.write("agentgate.lock", "{}\n")
 			return r // not staged: the offline check reads the index, which is fine
