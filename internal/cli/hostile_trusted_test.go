@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Untrusted repositories: with a trusted revision, a pull request cannot
+// make agentgate start a command that revision does not define.
+
+// trustedRepo is a repository whose main branch defines four servers, and
+// a branch "pr" (checked out) that changes three of them and adds one.
+// Every fake logs to logDir/<server>.log, so a test can tell which
+// started.
+func trustedRepo(t *testing.T) (r *testRepo, logDir string) {
+	logDir = t.TempDir()
+	logged := func(name string, args ...string) map[string]any {
+		return fakeServer(append([]string{"-log", filepath.Join(logDir, name+".log"), "-tools", "notes.json"}, args...)...)
+	}
+	script := func(name string) map[string]any {
+		return map[string]any{"command": "sh", "args": []string{"./server.sh", filepath.Join(logDir, name+".log")},
+			"env": map[string]string{"AGENTGATE_FAKESERVER": "1"}}
+	}
+	r = newRepo(t, true, map[string]any{
+		"same":     logged("same"),
+		"args":     logged("args"),
+		"script":   script("script"),
+		"other": logged("other"),
+	})
+	r.write("server.sh", "exec \""+os.Args[0]+"\" -log \"$1\" -tools notes.json\n")
+	r.mustRun(ExitOK, "lock")
+	r.commitAll()
+	r.git("checkout", "-q", "-b", "pr")
+	r.writeConfig(map[string]any{
+		"same":     logged("same"),
+		"args":     logged("args", "-stderr", "pwned"),
+		"script":   script("script"),
+		"other": logged("other"),
+		"added":    logged("added"),
+	})
+	r.write("server.sh", "echo pwned >&2\nexec \""+os.Args[0]+"\" -log \"$1\" -tools notes.json\n")
+	r.commitAll()
+	return r, logDir
+}
+
+// inProcessEnv is the env testRepo.agentgate gives a command.
+func inProcessEnv(r *testRepo) *env {
+	return &env{
+		ctx: context.Background(), stdout: io.Discard, stderr: io.Discard, dir: r.dir,
+		getenv: func(k string) string { return r.env[k] },
+		lookup: func(k string) (string, bool) { v, ok := r.env[k]; return v, ok },
+		now:    func() time.Time { return time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC) },
+		isTTY:  func(io.Writer) bool { return false },
+	}
+}
+
+func TestHostileTrustFilter(t *testing.T) {
+	r, _ := trustedRepo(t)
+	ws, err := openWorkspace(inProcessEnv(r), true, true, "", "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, refused, err := trustFilter(ws, "main", ws.project.Servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started []string
+	for _, s := range ok {
+		started = append(started, s.Name)
+	}
+	if strings.Join(started, " ") != "other same" {
+		t.Errorf("trusted %q, want other and same", started)
+	}
+	want := map[string]string{
+		"added":  `no enabled server "added" at main`,
+		"args":   `its definition differs from the one at main (field "args")`,
+		"script": "it runs server.sh, which differs from main",
+	}
+	if len(refused) != len(want) {
+		t.Errorf("refused %+v", refused)
+	}
+	for _, f := range refused {
+		if !strings.Contains(f.msg, want[f.server]) || f.code != ExitUnverified || !strings.HasPrefix(f.file, ".mcp.json:") || len(f.hints) == 0 {
+			t.Errorf("server %q: %+v, want a class-3 failure saying %q", f.server, f, want[f.server])
+		}
+	}
+
+	// The same definitions at the same revision: everything is trusted.
+	ok, refused, err = trustFilter(ws, "pr", ws.project.Servers)
+	if err != nil || len(refused) != 0 || len(ok) != len(ws.project.Servers) {
+		t.Errorf("at its own revision: trusted %d of %d, refused %+v, err %v", len(ok), len(ws.project.Servers), refused, err)
+	}
+
+	// A revision that does not resolve is a usage error.
+	if _, _, err := trustFilter(ws, "origin/nope", ws.project.Servers); exitCode(err) != ExitInvalid || !strings.Contains(err.Error(), "origin/nope") {
+		t.Errorf("unknown ref: %v (exit %d)", err, exitCode(err))
+	}
+}
