@@ -27,21 +27,21 @@ func trustedRepo(t *testing.T) (r *testRepo, logDir string) {
 			"env": map[string]string{"AGENTGATE_FAKESERVER": "1"}}
 	}
 	r = newRepo(t, true, map[string]any{
-		"same":     logged("same"),
-		"args":     logged("args"),
-		"script":   script("script"),
-		"other": logged("other"),
+		"same":   logged("same"),
+		"args":   logged("args"),
+		"script": script("script"),
+		"other":  logged("other"),
 	})
 	r.write("server.sh", "exec \""+os.Args[0]+"\" -log \"$1\" -tools notes.json\n")
 	r.mustRun(ExitOK, "lock")
 	r.commitAll()
 	r.git("checkout", "-q", "-b", "pr")
 	r.writeConfig(map[string]any{
-		"same":     logged("same"),
-		"args":     logged("args", "-stderr", "pwned"),
-		"script":   script("script"),
-		"other": logged("other"),
-		"added":    logged("added"),
+		"same":   logged("same"),
+		"args":   logged("args", "-stderr", "pwned"),
+		"script": script("script"),
+		"other":  logged("other"),
+		"added":  logged("added"),
 	})
 	r.write("server.sh", "echo pwned >&2\nexec \""+os.Args[0]+"\" -log \"$1\" -tools notes.json\n")
 	r.commitAll()
