@@ -95,6 +95,7 @@ type httpFailure struct {
 	code   int
 	method string
 	url    string
+	origin string // scheme://host:port of the failing request
 }
 
 func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -111,7 +112,8 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 400 {
 		t.mu.Lock()
 		if t.failure == nil {
-			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String()}
+			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String(),
+				origin: req.URL.Scheme + "://" + req.URL.Host}
 		}
 		t.mu.Unlock()
 	}
@@ -141,7 +143,7 @@ func (t *httpTripper) firstFailure() string {
 	default:
 		hint = "check the url and headers"
 	}
-	if !strings.HasPrefix(f.url, t.origin+"/") && f.url != t.origin {
+	if f.origin != t.origin { // compared without userinfo, which the URL may carry
 		hint += "; the request was redirected to another host, which agentgate does not send the configured headers to"
 	}
 	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", f.code, http.StatusText(f.code), f.method, displayURL(f.url), hint)
