@@ -16,19 +16,26 @@ import (
 // absent (Description nil); "inputSchema" any JSON value, or null or absent
 // (InputSchema nil), kept as the raw bytes sent. Other members are ignored.
 // Errors are *ToolError and name the field.
+//
+// Raw and InputSchema share raw's bytes (no copy: a 10,000-tool listing is
+// held once): the caller must not modify raw afterwards.
 func DecodeTool(raw []byte) (ToolDef, error) {
-	if _, err := Canonicalize(raw); err != nil {
+	bp := canonBufs.Get().(*[]byte) // validation only: the canonical form is not kept
+	out, err := appendCanonical((*bp)[:0], raw)
+	*bp = out[:0]
+	canonBufs.Put(bp)
+	if err != nil {
 		return ToolDef{}, &ToolError{Tool: toolNameHint(raw), Msg: "the tool definition is not valid I-JSON: " + err.Error()}
 	}
 	raw = bytes.TrimSpace(raw)
 	if raw[0] != '{' {
 		return ToolDef{}, &ToolError{Msg: "want a JSON object, got " + kind(raw[0])}
 	}
-	var m map[string]json.RawMessage // exact: duplicates and bad text were rejected above
-	if err := json.Unmarshal(raw, &m); err != nil {
+	m, err := members(raw) // exact: duplicates and bad text were rejected above
+	if err != nil {
 		return ToolDef{}, &ToolError{Msg: err.Error()}
 	}
-	def := ToolDef{Raw: append(json.RawMessage(nil), raw...)}
+	def := ToolDef{Raw: raw[:len(raw):len(raw)]}
 	name, ok := m["name"]
 	switch {
 	case !ok:
@@ -48,9 +55,45 @@ func DecodeTool(raw []byte) (ToolDef, error) {
 		_ = json.Unmarshal(d, def.Description)
 	}
 	if s, ok := m["inputSchema"]; ok && string(s) != "null" {
-		def.InputSchema = append(json.RawMessage(nil), s...)
+		def.InputSchema = s
 	}
 	return def, nil
+}
+
+// members returns the values of the hashed members of the JSON object obj,
+// as sub-slices of obj (capacity cut to their length), by member name.
+func members(obj []byte) (map[string][]byte, error) {
+	m := make(map[string][]byte, 3)
+	s := scanner{data: obj}
+	if err := s.expect('{'); err != nil {
+		return nil, err
+	}
+	if s.peek() == '}' {
+		return m, nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		s.peek() // skip whitespace
+		start := s.i
+		if err := s.skip(0); err != nil {
+			return nil, err
+		}
+		switch key {
+		case "name", "description", "inputSchema":
+			if _, dup := m[key]; !dup {
+				m[key] = obj[start:s.i:s.i]
+			}
+		}
+		if done, err := s.next('}'); done || err != nil {
+			return m, err
+		}
+	}
 }
 
 // toolNameHint returns the tool's name for an error message: the value of
