@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "ci",
 		summary: "the read-only CI gate: committed lockfile vs live surface, every server reported",
-		usage: `Usage: agentgate ci [--format text|json] [--lockfile PATH] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate ci [--format text|json] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 CI is the read-only gate for continuous integration. It needs a git
 repository and a committed, valid agentgate.lock. It fails when the
@@ -27,6 +27,12 @@ lockfile in the working tree differs from HEAD's (an uncommitted lock
 change), when the live surface differs from the lockfile, and when any
 server could not be verified. Every server is attempted and reported. It
 never writes a file.
+
+With --trusted-ref REV (or AGENTGATE_TRUSTED_REF=REV) it starts only the
+servers whose definition, and the repository files their command line
+names, are identical at REV: run it so on pull requests, where the configs
+come from the pull request. Every other server is reported and not started
+(exit 3). See docs/SECURITY.md.
 
 With GITHUB_ACTIONS=true it also prints workflow commands
 (::error file=agentgate.lock,line=N,...) that point at the lockfile lines
@@ -40,7 +46,8 @@ be verified or git failed.
 
 Examples:
   agentgate ci
-  agentgate ci --format json > agentgate-report.json`,
+  agentgate ci --format json > agentgate-report.json
+  agentgate ci --trusted-ref origin/main`,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("format", "text", "output `format`: text or json (docs/ci-report.md)")
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")

@@ -64,7 +64,10 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile) (*
 		return nil, err
 	}
 	printSkipped(e, ws.project)
-	l := captureServers(e, ws.project, ws.project.Servers, opts)
+	l, err := guardedCapture(e, fs, ws, ws.project.Servers, opts)
+	if err != nil {
+		return nil, err
+	}
 	servers := map[string]lock.Server{}
 	for name, s := range l.servers {
 		servers[name] = s

@@ -85,7 +85,10 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	printSkipped(e, p)
-	l := captureServers(e, p, selected, opts)
+	l, err := guardedCapture(e, fs, ws, selected, opts)
+	if err != nil {
+		return err
+	}
 	if len(l.failures) > 0 {
 		what := "left unchanged"
 		if !exists {

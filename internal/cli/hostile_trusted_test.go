@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -45,6 +46,10 @@ func trustedRepo(t *testing.T) (r *testRepo, logDir string) {
 	})
 	r.write("server.sh", "echo pwned >&2\nexec \""+os.Args[0]+"\" -log \"$1\" -tools notes.json\n")
 	r.commitAll()
+	logs, _ := filepath.Glob(filepath.Join(logDir, "*.log")) // from the lock on main
+	for _, l := range logs {
+		os.Remove(l)
+	}
 	return r, logDir
 }
 
@@ -99,5 +104,45 @@ func TestHostileTrustFilter(t *testing.T) {
 	// A revision that does not resolve is a usage error.
 	if _, _, err := trustFilter(ws, "origin/nope", ws.project.Servers); exitCode(err) != ExitInvalid || !strings.Contains(err.Error(), "origin/nope") {
 		t.Errorf("unknown ref: %v (exit %d)", err, exitCode(err))
+	}
+}
+
+// TestHostileTrustedRefCLI runs `agentgate ci --trusted-ref main` (and
+// with AGENTGATE_TRUSTED_REF; and lock and diff) on the pull request's
+// checkout: exit 3, every refused server named with the reason, none of
+// them ever started, the trusted ones captured, the lockfile unchanged.
+func TestHostileTrustedRefCLI(t *testing.T) {
+	for _, args := range [][]string{{"ci", "--trusted-ref", "main"}, {"ci"}, {"lock", "--trusted-ref", "main"}, {"diff", "--trusted-ref", "main"}} {
+		r, logDir := trustedRepo(t)
+		if len(args) == 1 {
+			r.env[trustedRefEnv] = "main"
+		}
+		before := r.read("agentgate.lock")
+		code, stdout, stderr := r.agentgate(args...)
+		if code != ExitUnverified {
+			t.Fatalf("%v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, ExitUnverified, stdout, stderr)
+		}
+		for _, w := range []string{
+			`server "added" (.mcp.json:`, `server "args" (.mcp.json:`, `server "script" (.mcp.json:`,
+			"it runs server.sh, which differs from main", "--trusted-ref main starts only servers defined identically at main",
+		} {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr does not contain %q:\n%s", args, w, stderr)
+			}
+		}
+		for _, name := range []string{"added", "args", "script"} {
+			if _, err := os.Stat(filepath.Join(logDir, name+".log")); err == nil {
+				t.Errorf("%v: server %q was started", args, name)
+			}
+		}
+		t.Logf("%v: stderr:\n%s", args, stderr)
+		if !bytes.Equal(r.read("agentgate.lock"), before) {
+			t.Errorf("%v: agentgate.lock changed", args)
+		}
+		for _, name := range []string{"same", "other"} {
+			if b, err := os.ReadFile(filepath.Join(logDir, name+".log")); err != nil || !bytes.Contains(b, []byte("method tools/list")) {
+				t.Errorf("%v: trusted server %q was not captured: %v", args, name, err)
+			}
+		}
 	}
 }

@@ -7,12 +7,14 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -152,4 +154,24 @@ func changedLocalFile(ws *workspace, ref string, s config.Server) (string, error
 		}
 	}
 	return "", nil
+}
+
+// guardedCapture is captureServers behind the --trusted-ref guard: servers
+// trustFilter refuses are never started, and are reported (on stderr, and
+// in the result's failures, sorted by server) like servers that failed.
+func guardedCapture(e *env, fs *flag.FlagSet, ws *workspace, servers []config.Server, opts capture.Options) (*live, error) {
+	var refused []failure
+	if ref := trustedRef(e, flagValue[string](fs, "trusted-ref")); ref != "" {
+		var err error
+		if servers, refused, err = trustFilter(ws, ref, servers); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range refused {
+		printFailure(e, f)
+	}
+	l := captureServers(e, ws.project, servers, opts)
+	l.failures = append(l.failures, refused...)
+	slices.SortFunc(l.failures, func(a, b failure) int { return strings.Compare(a.server, b.server) })
+	return l, nil
 }
