@@ -125,16 +125,14 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 	}
 	_, stderr = check(ExitDrift, "ci")
 	warned([]string{"ci (drift)"}, stderr)
-	// JSON output is data: the exact names, with control characters
-	// escaped by JSON itself.
+	// JSON output is data: the exact names, with control and invisible
+	// characters as JSON escapes.
 	code, stdout, _ := r.agentgate("ci", "--format", "json")
 	var rep ciReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitDrift {
 		t.Fatalf("ci --format json: exit %d, %v", code, err)
 	}
-	if strings.ContainsFunc(stdout, func(r rune) bool { return r < 0x20 && r != '\n' }) {
-		t.Errorf("ci --format json: raw control character:\n%q", stdout)
-	}
+	assertSafeText(t, "ci --format json stdout", stdout)
 	var names []string
 	for _, c := range rep.Servers[0].Tools.Changed {
 		names = append(names, c.Name)
@@ -144,4 +142,19 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 	}
 	_, stderr = check(ExitDrift, "hook", "--live")
 	warned([]string{"hook --live"}, stderr)
+}
+
+func TestHostileEscapeInvisibleJSON(t *testing.T) {
+	for _, s := range []string{"plain", "a\u202eb", "zero\u200b\ufeffwidth", "tag" + tagText("hi"), "sep\u2028\u2029", "é ü 日本", "\x1b[31m"} {
+		b, _ := json.Marshal(map[string]string{"name": s})
+		got := escapeInvisibleJSON(b)
+		var back map[string]string
+		if err := json.Unmarshal(got, &back); err != nil || back["name"] != s {
+			t.Errorf("%q: %s does not decode to the same value (%v)", s, got, err)
+		}
+		assertSafeText(t, "escapeInvisibleJSON", string(got))
+	}
+	if got := string(escapeInvisibleJSON([]byte(`"` + tagText("A") + `"`))); got != `"\udb40\udc41"` {
+		t.Errorf("tag A: %s, want the surrogate pair escape", got)
+	}
 }
