@@ -62,6 +62,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -175,7 +176,12 @@ func CaptureAll(ctx context.Context, servers []config.Resolved, opts Options) []
 	return results
 }
 
-// progress writes one line per state change of a server, when enabled.
+// progress writes one line per state change of a server, when enabled:
+// "agentgate: NAME: STATE (ELAPSED)", ELAPSED in seconds since the server's
+// capture began, e.g. "agentgate: memory: done: 9 tools (0.8s)". A name
+// holding a character that is not graphic (control, escape, bidi or other
+// format characters) is shown Go-quoted, so a config cannot write terminal
+// escapes through it.
 type progress struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -184,6 +190,9 @@ type progress struct {
 func (p *progress) report(server, state string, start time.Time) {
 	if p.w == nil {
 		return
+	}
+	if q := strconv.QuoteToGraphic(server); q != `"`+server+`"` {
+		server = q
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
