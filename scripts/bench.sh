@@ -18,6 +18,8 @@ RUNS=${RUNS:-9}
 OUT=$ROOT/bench-out
 rm -rf "$OUT"
 mkdir -p "$OUT/bin"
+# A module of its own, so that go build/vet/test ./... never look inside.
+printf 'module agentgate-bench-out\n' >"$OUT/go.mod"
 
 npm_ci() { # dir
 	if [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules" ]; then
@@ -98,8 +100,8 @@ check "$H" ratio -runs "$RUNS" -target 1.35 \
 "$H" genrepo -dir "$OUT/repo" -commits 10000 -tools 1000 >&2
 (
 	cd "$OUT/repo"
-	echo "// staged" >>src/d00/f000.go
-	git add src/d00/f000.go
+	echo "staged" >>src/d00/f000.txt
+	git add src/d00/f000.txt
 	check "$H" ratio -runs "$RUNS" -target 3 \
 		-name "3 agentgate verify vs git show HEAD:agentgate.lock (10,000 commits, 1,000 tools)" \
 		-- "$AG" verify -- git show HEAD:agentgate.lock

@@ -116,7 +116,7 @@ func cmdGenRepo(args []string) error {
 	data := func(b []byte) { fmt.Fprintf(w, "data %d\n", len(b)); w.Write(b); w.WriteByte('\n') }
 	file := func(path string, b []byte) { fmt.Fprintf(w, "M 100644 inline %s\n", path); data(b) }
 	src := func(i, rev int) []byte {
-		return fmt.Appendf(nil, "package d%02d\n\n// F%03d is revision %d.\nfunc F%03d() int { return %d }\n", i/50, i, rev, i, rev)
+		return fmt.Appendf(nil, "file %03d in directory %02d, revision %d\n", i, i/50, rev)
 	}
 	for c := range *commits {
 		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.invalid> %d +0000\n", epoch.Unix()+int64(c))
@@ -126,12 +126,12 @@ func cmdGenRepo(args []string) error {
 			file(".mcp.json", []byte(cfg.String()))
 			file(lock.FileName, lockData)
 			for i := range 1000 {
-				file(fmt.Sprintf("src/d%02d/f%03d.go", i/50, i), src(i, 0))
+				file(fmt.Sprintf("src/d%02d/f%03d.txt", i/50, i), src(i, 0))
 			}
 			continue
 		}
 		i := (c * 7) % 1000
-		file(fmt.Sprintf("src/d%02d/f%03d.go", i/50, i), src(i, c))
+		file(fmt.Sprintf("src/d%02d/f%03d.txt", i/50, i), src(i, c))
 	}
 	if err := w.Flush(); err != nil {
 		return err

@@ -3,17 +3,20 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/cli"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/fakeserver"
 	"github.com/agentgate/agentgate/render"
@@ -234,5 +237,29 @@ func cmdRender(args []string) error {
 	ratio := float64(ma) / float64(mb)
 	fmt.Printf("5 diff+summary of two %d-tool lockfiles vs git diff --no-index: %.2fx (target <= %.2fx) %s  [A %s; git %s; %d and %d bytes in, %d bytes out; medians of %d]\n",
 		*n, ratio, *target, verdict(ratio, *target), ms(ma), ms(mb), len(a), len(b), outBytes, *runs)
+	return nil
+}
+
+// cmdProfile runs agentgate's cli.Main in process -n times with the given
+// arguments, in the working directory, under a CPU profile.
+func cmdProfile(args []string) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	out := fs.String("o", "cpu.prof", "profile `file`")
+	n := fs.Int("n", 50, "iterations")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	stop, err := startProfile(*out)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	start := time.Now()
+	for range *n {
+		if code := cli.Main(context.Background(), fs.Args(), io.Discard, io.Discard); code != 0 {
+			return fmt.Errorf("agentgate %v: exit status %d", fs.Args(), code)
+		}
+	}
+	fmt.Printf("%s per run\n", ms(time.Since(start)/time.Duration(*n)))
 	return nil
 }

@@ -31,6 +31,8 @@
 //	phases  CMD...
 //	        start a stdio MCP server and time its start-up and initialize,
 //	        one tools/list, and its exit after stdin closes.
+//	profile -o FILE [-n N] -- ARGS...
+//	        run agentgate ARGS in process N times under a CPU profile.
 //	fakeserver ARGS...
 //	        the fake MCP server (mcp/fakeserver), e.g. -generate 10000.
 //
@@ -64,6 +66,8 @@ func main() {
 		err = cmdGenLocks(args)
 	case "listing-bytes":
 		err = cmdListingBytes(args)
+	case "profile":
+		err = cmdProfile(args)
 	case "phases":
 		err = cmdPhases(args)
 	case "fakeserver":
