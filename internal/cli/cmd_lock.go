@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -96,7 +97,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		}
 		names := make([]string, len(l.failures))
 		for i, f := range l.failures {
-			names[i] = f.server
+			names[i] = render.VisibleLine(f.server)
 		}
 		return &ExitError{Code: failureCode(l.failures),
 			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
@@ -136,7 +137,8 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	slices.SortStableFunc(rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.verb, r.name, r.tools, r.took, r.status)
+		// Server names come from the configs: shown with escapes visible.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.verb, render.VisibleLine(r.name), r.tools, r.took, render.VisibleLine(r.status))
 	}
 	tw.Flush()
 
@@ -174,7 +176,7 @@ func selectServers(p *config.Project, names []string) ([]config.Server, error) {
 		}
 		var known []string
 		for _, s := range p.Servers {
-			known = append(known, s.Name)
+			known = append(known, render.VisibleLine(s.Name))
 		}
 		hint := "no server is configured; add one to a client config such as .mcp.json"
 		if len(known) > 0 {

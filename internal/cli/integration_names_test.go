@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentgate/agentgate/render"
+)
+
+// TestLockServerNamesVisible: server names come from the configs, so a
+// name holding escape or bidi characters must not reach the terminal raw
+// through lock's summary table or its failure line; it is shown as
+// render.VisibleLine shows it.
+func TestLockServerNamesVisible(t *testing.T) {
+	good, bad := "a\x1b[31mb\u202ec", "d\x1b]0;title\x07\u2066e"
+	r := newRepo(t, true, map[string]any{good: fakeServer("-tools", "notes.json"), bad: downServer()})
+	code, stdout, stderr := r.agentgate("lock")
+	if code != ExitUnverified {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitUnverified, stderr)
+	}
+	if w := "could not be captured: " + render.VisibleLine(bad) + "\n"; !strings.Contains(stderr, w) {
+		t.Errorf("stderr lacks %q:\n%s", w, stderr)
+	}
+	r.writeConfig(map[string]any{good: fakeServer("-tools", "notes.json")})
+	code, stdout2, stderr2 := r.agentgate("lock")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr2)
+	}
+	if w := "locked  " + render.VisibleLine(good) + "  2 tools"; !strings.Contains(stdout2, w) {
+		t.Errorf("stdout lacks %q:\n%s", w, stdout2)
+	}
+	if all := stdout + stderr + stdout2 + stderr2; strings.ContainsAny(all, "\x1b\x07\u202e\u2066") {
+		t.Errorf("output carries raw escape or bidi characters: %q", all)
+	}
+}
