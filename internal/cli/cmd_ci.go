@@ -179,7 +179,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, jsonMode bool) e
 	rep.Servers = ciServers(ws, c)
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	for _, s := range rep.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], s.Name, ciDetail(s))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], render.VisibleLine(s.Name), ciDetail(s))
 	}
 	tw.Flush()
 	if c.drifted() {

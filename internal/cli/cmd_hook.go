@@ -108,7 +108,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	if err := lock.WriteFile(ws.lockPath, c.data, 0o644); err != nil {
-		return invalid(fmt.Errorf("write %s: %v", ws.lockRel, err), "check that the directory is writable")
+		return writeFailed(ws, err)
 	}
 	color := e.useColor(e.stdout)
 	fmt.Fprint(e.stdout, render.Summary(lock.Compare(headLf, c.live), c.cap.defs, color))

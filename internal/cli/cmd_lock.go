@@ -150,7 +150,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	if err := lock.WriteFile(ws.lockPath, data, 0o644); err != nil {
-		return invalid(fmt.Errorf("write %s: %v", ws.lockRel, err), "check that the directory is writable")
+		return writeFailed(ws, err)
 	}
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.lockRel, counts)
 	return nil
@@ -221,4 +221,13 @@ func failureCode(fs []failure) int {
 		return ExitUnverified
 	}
 	return ExitInvalid
+}
+
+// writeFailed is the error for a lockfile that could not be written (a
+// read-only directory, a full disk): exit class 3, because the surface was
+// captured but the result could not be recorded; lock.WriteFile has left
+// the old file as it was.
+func writeFailed(ws *workspace, err error) error {
+	return unverified(fmt.Errorf("could not write %s: %v; the existing file is unchanged", ws.lockRel, err),
+		"make the directory writable and free some disk space, then run the command again")
 }

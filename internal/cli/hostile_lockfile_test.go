@@ -227,14 +227,14 @@ func growSurface(t *testing.T, tools string) {
 }
 
 // checkWriteFailure runs lock and checks the failure: not 0 or 1, an error
-// naming the lockfile and the cause, the old bytes, no temporary file.
+// naming the lockfile and the cause, exit 3, the old bytes, no temporary file.
 func checkWriteFailure(t *testing.T, r *testRepo, before []byte, cause string) {
 	t.Helper()
 	code, stdout, stderr := r.agentgate("lock")
-	if code != ExitInvalid && code != ExitUnverified {
-		t.Fatalf("exit %d, want %d or %d\nstdout:\n%s\nstderr:\n%s", code, ExitInvalid, ExitUnverified, stdout, stderr)
+	if code != ExitUnverified {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitUnverified, stdout, stderr)
 	}
-	for _, w := range []string{"agentgate lock: error: write agentgate.lock", cause, "agentgate: hint: "} {
+	for _, w := range []string{"agentgate lock: error: could not write agentgate.lock", cause, "the existing file is unchanged", "agentgate: hint: "} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr does not contain %q:\n%s", w, stderr)
 		}
