@@ -2,6 +2,8 @@ package lock
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -38,7 +40,9 @@ func Parse(data []byte) (*Lockfile, error) {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, &ParseError{Line: 1, Msg: "the file starts with a UTF-8 byte order mark (U+FEFF), which JSON does not allow; remove it"}
 	}
-	p := &parser{s: scanner{data: data}}
+	// One copy of the file: every plain string (names, hashes) is a
+	// substring of it, so parsing allocates little more than the tools.
+	p := &parser{s: scanner{data: data, src: string(data)}}
 	l, err := p.lockfile()
 	if err != nil {
 		var se *syntaxError
@@ -62,6 +66,9 @@ func conflictMarkers(data []byte) error {
 			ln, rest = rest[:i], rest[i+1:]
 		} else {
 			rest = nil
+		}
+		if len(ln) < 7 || !(ln[0] == '<' || ln[0] == '|' || ln[0] == '=' || ln[0] == '>') {
+			continue
 		}
 		for _, m := range []string{"<<<<<<<", "|||||||", "=======", ">>>>>>>"} {
 			if bytes.HasPrefix(ln, []byte(m)) {
@@ -177,12 +184,26 @@ func isHex64(s string) bool {
 	if len(s) != 64 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+	for i := 0; i < 64; i += 8 {
+		if !hex8(uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56) {
 			return false
 		}
 	}
 	return true
+}
+
+// hex8 reports whether every byte of w is 0-9 or a-f. For bytes below 0x80,
+// b+(0x80-c) sets the byte's high bit exactly when b >= c, with no carry
+// into the next byte.
+func hex8(w uint64) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	if w&high != 0 {
+		return false
+	}
+	digit := (w + (0x80-'0')*ones) &^ (w + (0x80-'9'-1)*ones)
+	lower := (w + (0x80-'a')*ones) &^ (w + (0x80-'f'-1)*ones)
+	return (digit|lower)&high == high
 }
 
 // rootFields are the members of a version 1 lockfile, in Format's order.
@@ -199,8 +220,18 @@ func (p *parser) lockfile() (*Lockfile, error) {
 		off int
 	}
 	var fields []field
+	var servers map[string]Server // parsed in this pass when it parses
 	err := p.object("", func(key string, off int) error {
 		fields = append(fields, field{key, off})
+		if key == "servers" {
+			// Parse it now rather than skip it and come back: on any
+			// error, skip it as before and report errors in order below.
+			if m, err := p.servers(); err == nil {
+				servers = m
+				return nil
+			}
+			p.s.i = off
+		}
 		return p.s.skip(0)
 	})
 	if err != nil {
@@ -246,17 +277,28 @@ func (p *parser) lockfile() (*Lockfile, error) {
 	if _, err := time.Parse(time.RFC3339Nano, l.GeneratedAt); err != nil {
 		return nil, p.perr(offs["generatedAt"], "generatedAt", "want an RFC 3339 time such as 2026-08-03T12:00:00.000Z, got %s", strconv.Quote(clip(l.GeneratedAt)))
 	}
-	p.s.i = offs["servers"]
-	l.Servers = map[string]Server{}
-	err = p.object("servers", func(name string, off int) error {
+	if servers == nil {
+		p.s.i = offs["servers"]
+		if servers, err = p.servers(); err != nil {
+			return nil, err
+		}
+	}
+	l.Servers = servers
+	return l, nil
+}
+
+// servers reads the servers object at the scanner.
+func (p *parser) servers() (map[string]Server, error) {
+	m := map[string]Server{}
+	err := p.object("servers", func(name string, off int) error {
 		srv, err := p.server(pathKey("servers", name))
-		l.Servers[name] = srv
+		m[name] = srv
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return l, nil
+	return m, nil
 }
 
 func (p *parser) server(path string) (Server, error) {
@@ -299,19 +341,18 @@ func (p *parser) tools(path string) ([]Tool, error) {
 		return tools, nil
 	}
 	for i := 0; ; i++ {
-		ipath := path + "[" + strconv.Itoa(i) + "]"
 		p.s.ws()
 		off := p.s.i
-		t, err := p.tool(ipath)
+		t, err := p.tool(path, i)
 		if err != nil {
 			return nil, err
 		}
 		if i > 0 {
 			switch prev := tools[i-1].Name; {
 			case prev == t.Name:
-				return nil, p.perr(off, ipath, "duplicate tool %s (also at index %d); a name occurs once per server", strconv.Quote(t.Name), i-1)
+				return nil, p.perr(off, indexPath(path, i), "duplicate tool %s (also at index %d); a name occurs once per server", strconv.Quote(t.Name), i-1)
 			case prev > t.Name:
-				return nil, p.perr(off, ipath, "tools are not sorted by name: %s comes after %s", strconv.Quote(t.Name), strconv.Quote(prev))
+				return nil, p.perr(off, indexPath(path, i), "tools are not sorted by name: %s comes after %s", strconv.Quote(t.Name), strconv.Quote(prev))
 			}
 		}
 		tools = append(tools, t)
@@ -325,34 +366,85 @@ func (p *parser) tools(path string) ([]Tool, error) {
 	}
 }
 
+// indexPath is the JSON path of element i of the array at path.
+func indexPath(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
 var toolFields = "name, nameHash, descriptionHash, inputSchemaHash"
 
-func (p *parser) tool(path string) (Tool, error) {
+// tool reads element i of the tools array at path. It is object's loop
+// written out, without a closure, and builds JSON paths only for errors:
+// it runs once per locked tool.
+func (p *parser) tool(tools string, i int) (Tool, error) {
 	start := p.s.i
 	var t Tool
-	var n int
-	err := p.object(path, func(key string, off int) error {
-		var err error
-		n++
-		fp := pathKey(path, key)
-		switch key {
-		case "name":
-			if t.Name, err = p.str(fp); err == nil && t.Name == "" {
-				err = p.perr(off, fp, "must not be empty")
+	if p.s.peek() != '{' {
+		return Tool{}, p.typeErr(indexPath(tools, i), "an object")
+	}
+	p.s.i++
+	n := 0
+	if p.s.peek() == '}' {
+		p.s.i++
+	} else {
+		var seen [4]string
+		for {
+			p.s.ws()
+			koff := p.s.i
+			key, err := p.s.str()
+			if err != nil {
+				return Tool{}, err
 			}
-		case "nameHash":
-			t.NameHash, err = p.hash(fp)
-		case "descriptionHash":
-			t.DescriptionHash, err = p.hash(fp)
-		case "inputSchemaHash":
-			t.InputSchemaHash, err = p.hash(fp)
-		default:
-			err = p.perr(off, fp, "unknown field; a tool has only %s", toolFields)
+			if slices.Contains(seen[:min(n, len(seen))], key) {
+				return Tool{}, p.perr(koff, pathKey(indexPath(tools, i), key), "duplicate member name: it occurs twice in the same object")
+			}
+			if n < len(seen) {
+				seen[n] = key
+			}
+			n++
+			if err := p.s.expect(':'); err != nil {
+				return Tool{}, err
+			}
+			p.s.ws()
+			off := p.s.i
+			var dst *string
+			switch key {
+			case "name":
+				if p.s.peek() != '"' {
+					return Tool{}, p.typeErr(pathKey(indexPath(tools, i), key), "a string")
+				}
+				if t.Name, err = p.s.str(); err != nil {
+					return Tool{}, err
+				}
+				if t.Name == "" {
+					return Tool{}, p.perr(off, pathKey(indexPath(tools, i), key), "must not be empty")
+				}
+			case "nameHash":
+				dst = &t.NameHash
+			case "descriptionHash":
+				dst = &t.DescriptionHash
+			case "inputSchemaHash":
+				dst = &t.InputSchemaHash
+			default:
+				return Tool{}, p.perr(off, pathKey(indexPath(tools, i), key), "unknown field; a tool has only %s", toolFields)
+			}
+			if dst != nil {
+				if p.s.peek() != '"' {
+					return Tool{}, p.typeErr(pathKey(indexPath(tools, i), key), "a string")
+				}
+				if *dst, err = p.s.str(); err != nil {
+					return Tool{}, err
+				}
+				if !isHex64(*dst) {
+					return Tool{}, p.perr(off, pathKey(indexPath(tools, i), key), "want 64 lowercase hex digits (a SHA-256), got %s", strconv.Quote(clip(*dst)))
+				}
+			}
+			done, err := p.s.next('}')
+			if err != nil {
+				return Tool{}, err
+			}
+			if done {
+				break
+			}
 		}
-		return err
-	})
-	if err != nil {
-		return Tool{}, err
 	}
 	if n != 4 {
 		for _, f := range []struct {
@@ -360,7 +452,7 @@ func (p *parser) tool(path string) (Tool, error) {
 			v    string
 		}{{"name", t.Name}, {"nameHash", t.NameHash}, {"descriptionHash", t.DescriptionHash}, {"inputSchemaHash", t.InputSchemaHash}} {
 			if f.v == "" {
-				return Tool{}, p.perr(start, path, "missing field %q", f.name)
+				return Tool{}, p.perr(start, indexPath(tools, i), "missing field %q", f.name)
 			}
 		}
 	}
@@ -368,20 +460,58 @@ func (p *parser) tool(path string) (Tool, error) {
 }
 
 // checkIntegrity recomputes what a lockfile can recompute: each nameHash
-// from its name and each surfaceHash from its tools.
+// from its name and each surfaceHash from its tools. Parse has already
+// checked that tools are sorted and that every hash is 64 lowercase hex
+// digits, which parsedSurfaceHash relies on.
 func checkIntegrity(l *Lockfile) error {
+	var sum [sha256.Size]byte
+	var hx [2 * sha256.Size]byte
 	for _, name := range slices.Sorted(maps.Keys(l.Servers)) {
 		srv := l.Servers[name]
 		for _, t := range srv.Tools {
-			if HashName(t.Name) != t.NameHash {
+			sum = sha256.Sum256([]byte(t.Name))
+			hex.Encode(hx[:], sum[:])
+			if string(hx[:]) != t.NameHash { // HashName(t.Name), without allocating
 				return &IntegrityError{Server: name, Tool: t.Name, Field: "nameHash",
 					Msg: "is not the SHA-256 of the tool's name: the name or its hash was edited by hand or damaged"}
 			}
 		}
-		if SurfaceHash(srv.Tools) != srv.SurfaceHash {
+		if parsedSurfaceHash(srv.Tools) != srv.SurfaceHash {
 			return &IntegrityError{Server: name, Field: "surfaceHash",
 				Msg: "does not match the hashes of the server's tools: a hash was edited by hand or damaged, or tools were added or removed without regenerating"}
 		}
 	}
 	return nil
+}
+
+// parsedSurfaceHash is SurfaceHash for tools as Parse leaves them: sorted by
+// name, every hash 64 lowercase hex digits, so that each hash's canonical
+// JSON string is the hash between quotes. It streams the canonical text
+// through a fixed buffer instead of building it. TestParsedSurfaceHash pins
+// it to SurfaceHash.
+func parsedSurfaceHash(tools []Tool) string {
+	const per = 3*66 + 4 // ["h","h","h"] and a comma
+	var buf [32 * per]byte
+	h := sha256.New()
+	b := append(buf[:0], '[')
+	for i, t := range tools {
+		if len(b)+per+1 > len(buf) {
+			h.Write(b)
+			b = buf[:0]
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[', '"')
+		b = append(b, t.NameHash...)
+		b = append(b, '"', ',', '"')
+		b = append(b, t.DescriptionHash...)
+		b = append(b, '"', ',', '"')
+		b = append(b, t.InputSchemaHash...)
+		b = append(b, '"', ']')
+	}
+	b = append(b, ']')
+	h.Write(b)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
 }

@@ -14,6 +14,7 @@ import (
 // non-finite numbers) and reports byte offsets so errors can name a line.
 type scanner struct {
 	data []byte
+	src  string // string(data), so that plain strings are substrings of one copy
 	i    int
 }
 
@@ -30,6 +31,14 @@ func (s *scanner) fail(format string, args ...any) error {
 }
 
 func (s *scanner) ws() {
+	// A line end and indentation, as Format writes them: eight spaces at a
+	// time.
+	if s.i < len(s.data) && s.data[s.i] == '\n' {
+		s.i++
+		for s.i+8 <= len(s.data) && binary.LittleEndian.Uint64(s.data[s.i:]) == 0x2020202020202020 {
+			s.i += 8
+		}
+	}
 	for s.i < len(s.data) {
 		switch s.data[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -112,6 +121,9 @@ func (s *scanner) scanStr(keep bool) (string, error) {
 		s.i++
 		if !keep {
 			return "", nil
+		}
+		if s.src != "" {
+			return s.src[start : s.i-1], nil
 		}
 		return string(s.data[start : s.i-1]), nil
 	}
