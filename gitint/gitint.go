@@ -2,11 +2,16 @@
 // go-git: the repository root, and a file's bytes at HEAD, at a revision and
 // in the index.
 //
-// Everything here is read-only and reads as little as possible: opening a
-// repository reads its config and HEAD; reading a file at a revision reads
-// one commit, the trees on the file's path and one blob; the index is read
-// once per Repo. Nothing walks history or loads every object, so the commit
-// hook stays fast on large repositories.
+// Everything here is read-only and reads as little as possible, because it
+// runs in the pre-commit hook on every commit: opening a repository is a
+// few stats and small reads (.git, commondir, HEAD, config); HEAD is
+// resolved from its loose ref or packed-refs; objects are read by a small
+// reader (objects) that touches only the index pages and pack entries it
+// needs; the staged lockfile is read from the work tree when its git blob
+// id equals the index entry's. Anything unusual (a SHA-256 or reftable
+// repository, alternates, a symbolic ref chain, a revision other than
+// HEAD, an object the fast reader cannot read) goes to go-git, opened on
+// first need, so correctness never depends on the fast paths.
 //
 // GIT_DIR is not consulted (the repository is found from the directory given
 // to Open). GIT_INDEX_FILE is honoured by FileInIndex and StagedChanges,
@@ -25,7 +30,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // ErrNotRepository is returned (wrapped, with the directory) by Open outside
@@ -36,11 +40,25 @@ var ErrNotRepository = errors.New("not a git repository")
 // file other than .git/index.
 const IndexFileEnv = "GIT_INDEX_FILE"
 
-// Repo is an open repository. A Repo caches the index it read; it is not safe
-// for concurrent use.
+// Repo is an open repository. A Repo caches the index, HEAD and the pack
+// files it read; it is not safe for concurrent use.
 type Repo struct {
-	repo *git.Repository
-	root string
+	root      string // the work tree
+	gitDir    string // HEAD and index ("" when opened by go-git)
+	commonDir string // objects, refs, packed-refs, config
+	head      []byte // the HEAD file as read by Open
+	fastRefs  bool   // resolve HEAD without go-git
+	fastObjs  bool   // read objects without go-git
+	odb       *objects
+
+	ggOnce sync.Once
+	gg     *git.Repository
+	ggErr  error
+
+	headDone bool
+	headHash plumbing.Hash
+	headOK   bool
+	headErr  error
 
 	idxOnce sync.Once
 	idx     *indexFile
@@ -55,10 +73,10 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
-	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{
-		DetectDotGit:          true,
-		EnableDotGitCommonDir: true,
-	})
+	if r := openFast(abs); r != nil {
+		return r, nil
+	}
+	r, err := git.PlainOpenWithOptions(abs, plainOpenOptions)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("%s: %w (or any of its parent directories)\nhint: run agentgate inside a git work tree, or run: git init", abs, ErrNotRepository)
 	}
@@ -72,26 +90,39 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open git work tree at %s: %w", abs, err)
 	}
-	return &Repo{repo: r, root: filepath.Clean(wt.Filesystem.Root())}, nil
+	repo := &Repo{root: filepath.Clean(wt.Filesystem.Root()), gg: r}
+	repo.ggOnce.Do(func() {})
+	return repo, nil
+}
+
+var plainOpenOptions = &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true}
+
+// git returns the go-git repository, opened on first use.
+func (r *Repo) git() (*git.Repository, error) {
+	r.ggOnce.Do(func() {
+		r.gg, r.ggErr = git.PlainOpenWithOptions(r.root, plainOpenOptions)
+		if r.ggErr != nil {
+			r.ggErr = fmt.Errorf("open git repository at %s: %w", r.root, r.ggErr)
+		}
+	})
+	return r.gg, r.ggErr
 }
 
 // Root is the absolute path of the work tree's top directory.
 func (r *Repo) Root() string { return r.root }
 
-// Git returns the underlying go-git repository, for callers that need more.
-func (r *Repo) Git() *git.Repository { return r.repo }
+// Git returns the underlying go-git repository, for callers that need more
+// (opened on first call; nil if go-git cannot open it).
+func (r *Repo) Git() *git.Repository {
+	g, _ := r.git()
+	return g
+}
 
 // HasCommits reports whether HEAD points at a commit (false in a repository
 // created by git init with nothing committed yet).
 func (r *Repo) HasCommits() (bool, error) {
-	_, err := r.repo.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("%s: read HEAD: %w", r.root, err)
-	}
-	return true, nil
+	_, ok, err := r.headCommit()
+	return ok, err
 }
 
 // FileAt returns the bytes of path (slash-separated, relative to Root) at
@@ -115,64 +146,102 @@ func (r *Repo) FileAt(rev, path string) (data []byte, ok bool, err error) {
 	return data, ok, nil
 }
 
-// treeAt returns the root tree of the commit rev names; ok is false only
+// treeAt returns the root tree id of the commit rev names; ok is false only
 // for "HEAD" in a repository without commits.
-func (r *Repo) treeAt(rev string) (*object.Tree, bool, error) {
+func (r *Repo) treeAt(rev string) (plumbing.Hash, bool, error) {
 	var hash plumbing.Hash
 	if rev == "HEAD" {
-		ref, err := r.repo.Head()
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return nil, false, nil
+		h, ok, err := r.headCommit()
+		if err != nil || !ok {
+			return plumbing.ZeroHash, false, err
 		}
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: read HEAD: %w", r.root, err)
-		}
-		hash = ref.Hash()
+		hash = h
 	} else {
-		h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+		gg, err := r.git()
 		if err != nil {
-			return nil, false, fmt.Errorf("%s: unknown revision %q: %v\nhint: name a branch, tag or commit that exists, e.g. HEAD, main, origin/main, HEAD~1 (run: git fetch, if it is a remote branch)", r.root, rev, err)
+			return plumbing.ZeroHash, false, err
+		}
+		h, err := gg.ResolveRevision(plumbing.Revision(rev))
+		if err != nil {
+			return plumbing.ZeroHash, false, fmt.Errorf("%s: unknown revision %q: %v\nhint: name a branch, tag or commit that exists, e.g. HEAD, main, origin/main, HEAD~1 (run: git fetch, if it is a remote branch)", r.root, rev, err)
 		}
 		hash = *h
 	}
-	c, err := r.repo.CommitObject(hash)
+	c, err := r.readObject(hash, objCommit)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: read commit %s (%s): %w", r.root, hash, rev, err)
+		return plumbing.ZeroHash, false, fmt.Errorf("%s: read commit %s (%s): %w", r.root, hash, rev, err)
 	}
-	t, err := c.Tree()
+	t, err := commitTree(c)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: read tree of commit %s (%s): %w", r.root, hash, rev, err)
+		return plumbing.ZeroHash, false, fmt.Errorf("%s: read tree of commit %s (%s): %w", r.root, hash, rev, err)
 	}
 	return t, true, nil
 }
 
-// readTreeFile reads the blob at path in t; ok is false when there is none.
-func (r *Repo) readTreeFile(t *object.Tree, path string) ([]byte, bool, error) {
-	e, err := t.FindEntry(path)
-	if err != nil {
-		if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+// readTreeFile reads the blob at path in tree t; ok is false when there is
+// none (or path is a directory or submodule there).
+func (r *Repo) readTreeFile(t plumbing.Hash, path string) ([]byte, bool, error) {
+	for {
+		name, rest, more := strings.Cut(path, "/")
+		data, err := r.readObject(t, objTree)
+		if err != nil {
+			return nil, false, fmt.Errorf("read tree %s: %w", t, err)
+		}
+		e, found, err := findTreeEntry(data, name)
+		if err != nil {
+			return nil, false, fmt.Errorf("read tree %s: %w", t, err)
+		}
+		if !found {
 			return nil, false, nil
 		}
-		return nil, false, err
+		if more {
+			if e.mode != filemode.Dir {
+				return nil, false, nil
+			}
+			t, path = e.hash, rest
+			continue
+		}
+		if !isBlobMode(e.mode) {
+			return nil, false, nil
+		}
+		b, err := r.readObject(e.hash, objBlob)
+		if err != nil {
+			return nil, false, fmt.Errorf("read blob %s: %w", e.hash, err)
+		}
+		return b, true, nil
 	}
-	if !isBlobMode(e.Mode) {
-		return nil, false, nil
-	}
-	b, err := r.readBlob(e.Hash)
-	if err != nil {
-		return nil, false, err
-	}
-	return b, true, nil
 }
 
-func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
-	o, err := r.repo.BlobObject(h)
+// readObject returns the content of object h, which must be of type want:
+// from the fast reader when it can, otherwise from go-git.
+func (r *Repo) readObject(h plumbing.Hash, want int) ([]byte, error) {
+	if r.fastObjs {
+		if r.odb == nil {
+			r.odb = newObjects(filepath.Join(r.commonDir, "objects"))
+		}
+		typ, data, err := r.odb.read(h)
+		if err == nil {
+			if typ != want {
+				return nil, fmt.Errorf("object %s is a %s, not a %s", h, typeNames[typ], typeNames[want])
+			}
+			return data, nil
+		}
+		// Whatever went wrong, go-git decides.
+	}
+	gg, err := r.git()
 	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
+		return nil, err
+	}
+	o, err := gg.Storer.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return nil, err
+	}
+	if got := o.Type(); got.String() != typeNames[want] {
+		return nil, fmt.Errorf("object %s is a %s, not a %s", h, got, typeNames[want])
 	}
 	rd, err := o.Reader()
 	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
+		return nil, err
 	}
 	defer rd.Close()
 	return io.ReadAll(rd)

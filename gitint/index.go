@@ -2,6 +2,7 @@ package gitint
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,7 +11,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // IndexPath returns the index file FileInIndex and StagedChanges read:
@@ -81,7 +81,10 @@ func (r *Repo) FileInIndex(path string) (data []byte, ok bool, err error) {
 	if e.IntentToAdd || !isBlobMode(e.Mode) {
 		return nil, false, nil
 	}
-	data, err = r.readBlob(e.Hash)
+	if data, ok := r.worktreeBlob(path, e); ok {
+		return data, true, nil
+	}
+	data, err = r.readObject(e.Hash, objBlob)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: read staged %s: %w", r.root, path, err)
 	}
@@ -109,7 +112,7 @@ func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
 	cached := indexTrees(idx)
 	changed := map[string]bool{}
 	// HEAD files (in subtrees that may differ) that match, path -> entry.
-	headFiles := map[string]object.TreeEntry{}
+	headFiles := map[string]treeEntry{}
 	skipped := map[string]bool{} // directories identical in HEAD and index
 	if ok {
 		if err := r.walk(head, "", cached, skipped, match, headFiles); err != nil {
@@ -124,7 +127,7 @@ func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
 		switch {
 		case e.Stage != 0, e.IntentToAdd, !inHead:
 			changed[e.Name] = true
-		case h.Hash != e.Hash || h.Mode != e.Mode:
+		case h.hash != e.Hash || h.mode != e.Mode:
 			changed[e.Name] = true
 		}
 		delete(headFiles, e.Name)
@@ -140,27 +143,28 @@ func (r *Repo) StagedChanges(match func(path string) bool) ([]string, error) {
 	return out, nil
 }
 
-// walk collects into files the matching blobs of t (at directory prefix dir,
-// "" or ending in "/"), skipping subtrees whose hash equals the index's
-// cached tree for that directory (recorded in skipped).
-func (r *Repo) walk(t *object.Tree, dir string, cached map[string]plumbing.Hash, skipped map[string]bool, match func(string) bool, files map[string]object.TreeEntry) error {
-	if h, ok := cached[dir]; ok && h == t.Hash {
+// walk collects into files the matching blobs of tree t (at directory
+// prefix dir, "" or ending in "/"), skipping subtrees whose id equals the
+// index's cached tree for that directory (recorded in skipped) without
+// reading them.
+func (r *Repo) walk(t plumbing.Hash, dir string, cached map[string]plumbing.Hash, skipped map[string]bool, match func(string) bool, files map[string]treeEntry) error {
+	if h, ok := cached[dir]; ok && h == t {
 		skipped[dir] = true
 		return nil
 	}
-	for _, e := range t.Entries {
-		p := dir + e.Name
-		switch e.Mode {
+	data, err := r.readObject(t, objTree)
+	if err != nil {
+		return fmt.Errorf("read tree %s (%s): %w", t, strings.TrimSuffix(dir, "/"), err)
+	}
+	entries, err := parseTree(data)
+	if err != nil {
+		return fmt.Errorf("read tree %s (%s): %w", t, strings.TrimSuffix(dir, "/"), err)
+	}
+	for _, e := range entries {
+		p := dir + e.name
+		switch e.mode {
 		case filemode.Dir:
-			if h, ok := cached[p+"/"]; ok && h == e.Hash {
-				skipped[p+"/"] = true
-				continue
-			}
-			sub, err := r.repo.TreeObject(e.Hash)
-			if err != nil {
-				return fmt.Errorf("read tree %s (%s): %w", e.Hash, p, err)
-			}
-			if err := r.walk(sub, p+"/", cached, skipped, match, files); err != nil {
+			if err := r.walk(e.hash, p+"/", cached, skipped, match, files); err != nil {
 				return err
 			}
 		default:
@@ -170,6 +174,38 @@ func (r *Repo) walk(t *object.Tree, dir string, cached map[string]plumbing.Hash,
 		}
 	}
 	return nil
+}
+
+// worktreeBlob returns the work tree's copy of path when it is a regular
+// file whose git blob id is the index entry's: then its bytes are the
+// staged bytes, read without touching the object store.
+func (r *Repo) worktreeBlob(path string, e *index.Entry) ([]byte, bool) {
+	if !r.fastObjs || (e.Mode != filemode.Regular && e.Mode != filemode.Executable) {
+		return nil, false
+	}
+	p := filepath.Join(r.root, filepath.FromSlash(path))
+	// Lstat first: never open a symlink, a FIFO or a device.
+	lfi, err := os.Lstat(p)
+	if err != nil || !lfi.Mode().IsRegular() || lfi.Size() > maxObjectSize {
+		return nil, false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !os.SameFile(lfi, fi) {
+		return nil, false
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, false
+	}
+	if objectID(objBlob, data) != e.Hash {
+		return nil, false
+	}
+	return data, true
 }
 
 // inSkipped reports whether path lies in a directory recorded as identical.
