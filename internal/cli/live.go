@@ -22,8 +22,8 @@ import (
 
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/lock"
-	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
 )
 
@@ -131,8 +131,8 @@ func captureFlags(fs *flag.FlagSet) {
 
 // captureOptions settles the capture options: flag > AGENTGATE_TIMEOUT >
 // agentgate.toml > capture's defaults.
-func captureOptions(e *env, fs *flag.FlagSet, s config.Settings) (capture.Options, error) {
-	var o capture.Options
+func captureOptions(e *env, fs *flag.FlagSet, s config.Settings) (wire.Options, error) {
+	var o wire.Options
 	o.Timeout = s.Timeout
 	if v := e.getenv("AGENTGATE_TIMEOUT"); v != "" {
 		d, err := parseTimeout(v)
@@ -216,7 +216,7 @@ func (l *live) failed(server string) bool {
 // captureServers resolves and captures servers, hashing what each listed.
 // Every failure is collected in the result and printed to stderr; warnings
 // about hidden characters in tool names and descriptions go to stderr too.
-func captureServers(e *env, p *config.Project, servers []config.Server, opts capture.Options) *live {
+func captureServers(e *env, p *config.Project, servers []config.Server, opts wire.Options) *live {
 	l := &live{
 		servers: map[string]lock.Server{},
 		defs:    map[string]map[string]lock.ToolDef{},
@@ -249,16 +249,21 @@ func captureServers(e *env, p *config.Project, servers []config.Server, opts cap
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var results []capture.Result
+	var results []wire.Result
 	if len(resolved) > 0 {
-		results = capture.CaptureAll(ctx, resolved, opts)
+		var he *wire.HelperError
+		if results, he = runHelper(e, ctx, resolved, opts); he != nil {
+			for _, r := range resolved {
+				l.failures = append(l.failures, helperFailure(byName[r.Name], he))
+			}
+		}
 	}
 	for _, res := range results {
 		s := byName[res.Server]
 		l.elapsed[res.Server] = res.Elapsed
 		if res.Err != nil {
 			text := res.Err.Error()
-			var ce *capture.Error
+			var ce *wire.Error
 			if errors.As(res.Err, &ce) {
 				text = string(ce.Stage) + ": " + ce.Msg // server and file are printed anyway
 			}
@@ -319,9 +324,9 @@ func where(s config.Server) string {
 }
 
 // captureHint suggests the fix for a capture error.
-func captureHint(err error, s config.Server, o capture.Options, hasStderr bool) []string {
+func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []string {
 	if errors.Is(err, context.DeadlineExceeded) {
-		t := capture.DefaultTimeout.String()
+		t := wire.DefaultTimeout.String()
 		if o.Timeout > 0 {
 			t = o.Timeout.String()
 		}

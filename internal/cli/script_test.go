@@ -4,17 +4,25 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"testing"
 
+	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain serves three roles: the test binary itself; the fake MCP server
 // when AGENTGATE_FAKESERVER=1 (exit_test.go's configs run os.Args[0]); and,
 // under testscript, the commands "agentgate", "git-agentgate" (so that
-// "git agentgate" works) and "fakemcp".
+// "git agentgate" works), "agentgate-mcp" and "fakemcp". testscript.Main
+// puts copies of this binary under those names in a directory it prepends
+// to PATH, in this process too: agentgate, in-process or not, finds its
+// helper agentgate-mcp there (wire.FindHelper), as it would next to an
+// installed agentgate.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
 		os.Exit(fakeserver.Main(os.Args[1:]))
@@ -22,8 +30,16 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agentgate":     func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 		"git-agentgate": func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"agentgate-mcp": func() { os.Exit(helperMain()) },
 		"fakemcp":       func() { os.Exit(fakeserver.Main(os.Args[1:])) },
 	})
+}
+
+// helperMain is cmd/agentgate-mcp's main.
+func helperMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.CaptureAll)
 }
 
 // TestScripts runs testdata/script/*.txtar, each in a fresh directory that

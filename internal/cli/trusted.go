@@ -14,8 +14,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // trustedRefEnv is the environment variable that sets --trusted-ref.
@@ -159,7 +159,7 @@ func changedLocalFile(ws *workspace, ref string, s config.Server) (string, error
 // guardedCapture is captureServers behind the --trusted-ref guard: servers
 // trustFilter refuses are never started, and are reported (on stderr, and
 // in the result's failures, sorted by server) like servers that failed.
-func guardedCapture(e *env, fs *flag.FlagSet, ws *workspace, servers []config.Server, opts capture.Options) (*live, error) {
+func guardedCapture(e *env, fs *flag.FlagSet, ws *workspace, servers []config.Server, opts wire.Options) (*live, error) {
 	var refused []failure
 	if ref := trustedRef(e, flagValue[string](fs, "trusted-ref")); ref != "" {
 		var err error

@@ -58,8 +58,6 @@ package capture
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -67,81 +65,48 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
+)
+
+// The capture types live in mcp/wire, which agentgate links without
+// mcp-go; capture runs in agentgate-mcp (see cmd/agentgate-mcp).
+type (
+	// Options bound one capture run (see wire.Options).
+	Options = wire.Options
+	// Result is the outcome for one server (see wire.Result).
+	Result = wire.Result
+	// Error is why one server could not be captured (see wire.Error).
+	Error = wire.Error
+	// Stage is the step of a capture at which it failed.
+	Stage = wire.Stage
 )
 
 // Defaults for the zero values of Options and Server.Timeout.
 const (
-	// DefaultTimeout bounds connect, handshake and every tools/list page of
-	// one server; long enough for a cold `npx -y` download.
-	DefaultTimeout = 60 * time.Second
-	// DefaultConcurrency servers are contacted at once; they are I/O bound.
-	DefaultConcurrency = 8
-	// DefaultMaxResponseBytes bounds one tools/list page (64 MiB).
-	DefaultMaxResponseBytes = 64 << 20
-	// DefaultMaxPages bounds the pages of one tools/list listing.
-	DefaultMaxPages = 1000
+	DefaultTimeout          = wire.DefaultTimeout
+	DefaultConcurrency      = wire.DefaultConcurrency
+	DefaultMaxResponseBytes = wire.DefaultMaxResponseBytes
+	DefaultMaxPages         = wire.DefaultMaxPages
 )
 
-// Options bound one capture run.
-type Options struct {
-	Timeout          time.Duration // per server; 0 = DefaultTimeout
-	Concurrency      int           // 0 = DefaultConcurrency
-	MaxResponseBytes int64         // per tools/list page; 0 = DefaultMaxResponseBytes
-	MaxPages         int           // 0 = DefaultMaxPages
-	Progress         io.Writer     // nil = quiet; else a terminal for live progress lines
-}
-
-// Result is the outcome for one server.
-type Result struct {
-	Server     string
-	Tools      []json.RawMessage // raw tool objects in the order listed (all pages)
-	Protocol   string            // negotiated protocol version
-	Elapsed    time.Duration
-	Err        error  // nil on success; messages are already redacted
-	StderrTail string // bounded tail of a stdio server's stderr, redacted
-}
+// Stages of one capture, in order.
+const (
+	StageStart      = wire.StageStart
+	StageInitialize = wire.StageInitialize
+	StageList       = wire.StageList
+)
 
 // Sentinels that an *Error unwraps to (besides context.DeadlineExceeded
 // and context.Canceled).
 var (
-	ErrConnect    = errors.New("cannot connect")            // spawn failed, connection refused, bad URL
-	ErrExited     = errors.New("server process exited")     // the stdio server died or closed stdout
-	ErrHTTP       = errors.New("HTTP error status")         // a non-2xx reply
-	ErrRPC        = errors.New("JSON-RPC error reply")      // the server answered with an error object
-	ErrTooLarge   = errors.New("response too large")        // over MaxResponseBytes
-	ErrPagination = errors.New("endless tools/list paging") // repeated cursor or over MaxPages
-	ErrProtocol   = errors.New("protocol violation")        // a malformed result
+	ErrConnect    = wire.ErrConnect
+	ErrExited     = wire.ErrExited
+	ErrHTTP       = wire.ErrHTTP
+	ErrRPC        = wire.ErrRPC
+	ErrTooLarge   = wire.ErrTooLarge
+	ErrPagination = wire.ErrPagination
+	ErrProtocol   = wire.ErrProtocol
 )
-
-// Stage is the step of a capture at which it failed.
-type Stage string
-
-// Stages of one capture, in order.
-const (
-	StageStart      Stage = "start"      // spawning the process or opening the connection
-	StageInitialize Stage = "initialize" // the handshake
-	StageList       Stage = "tools/list" // listing the tools
-)
-
-// Error is why one server could not be captured. Msg is redacted.
-type Error struct {
-	Server string
-	File   string // the config file that defined the server
-	Stage  Stage
-	Msg    string
-	kind   error
-}
-
-func (e *Error) Error() string {
-	where := fmt.Sprintf("server %q", e.Server)
-	if e.File != "" {
-		where += " (" + e.File + ")"
-	}
-	return where + ": " + string(e.Stage) + ": " + e.Msg
-}
-
-// Unwrap returns the sentinel classifying the error.
-func (e *Error) Unwrap() error { return e.kind }
 
 // CaptureAll captures every server in parallel (bounded by Concurrency) and
 // returns one Result per server, in the order given. Every process started

@@ -90,7 +90,7 @@ func (s *session) run(ctx context.Context, state func(string)) ([]jsonRaw, error
 		s.stage = StageStart
 		if err := s.startHTTP(ctx, true); err != nil {
 			e := err.(*Error)
-			return nil, s.errorf(e.kind, "streamable HTTP: %s; SSE fallback: %s", first, e.Msg)
+			return nil, s.errorf(e.Kind, "streamable HTTP: %s; SSE fallback: %s", first, e.Msg)
 		}
 		s.stage = StageInitialize
 		state("initializing (SSE fallback)")
@@ -145,7 +145,7 @@ func (s *session) close() {
 
 // errorf returns an *Error for the current stage, redacting the message.
 func (s *session) errorf(kind error, format string, args ...any) *Error {
-	return &Error{Server: s.r.Name, File: s.r.File, Stage: s.stage, Msg: s.redact(fmt.Sprintf(format, args...)), kind: kind}
+	return &Error{Server: s.r.Name, File: s.r.File, Stage: s.stage, Msg: s.redact(fmt.Sprintf(format, args...)), Kind: kind}
 }
 
 // fail turns err, which ended the current stage, into an actionable *Error,

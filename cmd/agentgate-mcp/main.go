@@ -1,0 +1,30 @@
+// Command agentgate-mcp is agentgate's capture helper: agentgate starts it
+// when a command needs live MCP servers (lock, diff, ci, the hook when a
+// config is staged, demo), sends it the resolved server definitions on
+// stdin and reads the raw tools/list results from its stdout. It links
+// mcp-go, which agentgate itself does not (see mcp/wire for why and for
+// the protocol). Install it next to agentgate:
+//
+//	go install github.com/agentgate/agentgate/cmd/...@latest
+//
+// agentgate finds it through $AGENTGATE_MCP, else next to its own
+// executable, else on $PATH. SIGINT and SIGTERM stop every server it
+// started; it still answers, with the servers marked cancelled.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/wire"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.CaptureAll)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,101 @@
+package cli
+
+// helper.go: live capture runs in agentgate-mcp (see mcp/wire for why);
+// this is where agentgate starts it and reports its failures.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
+	"github.com/agentgate/agentgate/render"
+)
+
+// installHint is how to install agentgate-mcp next to agentgate.
+const installHint = "go install github.com/agentgate/agentgate/cmd/...@latest installs agentgate-mcp next to agentgate"
+
+// runHelper captures servers in agentgate-mcp (found with wire.FindHelper
+// in e's environment, run in e.dir). A failure of the helper itself is
+// printed to stderr once, with its hints, and returned.
+func runHelper(e *env, ctx context.Context, servers []config.Resolved, opts wire.Options) ([]wire.Result, *wire.HelperError) {
+	path, err := wire.FindHelper(e.getenv)
+	if err == nil {
+		var results []wire.Result
+		results, err = wire.Helper{Path: path, Dir: e.dir}.CaptureAll(ctx, servers, opts)
+		if err == nil {
+			return results, nil
+		}
+	}
+	var he *wire.HelperError
+	if !errors.As(err, &he) {
+		he = &wire.HelperError{Path: path, Msg: err.Error(), Kind: wire.ErrHelperFailed}
+	}
+	printHelperError(e, he)
+	return nil, he
+}
+
+// printHelperError prints a failure of agentgate-mcp, its stderr tail and
+// the hints for it.
+func printHelperError(e *env, he *wire.HelperError) {
+	fmt.Fprintf(e.stderr, "agentgate: error: %s\n", render.VisibleLine(he.Error()))
+	if tail := strings.TrimRight(he.StderrTail, "\n"); tail != "" {
+		fmt.Fprintf(e.stderr, "agentgate:   %s stderr (last lines):\n", wire.HelperName)
+		for _, line := range strings.Split(tail, "\n") {
+			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", render.VisibleLine(line))
+		}
+	}
+	for _, h := range helperHints(e, he) {
+		fmt.Fprintf(e.stderr, "agentgate: hint: %s\n", h)
+	}
+}
+
+// helperHints suggests the fix for a failure of agentgate-mcp.
+func helperHints(e *env, he *wire.HelperError) []string {
+	sameVersion := "go install github.com/agentgate/agentgate/cmd/...@" + Version()
+	if Version() == "devel" {
+		sameVersion = "from one checkout: go install ./cmd/... (or go build -o DIR/ ./cmd/...)"
+	}
+	explicit := ""
+	if p := e.getenv(wire.HelperEnv); p != "" {
+		explicit = wire.HelperEnv + " is set and names " + p + ": check that it is agentgate-mcp, or unset it"
+	}
+	var hints []string
+	switch {
+	case errors.Is(he, context.Canceled):
+		return []string{"the run was interrupted; run it again"}
+	case errors.Is(he, wire.ErrNoHelper):
+		hints = []string{installHint,
+			"agentgate runs live servers through agentgate-mcp; it looks for it in " + wire.HelperEnv + ", next to agentgate, then on PATH",
+			"from a checkout: go build -o bin/ ./cmd/... builds both into bin/"}
+	case errors.Is(he, wire.ErrHelperVersion):
+		hints = []string{"agentgate and agentgate-mcp must come from the same version; reinstall both: " + sameVersion}
+	default:
+		hints = []string{"agentgate-mcp is agentgate's capture helper; reinstall both: " + sameVersion,
+			"if it keeps failing, report it with the lines above"}
+	}
+	if explicit != "" {
+		hints = append(hints, explicit)
+	}
+	return hints
+}
+
+// helperFailure is the failure of a server that agentgate-mcp did not
+// capture because it failed itself (printed once, before).
+func helperFailure(s config.Server, he *wire.HelperError) failure {
+	f := failure{server: s.Name, file: where(s), code: ExitUnverified}
+	switch {
+	case errors.Is(he, context.Canceled):
+		f.msg = "capture interrupted"
+		f.hints = []string{"the run was interrupted; run it again"}
+	case errors.Is(he, wire.ErrNoHelper):
+		f.msg = "not captured: agentgate-mcp, which captures live servers, was not found (see above)"
+	case errors.Is(he, wire.ErrHelperVersion):
+		f.msg = "not captured: agentgate-mcp is another version than agentgate (see above)"
+	default:
+		f.msg = "not captured: agentgate-mcp failed (see above)"
+	}
+	return f
+}

@@ -1,0 +1,323 @@
+package wire
+
+// helper.go: agentgate's side: find agentgate-mcp and run a capture in it.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// HelperName is the helper's executable name.
+const HelperName = "agentgate-mcp"
+
+// HelperEnv names the environment variable that gives agentgate-mcp's
+// path explicitly (for tests and packagers).
+const HelperEnv = "AGENTGATE_MCP"
+
+// DefaultMaxHelperResponse bounds a response (1 GiB): 10,000 tools of
+// 4 KB are 40 MB.
+const DefaultMaxHelperResponse = 1 << 30
+
+// helperWaitDelay is how long agentgate waits, after asking agentgate-mcp
+// to stop (SIGTERM), before killing it.
+const helperWaitDelay = 10 * time.Second
+
+// Sentinels a *HelperError unwraps to (besides context.Canceled when the
+// caller's context ended).
+var (
+	ErrNoHelper      = errors.New("agentgate-mcp not found")
+	ErrHelperVersion = errors.New("agentgate-mcp is another version")
+	ErrHelperFailed  = errors.New("agentgate-mcp failed")
+)
+
+// HelperError is a failure of agentgate-mcp itself, as opposed to one of
+// the servers it captures: no server was verified.
+type HelperError struct {
+	Path       string // the helper's path; "" when not found
+	Msg        string // what went wrong (redacted)
+	StderrTail string // the helper's last stderr lines (redacted)
+	Kind       error  // ErrNoHelper, ErrHelperVersion, ErrHelperFailed or context.Canceled
+}
+
+func (e *HelperError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return HelperName + " (" + e.Path + "): " + e.Msg
+}
+
+// Unwrap returns the sentinel classifying the error.
+func (e *HelperError) Unwrap() error { return e.Kind }
+
+// FindHelper returns the path of agentgate-mcp: $AGENTGATE_MCP when set
+// (it must name an executable file), else agentgate-mcp in the directory
+// of the running executable (symbolic links resolved, then as invoked),
+// else agentgate-mcp on $PATH. getenv reads the environment. Not finding
+// it is a *HelperError unwrapping to ErrNoHelper.
+func FindHelper(getenv func(string) string) (string, error) {
+	if p := getenv(HelperEnv); p != "" {
+		if err := isExecutable(p); err != nil {
+			return "", &HelperError{Msg: fmt.Sprintf("%s=%s: %v", HelperEnv, p, err), Kind: ErrNoHelper}
+		}
+		return p, nil
+	}
+	var tried []string
+	if exe, err := os.Executable(); err == nil {
+		dirs := []string{filepath.Dir(exe)}
+		if real, err := filepath.EvalSymlinks(exe); err == nil && filepath.Dir(real) != dirs[0] {
+			dirs = append([]string{filepath.Dir(real)}, dirs...)
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, HelperName)
+			if isExecutable(p) == nil {
+				return p, nil
+			}
+			tried = append(tried, d)
+		}
+	}
+	for _, d := range filepath.SplitList(getenv("PATH")) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue // like exec.LookPath, never the working directory implicitly
+		}
+		if p := filepath.Join(d, HelperName); isExecutable(p) == nil {
+			return p, nil
+		}
+	}
+	tried = append(tried, "$PATH")
+	return "", &HelperError{
+		Msg:  fmt.Sprintf("%s not found (looked in %s; %s is not set)", HelperName, strings.Join(tried, ", "), HelperEnv),
+		Kind: ErrNoHelper}
+}
+
+// isExecutable returns nil when p is a regular file with an execute bit.
+func isExecutable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return errors.New("not an executable file")
+	}
+	return nil
+}
+
+// Helper runs captures in agentgate-mcp.
+type Helper struct {
+	Path string   // agentgate-mcp (see FindHelper)
+	Dir  string   // its working directory; "" = the caller's
+	Env  []string // its environment, inherited by stdio servers; nil = the caller's
+	// MaxResponse bounds the response; 0 = DefaultMaxHelperResponse.
+	MaxResponse int64
+}
+
+// CaptureAll is mcp/capture's CaptureAll run in agentgate-mcp: it starts
+// h.Path, writes the request to its stdin, reads the results from its
+// stdout and copies progress lines from its stderr to opts.Progress.
+// Results come in the order of servers, with raw tools byte for byte and
+// errors that unwrap as in the helper.
+//
+// When ctx ends, agentgate-mcp gets SIGTERM (it then stops every server it
+// started and answers with cancelled results), and SIGKILL if it has not
+// exited 10 s later. Any failure of the helper itself (not found, another
+// version, a crash, a response that does not decode, larger than
+// MaxResponse, or a non-zero exit) is a *HelperError with the helper's
+// stderr tail, and no results: no server counts as verified.
+//
+// A server whose definition holds a string that is not valid UTF-8 is not
+// sent (JSON would alter it): its result is an *Error (ErrConnect).
+func (h Helper) CaptureAll(ctx context.Context, servers []config.Resolved, opts Options) ([]Result, error) {
+	redact := func(s string) string {
+		for _, r := range servers {
+			s = r.Redact(s)
+		}
+		return s
+	}
+	results := make([]Result, len(servers))
+	var send []config.Resolved
+	var index []int // send[i] is servers[index[i]]
+	for i, s := range servers {
+		if field := invalidUTF8(reflect.ValueOf(s), ""); field != "" {
+			results[i] = Result{Server: s.Name, Err: &Error{Server: s.Name, File: s.File, Stage: StageStart, Kind: ErrConnect,
+				Msg: fmt.Sprintf("%s holds bytes that are not valid UTF-8, which agentgate cannot pass to %s; use UTF-8", field, HelperName)}}
+			continue
+		}
+		send = append(send, s)
+		index = append(index, i)
+	}
+	if len(send) == 0 {
+		return results, nil
+	}
+	got, err := h.run(ctx, send, opts, redact)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range got {
+		results[index[i]] = r
+	}
+	return results, nil
+}
+
+func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options, redact func(string) string) ([]Result, error) {
+	fail := func(kind error, tail, format string, args ...any) *HelperError {
+		return &HelperError{Path: h.Path, Msg: redact(fmt.Sprintf(format, args...)), StderrTail: redact(tail), Kind: kind}
+	}
+	req, err := json.Marshal(NewRequest(servers, opts))
+	if err != nil {
+		return nil, fail(ErrHelperFailed, "", "cannot encode the request: %v", err)
+	}
+	limit := h.MaxResponse
+	if limit <= 0 {
+		limit = DefaultMaxHelperResponse
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := exec.CommandContext(runCtx, h.Path)
+	cmd.Dir, cmd.Env = h.Dir, h.Env
+	cmd.Stdin = bytes.NewReader(req)
+	sink := &stderrSink{progress: opts.Progress}
+	cmd.Stderr = sink
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = helperWaitDelay
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fail(ErrHelperFailed, "", "%v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fail(ErrHelperFailed, "", "cannot start it: %v", err)
+	}
+	results, rerr := readResponse(out, servers, limit)
+	if rerr != nil {
+		stop() // SIGTERM, then SIGKILL after helperWaitDelay
+		io.Copy(io.Discard, out)
+	}
+	werr := cmd.Wait()
+	tail := sink.tail()
+	var ve *VersionError
+	switch {
+	case errors.As(rerr, &ve):
+		return nil, fail(ErrHelperVersion, "", "%v", ve)
+	case ctx.Err() != nil && (rerr != nil || werr != nil):
+		return nil, fail(context.Canceled, tail, "interrupted before it answered")
+	case rerr != nil && werr != nil:
+		return nil, fail(ErrHelperFailed, tail, "%v, and %s", werr, rerr)
+	case rerr != nil:
+		return nil, fail(ErrHelperFailed, tail, "%v", rerr)
+	case werr != nil:
+		return nil, fail(ErrHelperFailed, tail, "%v after answering", werr)
+	}
+	return results, nil
+}
+
+// invalidUTF8 returns the path (such as "env FOO" or "args[2]") of the
+// first string in v, a config.Server or part of one, that is not valid
+// UTF-8, or "".
+func invalidUTF8(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			return path
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := invalidUTF8(v.Field(i), strings.ToLower(v.Type().Field(i).Name)); f != "" {
+				return f
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if f := invalidUTF8(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); f != "" {
+				return f
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if !utf8.ValidString(it.Key().String()) {
+				return path + " (a name)"
+			}
+			if f := invalidUTF8(it.Value(), path+" "+it.Key().String()); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
+}
+
+// stderrSink receives agentgate-mcp's stderr: progress lines (those
+// starting "agentgate: ") go to progress when it is set; everything else
+// is kept, the last 8 KiB or 40 lines, for the error of a failed helper.
+type stderrSink struct {
+	mu       sync.Mutex
+	progress io.Writer
+	partial  []byte
+	lines    []string
+	size     int
+}
+
+const (
+	tailBytes = 8 << 10
+	tailLines = 40
+)
+
+func (s *stderrSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			if len(s.partial) > tailBytes {
+				s.keep(string(s.partial))
+				s.partial = s.partial[:0]
+			}
+			return len(p), nil
+		}
+		line := string(s.partial[:i])
+		s.partial = s.partial[i+1:]
+		if s.progress != nil && strings.HasPrefix(line, "agentgate: ") {
+			io.WriteString(s.progress, line+"\n")
+			continue
+		}
+		s.keep(line)
+	}
+}
+
+func (s *stderrSink) keep(line string) {
+	if len(line) > tailBytes {
+		line = line[len(line)-tailBytes:]
+	}
+	s.lines = append(s.lines, line)
+	s.size += len(line) + 1
+	for len(s.lines) > tailLines || (s.size > tailBytes && len(s.lines) > 1) {
+		s.size -= len(s.lines[0]) + 1
+		s.lines = s.lines[1:]
+	}
+}
+
+// tail returns the kept lines, the last one unterminated included.
+func (s *stderrSink) tail() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.partial) > 0 {
+		s.keep(string(s.partial))
+		s.partial = nil
+	}
+	if len(s.lines) == 0 {
+		return ""
+	}
+	return strings.ToValidUTF8(strings.Join(s.lines, "\n")+"\n", "\uFFFD")
+}

@@ -1,0 +1,329 @@
+package wire
+
+// protocol.go: the bytes agentgate and agentgate-mcp exchange.
+//
+// Request (agentgate -> agentgate-mcp's stdin, then EOF): one JSON object,
+// a Request. Server definitions hold resolved secrets (env values,
+// headers): they travel only over this pipe, never in arguments, the
+// environment or a file.
+//
+// Response (agentgate-mcp's stdout, then EOF): one line holding a JSON
+// object (a response header: the helper's protocol and agentgate versions,
+// then one result per requested server, in request order, each giving the
+// byte length of every raw tool), followed by the raw bytes of every tool
+// of every result, concatenated in order. Raw tools are never re-encoded,
+// so they arrive byte for byte. Errors travel as stage, message and a kind
+// naming their sentinel, so that errors.Is and *Error survive the trip.
+//
+// The fields "protocol" and "agentgate" of the request and of the header
+// are frozen: whatever ProtocolVersion becomes, each side can always read
+// them and refuse a peer of another version.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// ProtocolVersion is the version of the protocol between agentgate and
+// agentgate-mcp. Both also compare their agentgate versions (Version), so
+// this only changes when the frozen part (see above) would.
+const ProtocolVersion = 1
+
+// MaxRequestBytes bounds the request agentgate-mcp reads (server
+// definitions are small).
+const MaxRequestBytes = 64 << 20
+
+// Request is what agentgate sends to agentgate-mcp.
+type Request struct {
+	Protocol  int               `json:"protocol"`  // ProtocolVersion
+	Agentgate string            `json:"agentgate"` // Version() of the sender
+	Options   RequestOptions    `json:"options"`
+	Servers   []config.Resolved `json:"servers"`
+}
+
+// RequestOptions are Options as they travel: Progress asks agentgate-mcp
+// to write progress lines to its stderr.
+type RequestOptions struct {
+	Timeout          time.Duration `json:"timeout"` // nanoseconds
+	Concurrency      int           `json:"concurrency"`
+	MaxResponseBytes int64         `json:"maxResponseBytes"`
+	MaxPages         int           `json:"maxPages"`
+	Progress         bool          `json:"progress"`
+}
+
+// NewRequest returns the request to capture servers with opts.
+func NewRequest(servers []config.Resolved, opts Options) *Request {
+	return &Request{
+		Protocol:  ProtocolVersion,
+		Agentgate: Version(),
+		Options: RequestOptions{
+			Timeout: opts.Timeout, Concurrency: opts.Concurrency,
+			MaxResponseBytes: opts.MaxResponseBytes, MaxPages: opts.MaxPages,
+			Progress: opts.Progress != nil,
+		},
+		Servers: servers,
+	}
+}
+
+// CaptureOptions returns the request's options, with progress lines going
+// to progress when the request asks for them.
+func (r *Request) CaptureOptions(progress io.Writer) Options {
+	o := Options{
+		Timeout: r.Options.Timeout, Concurrency: r.Options.Concurrency,
+		MaxResponseBytes: r.Options.MaxResponseBytes, MaxPages: r.Options.MaxPages,
+	}
+	if r.Options.Progress {
+		o.Progress = progress
+	}
+	return o
+}
+
+// versions is the frozen part of a request and of a response header.
+type versions struct {
+	Protocol  int    `json:"protocol"`
+	Agentgate string `json:"agentgate"`
+}
+
+// mismatch reports whether the peer's versions differ from this binary's.
+func (v versions) mismatch() bool {
+	return v.Protocol != ProtocolVersion || v.Agentgate != Version()
+}
+
+// responseHeader is the first line of a response.
+type responseHeader struct {
+	versions
+	// Refused says why agentgate-mcp captured nothing (a version
+	// mismatch); Results is then empty.
+	Refused string       `json:"refused,omitempty"`
+	Results []wireResult `json:"results"`
+}
+
+// wireResult is a Result without its server and tool bytes.
+type wireResult struct {
+	Protocol   string     `json:"protocol,omitempty"`
+	Elapsed    int64      `json:"elapsedNs"`
+	Error      *wireError `json:"error,omitempty"`
+	StderrTail string     `json:"stderrTail,omitempty"`
+	ToolSizes  []int64    `json:"toolSizes"` // byte length of each raw tool, in order
+}
+
+// wireError is an *Error without its server and file (the requester knows
+// them).
+type wireError struct {
+	Stage Stage  `json:"stage"`
+	Msg   string `json:"msg"`
+	Kind  string `json:"kind,omitempty"` // a name in kinds; "" for none
+}
+
+// kinds names every sentinel an *Error may unwrap to, in the order they
+// are tried.
+var kinds = []struct {
+	name string
+	err  error
+}{
+	{"timeout", context.DeadlineExceeded},
+	{"canceled", context.Canceled},
+	{"connect", ErrConnect},
+	{"exited", ErrExited},
+	{"http", ErrHTTP},
+	{"rpc", ErrRPC},
+	{"too-large", ErrTooLarge},
+	{"pagination", ErrPagination},
+	{"protocol", ErrProtocol},
+}
+
+func kindName(err error) string {
+	for _, k := range kinds {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	return ""
+}
+
+func kindError(name string) (error, bool) {
+	if name == "" {
+		return nil, true
+	}
+	for _, k := range kinds {
+		if k.name == name {
+			return k.err, true
+		}
+	}
+	return nil, false
+}
+
+// ReadRequest reads a request from r (at most MaxRequestBytes). A request
+// from another version is a *VersionError, returned with no request.
+func ReadRequest(r io.Reader) (*Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the request: %v", err)
+	}
+	if len(data) > MaxRequestBytes {
+		return nil, fmt.Errorf("the request is larger than %d bytes", MaxRequestBytes)
+	}
+	var v versions
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("the request is not a JSON object {protocol, agentgate, options, servers}: %v (agentgate-mcp is started by agentgate, not by hand)", err)
+	}
+	if v.mismatch() {
+		return nil, &VersionError{Agentgate: v.Agentgate, Protocol: v.Protocol, Helper: Version(), HelperProtocol: ProtocolVersion}
+	}
+	var req Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return nil, fmt.Errorf("the request does not decode: %v", err)
+	}
+	return &req, nil
+}
+
+// VersionError is a request or a response from a peer of another version.
+type VersionError struct {
+	Agentgate string // agentgate's version
+	Protocol  int    // agentgate's protocol version
+	// Helper and HelperProtocol are agentgate-mcp's.
+	Helper         string
+	HelperProtocol int
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("agentgate %s (protocol %d) and agentgate-mcp %s (protocol %d) are different versions",
+		e.Agentgate, e.Protocol, e.Helper, e.HelperProtocol)
+}
+
+// Is reports ErrHelperVersion.
+func (e *VersionError) Is(target error) bool { return target == ErrHelperVersion }
+
+// WriteRefusal writes the response of a helper that captured nothing,
+// giving its versions and why.
+func WriteRefusal(w io.Writer, why string) error {
+	return writeHeader(w, responseHeader{versions: versions{ProtocolVersion, Version()}, Refused: why, Results: []wireResult{}})
+}
+
+// WriteResponse writes the response for results (see the protocol above).
+func WriteResponse(w io.Writer, results []Result) error {
+	h := responseHeader{versions: versions{ProtocolVersion, Version()}, Results: make([]wireResult, len(results))}
+	for i, res := range results {
+		wr := wireResult{Protocol: res.Protocol, Elapsed: int64(res.Elapsed), StderrTail: res.StderrTail, ToolSizes: []int64{}}
+		if res.Err != nil {
+			we := &wireError{Msg: res.Err.Error(), Kind: kindName(res.Err)}
+			var e *Error
+			if errors.As(res.Err, &e) {
+				we.Stage, we.Msg = e.Stage, e.Msg
+			}
+			wr.Error = we
+		} else {
+			for _, t := range res.Tools {
+				wr.ToolSizes = append(wr.ToolSizes, int64(len(t)))
+			}
+		}
+		h.Results[i] = wr
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := writeHeader(bw, h); err != nil {
+		return err
+	}
+	for _, res := range results {
+		if res.Err != nil {
+			continue
+		}
+		for _, t := range res.Tools {
+			if _, err := bw.Write(t); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func writeHeader(w io.Writer, h responseHeader) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if f, ok := w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+// readResponse reads a response to a request for servers from r, reading
+// at most limit bytes. Tools are sub-slices of one buffer.
+func readResponse(r io.Reader, servers []config.Resolved, limit int64) ([]Result, error) {
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	dec := json.NewDecoder(lr)
+	var h responseHeader
+	if err := dec.Decode(&h); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("the response is larger than %d bytes", limit)
+		}
+		return nil, fmt.Errorf("the response does not start with a JSON header: %v", err)
+	}
+	if h.mismatch() {
+		return nil, &VersionError{Agentgate: Version(), Protocol: ProtocolVersion, Helper: h.Agentgate, HelperProtocol: h.Protocol}
+	}
+	if h.Refused != "" {
+		return nil, fmt.Errorf("agentgate-mcp refused the request: %s", h.Refused)
+	}
+	if len(h.Results) != len(servers) {
+		return nil, fmt.Errorf("the response has %d results for %d servers", len(h.Results), len(servers))
+	}
+	rest := io.MultiReader(dec.Buffered(), lr)
+	var nl [1]byte
+	if _, err := io.ReadFull(rest, nl[:]); err != nil || nl[0] != '\n' {
+		return nil, errors.New("the response header does not end with a newline")
+	}
+	var total int64
+	for i, wr := range h.Results {
+		if wr.Error != nil && len(wr.ToolSizes) > 0 {
+			return nil, fmt.Errorf("result %d has both an error and tools", i)
+		}
+		for _, n := range wr.ToolSizes {
+			if n < 0 || n > limit-total {
+				return nil, fmt.Errorf("the response declares more than %d bytes of tools", limit)
+			}
+			total += n
+		}
+	}
+	blob := make([]byte, total)
+	if _, err := io.ReadFull(rest, blob); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("the response is larger than %d bytes", limit)
+		}
+		return nil, fmt.Errorf("the response ends before its %d bytes of tools: %v", total, err)
+	}
+	if _, err := io.ReadFull(rest, nl[:]); err != io.EOF {
+		return nil, errors.New("the response has bytes after its tools")
+	}
+	results := make([]Result, len(servers))
+	var off int64
+	for i, wr := range h.Results {
+		s := servers[i]
+		res := Result{Server: s.Name, Protocol: wr.Protocol, Elapsed: time.Duration(wr.Elapsed), StderrTail: wr.StderrTail}
+		if wr.Error != nil {
+			kind, ok := kindError(wr.Error.Kind)
+			if !ok {
+				return nil, fmt.Errorf("result %d: unknown error kind %q", i, wr.Error.Kind)
+			}
+			res.Err = &Error{Server: s.Name, File: s.File, Stage: wr.Error.Stage, Msg: wr.Error.Msg, Kind: kind}
+		} else {
+			res.Tools = make([]json.RawMessage, len(wr.ToolSizes))
+			for j, n := range wr.ToolSizes {
+				res.Tools[j] = blob[off : off+n : off+n]
+				off += n
+			}
+		}
+		results[i] = res
+	}
+	return results, nil
+}

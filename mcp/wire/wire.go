@@ -1,0 +1,123 @@
+// Package wire holds what agentgate and its helper agentgate-mcp share
+// about a capture, without linking mcp-go: the options, results and errors
+// of mcp/capture, the protocol between the two binaries, and the front
+// side of it (finding and running the helper).
+//
+// # Why two binaries
+//
+// mcp-go's client transport package imports mcp-go's server, which links
+// a JSON Schema validator whose package initialisation compiles every
+// meta-schema: about 3 ms on every start of any binary that links it.
+// agentgate's offline paths (version, verify, the commit hook) must start
+// in about a millisecond, so agentgate does not link mcp-go at all; live
+// capture (mcp/capture, on mcp-go) runs in agentgate-mcp, which agentgate
+// starts only when a command needs live servers. See FindHelper for where
+// agentgate looks for it and Helper.CaptureAll for the protocol.
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"time"
+)
+
+// Defaults for the zero values of Options and Server.Timeout.
+const (
+	// DefaultTimeout bounds connect, handshake and every tools/list page of
+	// one server; long enough for a cold `npx -y` download.
+	DefaultTimeout = 60 * time.Second
+	// DefaultConcurrency servers are contacted at once; they are I/O bound.
+	DefaultConcurrency = 8
+	// DefaultMaxResponseBytes bounds one tools/list page (64 MiB).
+	DefaultMaxResponseBytes = 64 << 20
+	// DefaultMaxPages bounds the pages of one tools/list listing.
+	DefaultMaxPages = 1000
+)
+
+// Options bound one capture run.
+type Options struct {
+	Timeout          time.Duration // per server; 0 = DefaultTimeout
+	Concurrency      int           // 0 = DefaultConcurrency
+	MaxResponseBytes int64         // per tools/list page; 0 = DefaultMaxResponseBytes
+	MaxPages         int           // 0 = DefaultMaxPages
+	Progress         io.Writer     // nil = quiet; else a terminal for live progress lines
+}
+
+// Result is the outcome for one server.
+type Result struct {
+	Server     string
+	Tools      []json.RawMessage // raw tool objects in the order listed (all pages), byte for byte
+	Protocol   string            // negotiated protocol version
+	Elapsed    time.Duration
+	Err        error  // nil on success; messages are already redacted
+	StderrTail string // bounded tail of a stdio server's stderr, redacted
+}
+
+// Sentinels that an *Error unwraps to (besides context.DeadlineExceeded
+// and context.Canceled).
+var (
+	ErrConnect    = errors.New("cannot connect")            // spawn failed, connection refused, bad URL
+	ErrExited     = errors.New("server process exited")     // the stdio server died or closed stdout
+	ErrHTTP       = errors.New("HTTP error status")         // a non-2xx reply
+	ErrRPC        = errors.New("JSON-RPC error reply")      // the server answered with an error object
+	ErrTooLarge   = errors.New("response too large")        // over MaxResponseBytes
+	ErrPagination = errors.New("endless tools/list paging") // repeated cursor or over MaxPages
+	ErrProtocol   = errors.New("protocol violation")        // a malformed result
+)
+
+// Stage is the step of a capture at which it failed.
+type Stage string
+
+// Stages of one capture, in order.
+const (
+	StageStart      Stage = "start"      // spawning the process or opening the connection
+	StageInitialize Stage = "initialize" // the handshake
+	StageList       Stage = "tools/list" // listing the tools
+)
+
+// Error is why one server could not be captured. Msg is redacted.
+type Error struct {
+	Server string
+	File   string // the config file that defined the server
+	Stage  Stage
+	Msg    string
+	// Kind is what Unwrap returns: one of the sentinels above,
+	// context.DeadlineExceeded, context.Canceled, or nil.
+	Kind error
+}
+
+func (e *Error) Error() string {
+	where := fmt.Sprintf("server %q", e.Server)
+	if e.File != "" {
+		where += " (" + e.File + ")"
+	}
+	return where + ": " + string(e.Stage) + ": " + e.Msg
+}
+
+// Unwrap returns the sentinel classifying the error.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// version is set at build time with
+//
+//	go build -ldflags "-X github.com/agentgate/agentgate/mcp/wire.version=v1.2.3" ./cmd/...
+//
+// (in both binaries: they refuse to talk to a different version).
+var version string
+
+// Version returns agentgate's version, e.g. "v1.2.3" or "devel": the value
+// set with -ldflags -X (see above), else the module version from the build
+// information (set by `go install github.com/agentgate/agentgate/cmd/...@v1.2.3`),
+// else "devel" for a build from a checkout. agentgate and agentgate-mcp
+// built together report the same version.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
