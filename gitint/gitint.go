@@ -9,7 +9,7 @@
 // reader (objects) that touches only the index pages and pack entries it
 // needs; the staged lockfile is read from the work tree when its git blob
 // id equals the index entry's. Anything unusual (a SHA-256 or reftable
-// repository, alternates, a symbolic ref chain, a revision other than
+// repository, a symbolic ref chain, a revision other than
 // HEAD, an object the fast reader cannot read) goes to go-git, opened on
 // first need, so correctness never depends on the fast paths.
 //
@@ -244,7 +244,16 @@ func (r *Repo) readObject(h plumbing.Hash, want int) ([]byte, error) {
 		return nil, err
 	}
 	defer rd.Close()
-	return io.ReadAll(rd)
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	// go-git does not check loose objects against their ids; a damaged
+	// object must never pass for the one asked for.
+	if objectID(want, data) != h {
+		return nil, fmt.Errorf("object %s is damaged: its content does not hash to its id\nhint: run: git fsck", h)
+	}
+	return data, nil
 }
 
 func isBlobMode(m filemode.FileMode) bool {

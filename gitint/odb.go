@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -32,7 +33,9 @@ var errFastUnsupported = errors.New("not handled by the fast object reader")
 
 // objects is a small, read-only reader for one SHA-1 object directory:
 // loose objects (zlib) and pack files through their version 2 .idx files,
-// with OFS_DELTA and REF_DELTA chains. It reads only the parts of the index
+// with OFS_DELTA and REF_DELTA chains, in the directory and in the object
+// directories objects/info/alternates names (as git clone --shared and
+// --reference make them). It reads only the parts of the index
 // and pack files that the requested objects need (a fanout bucket, an
 // offset, the entries of one delta chain), so its cost does not grow with
 // the size of the repository, unlike go-git's, which decodes a whole pack
@@ -40,11 +43,11 @@ var errFastUnsupported = errors.New("not handled by the fast object reader")
 //
 // Every object it returns is verified: the SHA-1 of its header and content
 // must be the requested id. Anything it does not handle (alternates, a
-// pack index version other than 2, a missing object, a damaged file) is
+// index version other than 2, a missing object, a damaged file) is
 // errFastUnsupported or an error, and the caller reads the object with
 // go-git instead, so correctness never depends on this reader.
 type objects struct {
-	dir    string // .../objects
+	dirs   []string // .../objects, then its alternates
 	packs  []*pack
 	listed bool
 	zr     io.ReadCloser // reused zlib reader
@@ -54,6 +57,7 @@ type objects struct {
 type pack struct {
 	idxPath, packPath string
 	idx, data         *os.File
+	size              int64 // of the pack file
 	fanout            [256]uint32
 	loaded            bool
 	err               error
@@ -65,7 +69,37 @@ const maxDeltaDepth = 10000
 // maxObjectSize bounds what the fast reader inflates (larger: go-git).
 const maxObjectSize = 1 << 30
 
-func newObjects(dir string) *objects { return &objects{dir: dir} }
+// newObjects reads the object directory dir and its alternates (nested up
+// to a depth of 5, as git allows).
+func newObjects(dir string) *objects {
+	o := &objects{}
+	var add func(d string, depth int)
+	add = func(d string, depth int) {
+		d = filepath.Clean(d)
+		for _, have := range o.dirs {
+			if have == d {
+				return
+			}
+		}
+		o.dirs = append(o.dirs, d)
+		b, err := os.ReadFile(filepath.Join(d, "info", "alternates"))
+		if err != nil || depth >= 5 {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(d, line)
+			}
+			add(line, depth+1)
+		}
+	}
+	add(dir, 0)
+	return o
+}
 
 // close closes the pack files it opened.
 func (o *objects) close() {
@@ -107,12 +141,14 @@ func (o *objects) readUnverified(h plumbing.Hash, depth int) (int, []byte, error
 		return 0, nil, fmt.Errorf("object %s: delta chain too deep: %w", h, errFastUnsupported)
 	}
 	hex := h.String()
-	raw, err := os.ReadFile(filepath.Join(o.dir, hex[:2], hex[2:]))
-	if err == nil {
-		return o.loose(h, raw)
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return 0, nil, err
+	for _, d := range o.dirs {
+		raw, err := os.ReadFile(filepath.Join(d, hex[:2], hex[2:]))
+		if err == nil {
+			return o.loose(h, raw)
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return 0, nil, err
+		}
 	}
 	if err := o.listPacks(); err != nil {
 		return 0, nil, err
@@ -214,20 +250,22 @@ func (o *objects) listPacks() error {
 		return nil
 	}
 	o.listed = true
-	des, err := os.ReadDir(filepath.Join(o.dir, "pack"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, de := range des {
-		name := de.Name()
-		if filepath.Ext(name) != ".idx" || len(name) < 5 || name[:5] != "pack-" {
+	for _, d := range o.dirs {
+		des, err := os.ReadDir(filepath.Join(d, "pack"))
+		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		base := filepath.Join(o.dir, "pack", name[:len(name)-4])
-		o.packs = append(o.packs, &pack{idxPath: base + ".idx", packPath: base + ".pack"})
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			name := de.Name()
+			if filepath.Ext(name) != ".idx" || !strings.HasPrefix(name, "pack-") {
+				continue
+			}
+			base := filepath.Join(d, "pack", strings.TrimSuffix(name, ".idx"))
+			o.packs = append(o.packs, &pack{idxPath: base + ".idx", packPath: base + ".pack"})
+		}
 	}
 	return nil
 }

@@ -105,7 +105,12 @@ func (o *objects) packed(p *pack, off int64, depth int) (int, []byte, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		p.data = f
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return 0, nil, err
+		}
+		p.data, p.size = f, fi.Size()
 	}
 	var hb [32]byte
 	n, err := p.data.ReadAt(hb[:], off)
@@ -116,7 +121,9 @@ func (o *objects) packed(p *pack, off int64, depth int) (int, []byte, error) {
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s at %d: %w", p.packPath, off, err)
 	}
-	if e.size > maxObjectSize {
+	// Deflate expands at most about 1032 times: a size no rest of the pack
+	// can hold is damage, not a reason to allocate it.
+	if e.size > maxObjectSize || e.size > (p.size-off)*1032+64 {
 		return 0, nil, fmt.Errorf("%s at %d: object of %d bytes: %w", p.packPath, off, e.size, errFastUnsupported)
 	}
 	body, err := o.inflate(bufio.NewReaderSize(io.NewSectionReader(p.data, off+int64(e.hdrLen), 1<<62), 4096), e.size)
@@ -242,7 +249,9 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	if dst > maxObjectSize {
 		return nil, errors.New("delta result too large")
 	}
-	out := make([]byte, 0, dst)
+	// Each instruction byte makes at most 0x10000 bytes: a damaged delta
+	// cannot make this allocate more than its own size allows.
+	out := make([]byte, 0, min(dst, 0x10000*(len(delta)-i)))
 	for i < len(delta) {
 		op := delta[i]
 		i++

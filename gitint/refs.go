@@ -77,15 +77,13 @@ func openFast(abs string) *Repo {
 	r.head = head
 	// The fast paths know SHA-1 objects and files refs only. A repository
 	// that declares an extension (objectFormat, refStorage, ...) uses
-	// go-git throughout, as do object directories with alternates.
+	// go-git throughout.
 	cfg, err := os.ReadFile(filepath.Join(r.commonDir, "config"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	plain := !bytes.Contains(bytes.ToLower(cfg), []byte("[extensions"))
-	_, err = os.Stat(filepath.Join(r.commonDir, "objects", "info", "alternates"))
-	r.fastRefs = plain
-	r.fastObjs = plain && errors.Is(err, os.ErrNotExist)
+	r.fastRefs, r.fastObjs = plain, plain
 	return r
 }
 
