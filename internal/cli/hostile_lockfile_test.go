@@ -21,16 +21,30 @@ import (
 // is either the old file or one complete new file.
 
 // buildAgentgate builds cmd/agentgate (the real main, with its signal
-// handling) into a temporary directory.
+// handling) and its helper cmd/agentgate-mcp into one temporary directory,
+// as go install does, and returns agentgate's path.
 func buildAgentgate(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agentgate")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/agentgate")
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/agentgate", "./cmd/agentgate-mcp")
 	cmd.Dir = testenv.RepoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/agentgate: %v\n%s", err, out)
+		t.Fatalf("go build ./cmd/agentgate ./cmd/agentgate-mcp: %v\n%s", err, out)
 	}
-	return bin
+	return filepath.Join(dir, "agentgate")
+}
+
+// builtEnv is the environment for a binary from buildAgentgate: no
+// AGENTGATE_MCP and a PATH without the test's agentgate-mcp, so agentgate
+// can only use the helper built next to it.
+func builtEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "AGENTGATE_MCP=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
 }
 
 // waitForLine polls path until it holds a line equal to line, or the
@@ -49,55 +63,74 @@ func waitForLine(t *testing.T, path, line string, done <-chan struct{}) {
 	}
 }
 
-// TestHostileCtrlC interrupts a real agentgate binary with SIGINT, sent to
-// its process group as a terminal's Ctrl-C is, while its server hangs
-// before answering initialize: exit 3, the old lockfile byte for byte, a
-// message naming the server, and no process left.
+// TestHostileCtrlC interrupts a real agentgate binary, which runs its real
+// helper agentgate-mcp built next to it, with SIGINT while its server hangs
+// before answering initialize: sent to the process group as a terminal's
+// Ctrl-C is (agentgate and agentgate-mcp both get it), or to agentgate
+// alone (it then stops agentgate-mcp with SIGTERM). Either way: exit 3, the
+// old lockfile byte for byte, a message naming the server, and no process
+// left (not the server, its child, nor agentgate-mcp).
 func TestHostileCtrlC(t *testing.T) {
 	bin := buildAgentgate(t)
-	r := lockedRepo(t, notesServer)
-	before := r.read("agentgate.lock")
-	log := filepath.Join(t.TempDir(), "fake.log")
-	r.writeConfig(map[string]any{"notes": fakeArgs(log, "-tools", "notes.json", "-misbehave", "hang-init", "-fork-child", "-ignore-sigterm")})
-	r.write("notes.json", strings.Replace(notesTools, "Create a note.", "Create a note. Changed.", 1))
+	for _, tc := range []struct {
+		name  string
+		group bool
+	}{{"process group", true}, {"agentgate alone", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := lockedRepo(t, notesServer)
+			before := r.read("agentgate.lock")
+			log := filepath.Join(t.TempDir(), "fake.log")
+			r.writeConfig(map[string]any{"notes": fakeArgs(log, "-tools", "notes.json", "-misbehave", "hang-init", "-fork-child", "-ignore-sigterm")})
+			r.write("notes.json", strings.Replace(notesTools, "Create a note.", "Create a note. Changed.", 1))
 
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "lock", "--timeout", "5m")
-	cmd.Dir = r.dir
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, "lock", "--timeout", "5m")
+			cmd.Dir = r.dir
+			cmd.Env = builtEnv()
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pgid := cmd.Process.Pid
+			done := make(chan struct{})
+			var waitErr error
+			go func() { waitErr = cmd.Wait(); close(done) }()
+			waitForLine(t, log, "method initialize", done)
+			target := pgid
+			if tc.group {
+				target = -pgid
+			}
+			if err := syscall.Kill(target, syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second): // a bound, so a regression fails instead of hanging
+				syscall.Kill(-pgid, syscall.SIGKILL)
+				<-done
+				t.Fatalf("agentgate did not exit after SIGINT\nstderr:\n%s", stderr.String())
+			}
+			var ee *exec.ExitError
+			if !errors.As(waitErr, &ee) || ee.ExitCode() != ExitUnverified {
+				t.Fatalf("exit: %v, want exit status %d\nstderr:\n%s", waitErr, ExitUnverified, stderr.String())
+			}
+			for _, w := range []string{`server "notes"`, "interrupted", "agentgate.lock left unchanged"} {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr does not contain %q:\n%s", w, stderr.String())
+				}
+			}
+			if after := r.read("agentgate.lock"); !bytes.Equal(after, before) {
+				t.Errorf("agentgate.lock changed:\n%s", after)
+			}
+			assertAllGone(t, log, "lock (interrupted)", 2)
+			if left := testenv.GroupMembers(pgid); len(left) > 0 {
+				t.Errorf("processes of agentgate's group (agentgate-mcp?) still running: %v", left)
+			}
+			assertNoTempFiles(t, r.dir)
+			t.Logf("stderr:\n%s", stderr.String())
+		})
 	}
-	done := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(done) }()
-	waitForLine(t, log, "method initialize", done)
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second): // a bound, so a regression fails instead of hanging
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		t.Fatalf("agentgate did not exit after SIGINT\nstderr:\n%s", stderr.String())
-	}
-	var ee *exec.ExitError
-	if !errors.As(waitErr, &ee) || ee.ExitCode() != ExitUnverified {
-		t.Fatalf("exit: %v, want exit status %d\nstderr:\n%s", waitErr, ExitUnverified, stderr.String())
-	}
-	for _, w := range []string{`server "notes"`, "interrupted", "agentgate.lock left unchanged"} {
-		if !strings.Contains(stderr.String(), w) {
-			t.Errorf("stderr does not contain %q:\n%s", w, stderr.String())
-		}
-	}
-	if after := r.read("agentgate.lock"); !bytes.Equal(after, before) {
-		t.Errorf("agentgate.lock changed:\n%s", after)
-	}
-	assertAllGone(t, log, "lock (interrupted)", 2)
-	assertNoTempFiles(t, r.dir)
-	t.Logf("stderr:\n%s", stderr.String())
 }
 
 // assertNoTempFiles fails when dir holds a lockfile temporary file.

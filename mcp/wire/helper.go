@@ -206,6 +206,11 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 		io.Copy(io.Discard, out)
 	}
 	werr := cmd.Wait()
+	if werr != nil && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// Wait reports the cancellation even when the helper, told to
+		// stop, answered and exited 0: its answer stands.
+		werr = nil
+	}
 	tail := sink.tail()
 	var ve *VersionError
 	switch {

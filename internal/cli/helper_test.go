@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentgate/agentgate/internal/testenv"
+)
+
+// Tests of the helper path: agentgate runs live captures in agentgate-mcp
+// (mcp/wire). Elsewhere the helper is this test binary, which
+// testscript.Main puts on PATH as agentgate-mcp (see TestMain).
+
+// helperSecret is an env value of the server in these tests: a secret
+// that must never be printed, even when the helper echoes it.
+const helperSecret = "hunter2-helper-secret"
+
+// helperRepo is a locked repository whose server has since changed its
+// surface, so that a successful lock would rewrite agentgate.lock.
+func helperRepo(t *testing.T) (*testRepo, []byte) {
+	t.Helper()
+	srv := fakeServer("-tools", "notes.json")
+	srv["env"].(map[string]string)["API_TOKEN"] = helperSecret
+	r := lockedRepo(t, map[string]any{"notes": srv})
+	r.write("notes.json", strings.Replace(notesTools, "Create a note.", "Create a note. Changed.", 1))
+	return r, r.read("agentgate.lock")
+}
+
+// helperScript writes an executable shell script standing in for
+// agentgate-mcp and returns its path.
+func helperScript(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agentgate-mcp")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHelperMissing: without agentgate-mcp, every live command is exit 3
+// with the install hint, and nothing is written; the offline commands do
+// not need it.
+func TestHelperMissing(t *testing.T) {
+	r, before := helperRepo(t)
+	r.env["PATH"] = t.TempDir() // no agentgate-mcp; the test binary's directory has none either
+	r.env["AGENTGATE_MCP"] = ""
+	const hint = "agentgate: hint: go install github.com/agentgate/agentgate/cmd/...@latest installs agentgate-mcp next to agentgate\n"
+	for _, args := range [][]string{{"lock"}, {"diff"}, {"ci"}} {
+		code, stdout, stderr := r.agentgate(args...)
+		if code != ExitUnverified {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args[0], code, ExitUnverified, stdout, stderr)
+		}
+		for _, w := range []string{"agentgate: error: agentgate-mcp not found (looked in ", hint,
+			`server "notes" (.mcp.json:`, "not captured: agentgate-mcp, which captures live servers, was not found (see above)"} {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr does not contain %q:\n%s", args[0], w, stderr)
+			}
+		}
+		if strings.Count(stderr, hint) != 1 {
+			t.Errorf("%s: the install hint is not printed exactly once:\n%s", args[0], stderr)
+		}
+	}
+	if after := r.read("agentgate.lock"); !bytes.Equal(after, before) {
+		t.Errorf("agentgate.lock changed:\n%s", after)
+	}
+	r.write("notes.json", notesTools)
+	r.mustRun(ExitOK, "verify")
+	r.mustRun(ExitOK, "version")
+	r.mustRun(ExitOK, "hook") // nothing staged: the offline check
+
+	r.env["AGENTGATE_MCP"] = filepath.Join(t.TempDir(), "agentgate-mcp")
+	_, stderr := r.mustRun(ExitUnverified, "lock")
+	for _, w := range []string{"AGENTGATE_MCP=" + r.env["AGENTGATE_MCP"] + ": stat ", hint, "agentgate: hint: AGENTGATE_MCP is set and names "} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("AGENTGATE_MCP missing: stderr does not contain %q:\n%s", w, stderr)
+		}
+	}
+}
+
+// TestHelperBroken: a helper that crashes, prints garbage, is another
+// version or says nothing: exit 3 for every server, agentgate.lock
+// untouched, the helper's stderr shown redacted, and a hint.
+func TestHelperBroken(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		want   []string
+	}{
+		{"crash", "cat >/dev/null; echo \"panic: leaked " + helperSecret + "\" >&2; kill -SEGV $$",
+			[]string{"signal: segmentation fault, and the response does not start with a JSON header: EOF",
+				"agentgate:   agentgate-mcp stderr (last lines):\nagentgate:   | panic: leaked [redacted]\n",
+				"not captured: agentgate-mcp failed (see above)", "agentgate: hint: agentgate-mcp is agentgate's capture helper; reinstall both: "}},
+		{"garbage", "cat >/dev/null; echo 'Usage: something else'",
+			[]string{"the response does not start with a JSON header: invalid character 'U'"}},
+		{"exit 1 after answering", "cat >/dev/null; echo '{\"protocol\":1,\"agentgate\":\"devel\",\"results\":[{\"toolSizes\":[]}]}'; exit 1",
+			[]string{"exit status 1 after answering"}},
+		{"silent", "exit 0", []string{"the response does not start with a JSON header: EOF"}},
+		{"other version", "cat >/dev/null; echo '{\"protocol\":1,\"agentgate\":\"v0.0.1\",\"refused\":\"x\",\"results\":[]}'; exit 2",
+			[]string{"agentgate devel (protocol 1) and agentgate-mcp v0.0.1 (protocol 1) are different versions",
+				"not captured: agentgate-mcp is another version than agentgate (see above)",
+				"agentgate: hint: agentgate and agentgate-mcp must come from the same version; reinstall both: from one checkout: go install ./cmd/..."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, before := helperRepo(t)
+			r.env["AGENTGATE_MCP"] = helperScript(t, tc.script)
+			_, stderr := r.mustRun(ExitUnverified, "lock")
+			for _, w := range append(tc.want, `agentgate: error: agentgate-mcp (`+r.env["AGENTGATE_MCP"]+`): `,
+				"agentgate lock: error: agentgate.lock left unchanged: 1 of 1 server could not be captured: notes") {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not contain %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, helperSecret) {
+				t.Errorf("the secret is printed:\n%s", stderr)
+			}
+			if after := r.read("agentgate.lock"); !bytes.Equal(after, before) {
+				t.Errorf("agentgate.lock changed:\n%s", after)
+			}
+		})
+	}
+}
+
+// TestLeanBinaries: agentgate and git-agentgate must not link mcp-go (nor
+// the JSON Schema validator it drags in, whose init costs milliseconds on
+// every commit hook: issue #5); agentgate-mcp must. See mcp/wire.
+func TestLeanBinaries(t *testing.T) {
+	deps := func(pkg string) string {
+		cmd := exec.Command("go", "list", "-deps", pkg)
+		cmd.Dir = testenv.RepoRoot(t)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return string(out)
+	}
+	for _, pkg := range []string{"./cmd/agentgate", "./cmd/git-agentgate"} {
+		for _, dep := range strings.Fields(deps(pkg)) {
+			if strings.HasPrefix(dep, "github.com/mark3labs/") || strings.HasPrefix(dep, "github.com/santhosh-tekuri/") || dep == "github.com/agentgate/agentgate/mcp/capture" {
+				t.Errorf("%s links %s: live capture belongs in cmd/agentgate-mcp (mcp/wire runs it)", pkg, dep)
+			}
+		}
+	}
+	if !strings.Contains(deps("./cmd/agentgate-mcp"), "github.com/mark3labs/mcp-go/client\n") {
+		t.Errorf("cmd/agentgate-mcp does not link mcp-go's client")
+	}
+}
