@@ -155,6 +155,26 @@ func BenchmarkCommitHook(b *testing.B) {
 	}
 }
 
+// BenchmarkHookOffline is what "agentgate hook" asks of gitint when no
+// config or lockfile change is staged: open, the staged changes among the
+// config paths, and the staged lockfile.
+func BenchmarkHookOffline(b *testing.B) {
+	dir := benchRepo(b)
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.StagedChanges(isConfig); err != nil {
+			b.Fatal(err)
+		}
+		if _, ok, err := r.FileInIndex("agentgate.lock"); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
 // BenchmarkCommitHookNoCachedTrees is the hook's work when the index has no
 // usable cached trees (a full walk of HEAD's tree).
 func BenchmarkCommitHookNoCachedTrees(b *testing.B) {

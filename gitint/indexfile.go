@@ -42,6 +42,10 @@ func decodeIndex(data []byte) (*indexFile, error) {
 		return nil, fmt.Errorf("git index claims %d entries in %d bytes", count, len(body))
 	}
 	idx := &indexFile{entries: make([]*index.Entry, 0, count)}
+	// One allocation for all entries, and (below v4) names as substrings of
+	// one copy of the file: the index is read on every commit.
+	store := make([]index.Entry, count)
+	str := string(body)
 	off := 12
 	prev := ""
 	for k := uint32(0); k < count; k++ {
@@ -49,7 +53,7 @@ func decodeIndex(data []byte) (*indexFile, error) {
 		if off+62 > len(body) {
 			return nil, errors.New("git index truncated in an entry")
 		}
-		e := &index.Entry{}
+		e := &store[k]
 		e.Mode = filemode.FileMode(binary.BigEndian.Uint32(body[off+24:]))
 		copy(e.Hash[:], body[off+40:off+60])
 		flags := binary.BigEndian.Uint16(body[off+60:])
@@ -81,7 +85,7 @@ func decodeIndex(data []byte) (*indexFile, error) {
 			if end < 0 {
 				return nil, errors.New("git index truncated in a name")
 			}
-			e.Name = string(body[off : off+end])
+			e.Name = str[off : off+end]
 			// Entries are padded with 1-8 NULs to a multiple of 8 bytes.
 			off = start + ((off - start + end + 8) &^ 7)
 			if off > len(body) {

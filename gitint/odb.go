@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -53,14 +54,35 @@ type objects struct {
 	zr     io.ReadCloser // reused zlib reader
 }
 
-// pack is one pack file and its index, opened on first use.
+// pack is one pack file and its index, opened on first use. Both are
+// mapped into memory when the platform allows (then only the pages touched
+// are read, with no system call per read), else read with ReadAt.
 type pack struct {
 	idxPath, packPath string
-	idx, data         *os.File
-	size              int64 // of the pack file
+	idx, data         io.ReaderAt
+	idxMap, dataMap   []byte // the mappings, unmapped by close
+	size              int64  // of the pack file
 	fanout            [256]uint32
 	loaded            bool
 	err               error
+}
+
+// openMapped opens path for reading through a mapping, or the file itself.
+func openMapped(path string) (io.ReaderAt, []byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, err
+	}
+	if m := mapFile(f, fi.Size()); m != nil {
+		f.Close() // the mapping stays valid
+		return bytes.NewReader(m), m, fi.Size(), nil
+	}
+	return f, nil, fi.Size(), nil
 }
 
 // maxDeltaDepth bounds delta chains (git's default is 50, --aggressive 250).
@@ -98,19 +120,26 @@ func newObjects(dir string) *objects {
 		}
 	}
 	add(dir, 0)
+	// Repo has no Close: unmap the packs when the reader is garbage. No
+	// slice of a mapping outlives it (inflate and applyDelta copy).
+	runtime.SetFinalizer(o, (*objects).close)
 	return o
 }
 
-// close closes the pack files it opened.
+// close closes or unmaps the pack files it opened; o must not be used
+// afterwards.
 func (o *objects) close() {
 	for _, p := range o.packs {
-		if p.idx != nil {
-			p.idx.Close()
+		for _, r := range []io.ReaderAt{p.idx, p.data} {
+			if c, ok := r.(io.Closer); ok {
+				c.Close()
+			}
 		}
-		if p.data != nil {
-			p.data.Close()
-		}
+		unmapFile(p.idxMap)
+		unmapFile(p.dataMap)
+		p.idx, p.data, p.idxMap, p.dataMap = nil, nil, nil, nil
 	}
+	o.packs = nil
 }
 
 // read returns the type and content of object h.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -29,11 +28,11 @@ func (p *pack) load() error {
 	}
 	p.loaded = true
 	p.err = func() error {
-		f, err := os.Open(p.idxPath)
+		f, m, _, err := openMapped(p.idxPath)
 		if err != nil {
 			return err
 		}
-		p.idx = f
+		p.idx, p.idxMap = f, m
 		var b [idxFanout]byte
 		if _, err := f.ReadAt(b[:], 0); err != nil {
 			return fmt.Errorf("%s: %w", p.idxPath, err)
@@ -101,16 +100,11 @@ func (p *pack) find(h plumbing.Hash) (int64, bool, error) {
 // packed reads the object at off in p, resolving deltas.
 func (o *objects) packed(p *pack, off int64, depth int) (int, []byte, error) {
 	if p.data == nil {
-		f, err := os.Open(p.packPath)
+		f, m, size, err := openMapped(p.packPath)
 		if err != nil {
 			return 0, nil, err
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return 0, nil, err
-		}
-		p.data, p.size = f, fi.Size()
+		p.data, p.dataMap, p.size = f, m, size
 	}
 	var hb [32]byte
 	n, err := p.data.ReadAt(hb[:], off)
@@ -126,7 +120,13 @@ func (o *objects) packed(p *pack, off int64, depth int) (int, []byte, error) {
 	if e.size > maxObjectSize || e.size > (p.size-off)*1032+64 {
 		return 0, nil, fmt.Errorf("%s at %d: object of %d bytes: %w", p.packPath, off, e.size, errFastUnsupported)
 	}
-	body, err := o.inflate(bufio.NewReaderSize(io.NewSectionReader(p.data, off+int64(e.hdrLen), 1<<62), 4096), e.size)
+	var zr io.Reader
+	if p.dataMap != nil {
+		zr = bytes.NewReader(p.dataMap[off+int64(e.hdrLen):])
+	} else {
+		zr = bufio.NewReaderSize(io.NewSectionReader(p.data, off+int64(e.hdrLen), 1<<62), 4096)
+	}
+	body, err := o.inflate(zr, e.size)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s at %d: %w", p.packPath, off, err)
 	}
