@@ -316,3 +316,42 @@ func TestFileInIndexWorkTreeShortcut(t *testing.T) {
 		t.Fatalf("FileInIndex with a symlink in the work tree = %q, %v, %v", data, ok, err)
 	}
 }
+
+// A submodule's work tree has a .git file pointing into the superproject's
+// .git/modules; Open finds it as go-git does, and reads its own HEAD,
+// objects and index.
+func TestOpenSubmodule(t *testing.T) {
+	sub := newRepo(t)
+	write(t, sub, "agentgate.lock", "in submodule\n")
+	commitAll(t, sub, "sub")
+	super := filepath.Join(filepath.Dir(sub), "super")
+	if err := os.Mkdir(super, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, super, "init", "-q", "-b", "main")
+	write(t, super, "agentgate.lock", "in superproject\n")
+	commitAll(t, super, "super")
+	run(t, super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod")
+	commitAll(t, super, "add submodule")
+	dir := filepath.Join(super, "mod")
+	if fi, err := os.Lstat(filepath.Join(dir, ".git")); err != nil || fi.IsDir() {
+		t.Fatalf("submodule .git is not a file: %v", err)
+	}
+	r := mustOpen(t, filepath.Join(dir))
+	if r.Root() != dir || r.gitDir == "" {
+		t.Fatalf("Open(submodule) root %s gitdir %q, want root %s opened without go-git", r.Root(), r.gitDir, dir)
+	}
+	got, ok, err := r.FileAt("HEAD", "agentgate.lock")
+	if err != nil || !ok || string(got) != "in submodule\n" {
+		t.Errorf("submodule FileAt(HEAD) = %q, %v, %v", got, ok, err)
+	}
+	write(t, dir, "agentgate.lock", "staged in submodule\n")
+	run(t, dir, "add", "agentgate.lock")
+	ch, err := mustOpen(t, dir).StagedChanges(isConfig)
+	if err != nil || strings.Join(ch, ",") != "agentgate.lock" {
+		t.Errorf("submodule StagedChanges = %v, %v", ch, err)
+	}
+	if ch, err := mustOpen(t, super).StagedChanges(isConfig); err != nil || len(ch) != 0 {
+		t.Errorf("superproject StagedChanges = %v, %v; want none", ch, err)
+	}
+}
