@@ -32,8 +32,10 @@ npm_ci bench/npm
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3-), node $(node --version), git $(git --version | cut -d' ' -f3)"
 
-# Build agentgate and the yardsticks the same way: go build -o.
-go build -o "$OUT/bin/agentgate" ./cmd/agentgate
+# Build agentgate and the yardsticks the same way: go build -o. agentgate
+# and its live-capture helper agentgate-mcp go into one directory, as
+# go install puts them (agentgate finds the helper next to itself).
+go build -o "$OUT/bin/" ./cmd/agentgate ./cmd/agentgate-mcp
 go build -tags agentgate_bench -o "$OUT/bin/hello" ./scripts/bench/hello
 go build -tags agentgate_bench -o "$OUT/bin/harness" ./scripts/bench/harness
 AG=$OUT/bin/agentgate

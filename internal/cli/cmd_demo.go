@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // demoToolsJSON is the demo server's tool list: a "notes" server with three
@@ -61,7 +62,8 @@ deleting .rugpull undoes the rug pull.
 
 Exit codes: 0 when every step went as described (the demo shows diff's own
 exit code 1); 2 for a bad --keep directory; 3 when a step did not go as
-described.
+described, or when agentgate-mcp (installed next to agentgate by
+'go install github.com/agentgate/agentgate/cmd/...') is missing.
 
 Examples:
   agentgate demo
@@ -131,6 +133,10 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 	exe, err := selfExecutable()
 	if err != nil {
 		return unverified(fmt.Errorf("cannot find this agentgate binary to start the demo server: %v", err))
+	}
+	if _, err := wire.FindHelper(e.getenv); err != nil {
+		return unverified(fmt.Errorf("demo: %v; agentgate needs it to talk to the demo's server", err), installHint,
+			"from a checkout: go build -o bin/ ./cmd/... && bin/agentgate demo ('go run ./cmd/agentgate' builds agentgate alone)")
 	}
 	dir, cleanup, err := demoDir(flags.Lookup("keep").Value.String())
 	if err != nil {

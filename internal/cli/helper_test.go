@@ -81,6 +81,30 @@ func TestHelperMissing(t *testing.T) {
 	}
 }
 
+// TestDemoWithoutHelper: `go run ./cmd/agentgate demo` builds agentgate
+// alone; the demo then stops before building anything, exit 3, saying how
+// to build both.
+func TestDemoWithoutHelper(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	r := newRepo(t, false, nil)
+	r.env["PATH"] = t.TempDir()
+	r.env["AGENTGATE_MCP"] = ""
+	_, stderr := r.mustRun(ExitUnverified, "demo")
+	for _, w := range []string{
+		"agentgate demo: error: demo: agentgate-mcp not found (looked in ",
+		"agentgate: hint: go install github.com/agentgate/agentgate/cmd/...@latest installs agentgate-mcp next to agentgate\n",
+		"agentgate: hint: from a checkout: go build -o bin/ ./cmd/... && bin/agentgate demo ('go run ./cmd/agentgate' builds agentgate alone)\n",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr does not contain %q:\n%s", w, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Errorf("the demo created %s", entries[0].Name())
+	}
+}
+
 // TestHelperBroken: a helper that crashes, prints garbage, is another
 // version or says nothing: exit 3 for every server, agentgate.lock
 // untouched, the helper's stderr shown redacted, and a hint.
