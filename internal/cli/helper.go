@@ -83,19 +83,18 @@ func helperHints(e *env, he *wire.HelperError) []string {
 }
 
 // helperFailure is the failure of a server that agentgate-mcp did not
-// capture because it failed itself (printed once, before).
-func helperFailure(s config.Server, he *wire.HelperError) failure {
+// capture because it failed itself: the helper's error (printed in full
+// once, before) and its first hint, so that each server's entry (in ci's
+// JSON report, say) stands on its own.
+func helperFailure(e *env, s config.Server, he *wire.HelperError) failure {
 	f := failure{server: s.Name, file: where(s), code: ExitUnverified}
-	switch {
-	case errors.Is(he, context.Canceled):
+	if errors.Is(he, context.Canceled) {
 		f.msg = "capture interrupted"
-		f.hints = []string{"the run was interrupted; run it again"}
-	case errors.Is(he, wire.ErrNoHelper):
-		f.msg = "not captured: agentgate-mcp, which captures live servers, was not found (see above)"
-	case errors.Is(he, wire.ErrHelperVersion):
-		f.msg = "not captured: agentgate-mcp is another version than agentgate (see above)"
-	default:
-		f.msg = "not captured: agentgate-mcp failed (see above)"
+	} else {
+		f.msg = "not captured: " + he.Error()
+	}
+	if hints := helperHints(e, he); len(hints) > 0 {
+		f.hints = hints[:1]
 	}
 	return f
 }

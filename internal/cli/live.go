@@ -254,7 +254,7 @@ func captureServers(e *env, p *config.Project, servers []config.Server, opts wir
 		var he *wire.HelperError
 		if results, he = runHelper(e, ctx, resolved, opts); he != nil {
 			for _, r := range resolved {
-				l.failures = append(l.failures, helperFailure(byName[r.Name], he))
+				l.failures = append(l.failures, helperFailure(e, byName[r.Name], he))
 			}
 		}
 	}
