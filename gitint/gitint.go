@@ -1,6 +1,6 @@
-// Package gitint reads what agentgate needs from a git repository with
-// go-git: the repository root, and a file's bytes at HEAD, at a revision and
-// in the index.
+// Package gitint reads what agentgate needs from a git repository: the
+// repository root, and a file's bytes at HEAD, at a revision and in the
+// index.
 //
 // Everything here is read-only and reads as little as possible, because it
 // runs in the pre-commit hook on every commit: opening a repository is a
@@ -8,10 +8,11 @@
 // resolved from its loose ref or packed-refs; objects are read by a small
 // reader (objects) that touches only the index pages and pack entries it
 // needs; the staged lockfile is read from the work tree when its git blob
-// id equals the index entry's. Anything unusual (a SHA-256 or reftable
-// repository, a symbolic ref chain, a revision other than
-// HEAD, an object the fast reader cannot read) goes to go-git, opened on
-// first need, so correctness never depends on the fast paths.
+// id equals the index entry's. Every object read is checked against its
+// id. Anything unusual (a SHA-256 or reftable repository, a symbolic ref
+// chain, a revision other than HEAD, an object the fast reader cannot
+// read) goes to go-git, opened on first need, so correctness never depends
+// on the fast paths.
 //
 // GIT_DIR is not consulted (the repository is found from the directory given
 // to Open). GIT_INDEX_FILE is honoured by FileInIndex and StagedChanges,
