@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -209,24 +210,16 @@ func readSource(s source) (fileResult, error) {
 		return fileResult{}, &Error{File: s.rel, Msg: "cannot read: " + errText(err)}
 	}
 	defer f.Close()
-	data := make([]byte, maxFileSize+1)
-	n, _ := readFull(f, data)
-	if n > maxFileSize {
+	// Read at most maxFileSize+1 bytes: a buffer sized for the file, not
+	// for the limit (this runs on every commit, for every config file).
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return fileResult{}, &Error{File: s.rel, Msg: "cannot read: " + errText(err)}
+	}
+	if len(data) > maxFileSize {
 		return fileResult{}, &Error{File: s.rel, Msg: fmt.Sprintf("larger than %d bytes", maxFileSize)}
 	}
-	return parseFile(s.client, s.rel, data[:n])
-}
-
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return parseFile(s.client, s.rel, data)
 }
 
 // parseFile parses data as the given client's config.
