@@ -21,12 +21,7 @@ mkdir -p "$OUT/bin"
 # A module of its own, so that go build/vet/test ./... never look inside.
 printf 'module agentgate-bench-out\n' >"$OUT/go.mod"
 
-npm_ci() { # dir
-	if [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules" ]; then
-		npm ci --prefix "$1" --no-audit --no-fund --loglevel=error >&2
-		touch "$1/node_modules"
-	fi
-}
+. "$ROOT/scripts/lib/npm-ci.sh"
 npm_ci testdata/npm
 npm_ci bench/npm
 

@@ -6,10 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Pinned real MCP servers for the integration tests (package-lock.json).
-if [ ! -d testdata/npm/node_modules ] || [ testdata/npm/package-lock.json -nt testdata/npm/node_modules ]; then
-  npm ci --prefix testdata/npm --no-audit --no-fund --loglevel=error
-  touch testdata/npm/node_modules
-fi
+. scripts/lib/npm-ci.sh
+npm_ci testdata/npm
 
 # The real pre-commit framework for the route tests.
 if ! command -v pre-commit >/dev/null 2>&1; then
