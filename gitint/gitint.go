@@ -28,9 +28,9 @@ import (
 	"strings"
 	"sync"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // ErrNotRepository is returned (wrapped, with the directory) by Open outside
@@ -53,7 +53,7 @@ type Repo struct {
 	odb       *objects
 
 	ggOnce sync.Once
-	gg     *git.Repository
+	gg     *filesystem.Storage // go-git's view, for everything else
 	ggErr  error
 
 	headDone bool
@@ -77,47 +77,20 @@ func Open(dir string) (*Repo, error) {
 	if r := openFast(abs); r != nil {
 		return r, nil
 	}
-	r, err := git.PlainOpenWithOptions(abs, plainOpenOptions)
-	if errors.Is(err, git.ErrRepositoryNotExists) {
+	root, gg, err := openGoGit(abs)
+	if errors.Is(err, errNoRepository) {
 		return nil, fmt.Errorf("%s: %w (or any of its parent directories)\nhint: run agentgate inside a git work tree, or run: git init", abs, ErrNotRepository)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open git repository at %s: %w", abs, err)
 	}
-	wt, err := r.Worktree()
-	if errors.Is(err, git.ErrIsBareRepository) {
-		return nil, fmt.Errorf("%s: bare repository has no work tree: %w", abs, ErrNotRepository)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open git work tree at %s: %w", abs, err)
-	}
-	repo := &Repo{root: filepath.Clean(wt.Filesystem.Root()), gg: r}
+	repo := &Repo{root: root, gg: gg}
 	repo.ggOnce.Do(func() {})
 	return repo, nil
 }
 
-var plainOpenOptions = &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true}
-
-// git returns the go-git repository, opened on first use.
-func (r *Repo) git() (*git.Repository, error) {
-	r.ggOnce.Do(func() {
-		r.gg, r.ggErr = git.PlainOpenWithOptions(r.root, plainOpenOptions)
-		if r.ggErr != nil {
-			r.ggErr = fmt.Errorf("open git repository at %s: %w", r.root, r.ggErr)
-		}
-	})
-	return r.gg, r.ggErr
-}
-
 // Root is the absolute path of the work tree's top directory.
 func (r *Repo) Root() string { return r.root }
-
-// Git returns the underlying go-git repository, for callers that need more
-// (opened on first call; nil if go-git cannot open it).
-func (r *Repo) Git() *git.Repository {
-	g, _ := r.git()
-	return g
-}
 
 // HasCommits reports whether HEAD points at a commit (false in a repository
 // created by git init with nothing committed yet).
@@ -158,15 +131,11 @@ func (r *Repo) treeAt(rev string) (plumbing.Hash, bool, error) {
 		}
 		hash = h
 	} else {
-		gg, err := r.git()
-		if err != nil {
-			return plumbing.ZeroHash, false, err
-		}
-		h, err := gg.ResolveRevision(plumbing.Revision(rev))
+		h, err := r.resolveRevision(rev)
 		if err != nil {
 			return plumbing.ZeroHash, false, fmt.Errorf("%s: unknown revision %q: %v\nhint: name a branch, tag or commit that exists, e.g. HEAD, main, origin/main, HEAD~1 (run: git fetch, if it is a remote branch)", r.root, rev, err)
 		}
-		hash = *h
+		hash = h
 	}
 	c, err := r.readObject(hash, objCommit)
 	if err != nil {
@@ -216,45 +185,65 @@ func (r *Repo) readTreeFile(t plumbing.Hash, path string) ([]byte, bool, error) 
 // readObject returns the content of object h, which must be of type want:
 // from the fast reader when it can, otherwise from go-git.
 func (r *Repo) readObject(h plumbing.Hash, want int) ([]byte, error) {
+	typ, data, err := r.readAny(h)
+	if err != nil {
+		return nil, err
+	}
+	if typ != want {
+		return nil, fmt.Errorf("object %s is a %s, not a %s", h, typeNames[typ], typeNames[want])
+	}
+	return data, nil
+}
+
+// readAny returns the type and content of object h: from the fast reader
+// when it can, otherwise from go-git. Either way the content hashes to h.
+func (r *Repo) readAny(h plumbing.Hash) (int, []byte, error) {
 	if r.fastObjs {
 		if r.odb == nil {
 			r.odb = newObjects(filepath.Join(r.commonDir, "objects"))
 		}
 		typ, data, err := r.odb.read(h)
 		if err == nil {
-			if typ != want {
-				return nil, fmt.Errorf("object %s is a %s, not a %s", h, typeNames[typ], typeNames[want])
-			}
-			return data, nil
+			return typ, data, nil
 		}
 		// Whatever went wrong, go-git decides.
 	}
 	gg, err := r.git()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	o, err := gg.Storer.EncodedObject(plumbing.AnyObject, h)
+	o, err := gg.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	if got := o.Type(); got.String() != typeNames[want] {
-		return nil, fmt.Errorf("object %s is a %s, not a %s", h, got, typeNames[want])
+	var typ int
+	switch o.Type() {
+	case plumbing.CommitObject:
+		typ = objCommit
+	case plumbing.TreeObject:
+		typ = objTree
+	case plumbing.BlobObject:
+		typ = objBlob
+	case plumbing.TagObject:
+		typ = objTag
+	default:
+		return 0, nil, fmt.Errorf("object %s has unexpected type %s", h, o.Type())
 	}
 	rd, err := o.Reader()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	defer rd.Close()
 	data, err := io.ReadAll(rd)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	// go-git does not check loose objects against their ids; a damaged
 	// object must never pass for the one asked for.
-	if objectID(want, data) != h {
-		return nil, fmt.Errorf("object %s is damaged: its content does not hash to its id\nhint: run: git fsck", h)
+	if objectID(typ, data) != h {
+		return 0, nil, fmt.Errorf("object %s is damaged: its content does not hash to its id\nhint: run: git fsck", h)
 	}
-	return data, nil
+	return typ, data, nil
 }
 
 func isBlobMode(m filemode.FileMode) bool {

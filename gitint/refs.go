@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,18 +104,7 @@ func (r *Repo) resolveHead() (plumbing.Hash, bool, error) {
 			return h, true, nil
 		}
 	}
-	gg, err := r.git()
-	if err != nil {
-		return plumbing.ZeroHash, false, err
-	}
-	ref, err := gg.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return plumbing.ZeroHash, false, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, false, fmt.Errorf("%s: read HEAD: %w", r.root, err)
-	}
-	return ref.Hash(), true, nil
+	return r.goGitHead()
 }
 
 // fastHead resolves HEAD from the files; ok is false when go-git must.
