@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/textproto"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -181,10 +181,10 @@ func identity(s Server) [][2]string {
 	}
 	hdr := map[string]string{}
 	for k, v := range s.Headers {
-		hdr[textproto.CanonicalMIMEHeaderKey(k)] = c(v)
+		hdr[canonicalHeaderKey(k)] = c(v)
 	}
 	for k, v := range s.EnvHeaders {
-		hdr[textproto.CanonicalMIMEHeaderKey(k)] = "${env:" + v + "}"
+		hdr[canonicalHeaderKey(k)] = "${env:" + v + "}"
 	}
 	if s.BearerTokenEnvVar != "" {
 		hdr["Authorization"] = "Bearer ${env:" + s.BearerTokenEnvVar + "}"

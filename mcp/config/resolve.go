@@ -170,7 +170,7 @@ func (x *expander) input(field string, sg seg) (string, error) {
 }
 
 func tomlKey(k string) string {
-	if envNameRE.MatchString(strings.ReplaceAll(k, "-", "_")) {
+	if envNameRE().MatchString(strings.ReplaceAll(k, "-", "_")) {
 		return k
 	}
 	return fmt.Sprintf("%q", k)

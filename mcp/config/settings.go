@@ -220,7 +220,7 @@ func (p *parser) inputs(n *node, st *Settings) *Error {
 		if in.Value, err = p.plain(e.get("value"), "", f+".value"); err != nil {
 			return err
 		}
-		if e.has("env") == e.has("value") || (e.has("env") && !envNameRE.MatchString(in.Env)) {
+		if e.has("env") == e.has("value") || (e.has("env") && !envNameRE().MatchString(in.Env)) {
 			return p.errAt(e.pos, "", f, "needs exactly one of env (an environment variable name) or value",
 				`for example: `+id+` = { env = "MY_VARIABLE" }`)
 		}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -42,12 +41,12 @@ type seg struct {
 }
 
 var (
-	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	claudeRE    = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(:-(.*))?$`)
-	varLikeRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*(:.*)?$`)
-	geminiBare  = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)`)
-	continueRE  = regexp.MustCompile(`^\$\{\{\s*([^{}]*?)\s*\}\}`)
-	continueRef = regexp.MustCompile(`^secrets\.([A-Za-z_][A-Za-z0-9_-]*)$`)
+	envNameRE   = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	claudeRE    = lazyRegexp(`^([A-Za-z_][A-Za-z0-9_]*)(:-(.*))?$`)
+	varLikeRE   = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_.]*(:.*)?$`)
+	geminiBare  = lazyRegexp(`^\$([A-Za-z_][A-Za-z0-9_]*)`)
+	continueRE  = lazyRegexp(`^\$\{\{\s*([^{}]*?)\s*\}\}`)
+	continueRef = lazyRegexp(`^secrets\.([A-Za-z_][A-Za-z0-9_-]*)$`)
 )
 
 // syntaxHelp lists what each syntax supports, for hints.
@@ -132,17 +131,17 @@ func parseRef(syn VarSyntax, s string) (int, seg, *Error) {
 		if !strings.HasPrefix(s, "${{") {
 			return 0, seg{}, nil
 		}
-		m := continueRE.FindStringSubmatch(s)
+		m := continueRE().FindStringSubmatch(s)
 		if m == nil {
 			return 0, seg{}, nil
 		}
-		if r := continueRef.FindStringSubmatch(m[1]); r != nil {
+		if r := continueRef().FindStringSubmatch(m[1]); r != nil {
 			return len(m[0]), seg{kind: segEnv, text: r[1]}, nil
 		}
 		return 0, seg{}, unsupported(syn, m[0])
 	}
 	if syn == SyntaxGemini {
-		if m := geminiBare.FindString(s); m != "" {
+		if m := geminiBare().FindString(s); m != "" {
 			return len(m), seg{kind: segEnv, text: m[1:]}, nil
 		}
 	}
@@ -156,12 +155,12 @@ func parseRef(syn VarSyntax, s string) (int, seg, *Error) {
 	inner, n := s[2:end], end+1
 	switch syn {
 	case SyntaxClaude, SyntaxGemini:
-		if m := claudeRE.FindStringSubmatch(inner); m != nil {
+		if m := claudeRE().FindStringSubmatch(inner); m != nil {
 			return n, seg{kind: segEnv, text: m[1], def: m[3], hasDef: m[2] != ""}, nil
 		}
 		return 0, seg{}, nil
 	case SyntaxKiro:
-		if envNameRE.MatchString(inner) {
+		if envNameRE().MatchString(inner) {
 			return n, seg{kind: segEnv, text: inner}, nil
 		}
 		return 0, seg{}, nil
@@ -181,7 +180,7 @@ func parseRef(syn VarSyntax, s string) (int, seg, *Error) {
 		return n, seg{kind: segPathSep}, nil
 	case strings.HasPrefix(inner, "input:") && len(inner) > 6 && syn == SyntaxVSCode:
 		return n, seg{kind: segInput, text: inner[6:]}, nil
-	case varLikeRE.MatchString(inner) || inner == "/":
+	case varLikeRE().MatchString(inner) || inner == "/":
 		return 0, seg{}, unsupported(syn, s[:n])
 	}
 	return 0, seg{}, nil
@@ -189,7 +188,7 @@ func parseRef(syn VarSyntax, s string) (int, seg, *Error) {
 
 func unsupported(syn VarSyntax, ref string) *Error {
 	hint := "this client supports " + syntaxHelp[syn]
-	if envNameRE.MatchString(strings.TrimSuffix(strings.TrimPrefix(ref, "${"), "}")) && syn != SyntaxContinue {
+	if envNameRE().MatchString(strings.TrimSuffix(strings.TrimPrefix(ref, "${"), "}")) && syn != SyntaxContinue {
 		hint = "did you mean ${env:" + ref[2:] + "? " + hint
 	}
 	return &Error{Msg: "unsupported variable " + ref + " in " + string(syn) + " syntax (the client would pass it through literally)", Hint: hint}

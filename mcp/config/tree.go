@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"github.com/tailscale/hujson"
@@ -86,7 +85,7 @@ func (idx lineIndex) pos(off int) pos {
 	return pos{lo + 1, off - idx[lo] + 1}
 }
 
-var hujsonErrRE = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonErrRE = lazyRegexp(`^hujson: line (\d+), column (\d+): (.*)$`)
 
 // parseJSONC parses JSON with comments and trailing commas (HuJSON) into a
 // node tree. Syntax errors carry the line and column hujson reports.
@@ -96,7 +95,7 @@ func parseJSONC(file string, data []byte) (*node, error) {
 	if err != nil {
 		e := &Error{File: file, Line: 1, Column: 1, Msg: "invalid JSON: " + err.Error(),
 			Hint: "fix the syntax (comments and trailing commas are allowed)"}
-		if m := hujsonErrRE.FindStringSubmatch(err.Error()); m != nil {
+		if m := hujsonErrRE().FindStringSubmatch(err.Error()); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Column, _ = strconv.Atoi(m[2])
 			e.Msg = "invalid JSON: " + m[3]

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyRegexp(`^yaml: line (\d+): (.*)$`)
 
 // maxYAMLNodes bounds alias expansion ("billion laughs").
 const maxYAMLNodes = 100000
@@ -45,7 +44,7 @@ func parseYAML(file string, data []byte) (*node, error) {
 func yamlErr(file string, err error) error {
 	e := &Error{File: file, Line: 1, Msg: "invalid YAML: " + err.Error()}
 	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
 		e.Msg = "invalid YAML: " + m[2]
 	}
