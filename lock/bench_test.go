@@ -140,3 +140,28 @@ func TestSurface10000(t *testing.T) {
 		t.Error("schemas not hashed apart")
 	}
 }
+
+// schemaGenerated is the inputSchema of tool i of the fake server's
+// generated listing (fakeserver.Generate(n, 4096)), which the issue #5
+// figure is measured on: compact, properties in order, each property's
+// members out of order.
+func schemaGenerated(i int) []byte {
+	var props strings.Builder
+	for j := 0; j == 0 || props.Len() < 4096-60; j++ {
+		if j > 0 {
+			props.WriteByte(',')
+		}
+		fmt.Fprintf(&props, `"arg_%03d":{"type":"string","description":"argument %d of tool %d"}`, j, j, i)
+	}
+	return []byte(`{"type":"object","properties":{` + props.String() + `}}`)
+}
+
+func BenchmarkHashInputSchemaGenerated(b *testing.B) {
+	s := schemaGenerated(0)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if _, err := HashInputSchema(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

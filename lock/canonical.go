@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -96,8 +95,6 @@ const (
 	emptyObjectHash = "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
 )
 
-var canonBufs = sync.Pool{New: func() any { return new([]byte) }}
-
 // HashInputSchema returns inputSchemaHash: the lowercase hex SHA-256 of the
 // RFC 8785 canonical form (see Canonicalize) of the raw inputSchema bytes as
 // the server sent them. An absent schema (nil or empty raw) and JSON null
@@ -107,10 +104,13 @@ func HashInputSchema(raw []byte) (string, error) {
 	if len(raw) == 0 {
 		return emptyObjectHash, nil
 	}
-	bp := canonBufs.Get().(*[]byte)
-	defer canonBufs.Put(bp)
-	out, err := appendCanonical((*bp)[:0], raw)
-	*bp = out[:0]
+	if sum, null, ok := fastHash(raw); ok {
+		if null {
+			return emptyObjectHash, nil
+		}
+		return hex.EncodeToString(sum[:]), nil
+	}
+	out, err := slowCanonical(raw)
 	if err != nil {
 		return "", err
 	}

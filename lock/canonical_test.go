@@ -189,7 +189,35 @@ func FuzzCanonicalize(f *testing.F) {
 		if err != nil || !bytes.Equal(again, got) {
 			t.Fatalf("not idempotent: %q -> %q, %v", got, again, err)
 		}
+		checkHashes(t, in, want)
 	})
+}
+
+// checkHashes checks that the hashing paths, which stream the canonical form
+// into SHA-256 instead of building it, agree with sha256 of want, the jcs
+// form of in: HashInputSchema of in, and the inputSchemaHash of a tool
+// whose inputSchema is in (DecodeTool hashes it while validating).
+func checkHashes(t *testing.T, in, want []byte) {
+	t.Helper()
+	wantHash := sha(string(want))
+	if string(want) == "null" {
+		wantHash = sha("{}")
+	}
+	if got, err := HashInputSchema(in); err != nil || got != wantHash {
+		t.Fatalf("HashInputSchema(%q) = %s, %v; want %s (sha256 of %q)", in, got, err, wantHash, want)
+	}
+	tool := append(append([]byte(`{"name":"t","inputSchema":`), in...), '}')
+	d, err := DecodeTool(tool)
+	if err != nil {
+		t.Fatalf("DecodeTool(%q): %v", tool, err)
+	}
+	srv, err := BuildServer([]ToolDef{d})
+	if err != nil {
+		t.Fatalf("BuildServer for %q: %v", tool, err)
+	}
+	if got := srv.Tools[0].InputSchemaHash; got != wantHash {
+		t.Fatalf("inputSchemaHash of %q = %s, want %s (sha256 of %q)", tool, got, wantHash, want)
+	}
 }
 
 func TestPlain8(t *testing.T) {

@@ -2,6 +2,7 @@ package lock
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"unicode/utf8"
@@ -20,11 +21,12 @@ import (
 // Raw and InputSchema share raw's bytes (no copy: a 10,000-tool listing is
 // held once): the caller must not modify raw afterwards.
 func DecodeTool(raw []byte) (ToolDef, error) {
-	bp := canonBufs.Get().(*[]byte) // validation only: the canonical form is not kept
-	out, err := appendCanonical((*bp)[:0], raw)
-	*bp = out[:0]
-	canonBufs.Put(bp)
-	if err != nil {
+	if def, ok := decodeToolFast(raw); ok {
+		return def, nil
+	}
+	// Outside the fast subset, or an error: validate with jcs and decode
+	// again, for exact errors.
+	if _, err := slowCanonical(raw); err != nil {
 		return ToolDef{}, &ToolError{Tool: toolNameHint(raw), Msg: "the tool definition is not valid I-JSON: " + err.Error()}
 	}
 	raw = bytes.TrimSpace(raw)
@@ -58,6 +60,66 @@ func DecodeTool(raw []byte) (ToolDef, error) {
 		def.InputSchema = s
 	}
 	return def, nil
+}
+
+// decodeToolFast is DecodeTool for a tool in the fast subset of fastcanon.go
+// (validated by one pass over raw, which also hashes the inputSchema's
+// canonical form for BuildServer). ok is false for anything else,
+// including every error: DecodeTool then takes the slow path, which reports
+// it.
+func decodeToolFast(raw []byte) (def ToolDef, ok bool) {
+	f := getFastCanon()
+	defer putFastCanon(f)
+	f.keepTop = true
+	if !f.parse(raw) || f.tape[0].kind != kindObject {
+		return ToolDef{}, false
+	}
+	in := f.in
+	top := f.tape[0]
+	for _, m := range f.order[top.a:top.b] {
+		v := in[m.vs:m.ve]
+		switch string(in[m.ks:m.ke]) {
+		case "name":
+			if v[0] != '"' || len(v) == 2 {
+				return ToolDef{}, false
+			}
+			def.Name = jsonString(v)
+		case "description":
+			switch v[0] {
+			case '"':
+				def.Description = new(string)
+				*def.Description = jsonString(v)
+			case 'n': // null
+			default:
+				return ToolDef{}, false
+			}
+		case "inputSchema":
+			if string(v) == "null" {
+				break
+			}
+			def.InputSchema = v[:len(v):len(v)]
+			def.schemaSum = f.hashValue(int(m.v))
+			def.schemaOf = def.InputSchema
+		}
+	}
+	if def.Name == "" {
+		return ToolDef{}, false
+	}
+	raw = bytes.TrimSpace(raw)
+	def.Raw = raw[:len(raw):len(raw)]
+	return def, true
+}
+
+// jsonString decodes the JSON string literal v, which the fast path has
+// validated (only short escapes and \u00hh).
+func jsonString(v []byte) string {
+	content := v[1 : len(v)-1]
+	if bytes.IndexByte(content, '\\') < 0 {
+		return string(content)
+	}
+	var s string
+	_ = json.Unmarshal(v, &s)
+	return s
 }
 
 // members returns the values of the hashed members of the JSON object obj,
@@ -149,9 +211,14 @@ func BuildServer(defs []ToolDef) (Server, error) {
 		case d.Description != nil && !utf8.ValidString(*d.Description):
 			return Server{}, &ToolError{Tool: d.Name, Field: "description", Msg: "is not valid UTF-8"}
 		}
-		ih, err := HashInputSchema(d.InputSchema)
-		if err != nil {
-			return Server{}, &ToolError{Tool: d.Name, Field: "inputSchema", Msg: err.Error()}
+		var ih string
+		if d.schemaHashed() {
+			ih = hex.EncodeToString(d.schemaSum[:])
+		} else {
+			var err error
+			if ih, err = HashInputSchema(d.InputSchema); err != nil {
+				return Server{}, &ToolError{Tool: d.Name, Field: "inputSchema", Msg: err.Error()}
+			}
 		}
 		tools = append(tools, Tool{
 			Name:            d.Name,
