@@ -15,10 +15,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/agentgate/agentgate/mcp/fakeserver"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -114,12 +110,7 @@ func runDemoServer(e *env, flags *flag.FlagSet, args []string) error {
 	if err != nil {
 		return unverified(err)
 	}
-	err = fakeserver.Serve(e.ctx, os.Stdin, e.stdout, fakeserver.Options{
-		Tools:       tools,
-		RugpullFile: flags.Lookup("rugpull-file").Value.String(),
-		RugpullTool: demoRugpullTool,
-		RugpullText: demoRugpullText,
-	})
+	err = serveDemo(e.ctx, os.Stdin, e.stdout, tools, flags.Lookup("rugpull-file").Value.String())
 	if err != nil && !errors.Is(err, e.ctx.Err()) {
 		return unverified(err)
 	}
@@ -245,7 +236,7 @@ func demoDir(keep string) (dir string, cleanup func(), err error) {
 // writeDemoRepo creates the git repository and its .mcp.json, whose server
 // runs exe demo-server with the rug-pull file.
 func writeDemoRepo(dir, exe string) error {
-	if _, err := git.PlainInit(dir, false); err != nil {
+	if err := initDemoRepo(dir); err != nil {
 		return err
 	}
 	cfg := map[string]any{"mcpServers": map[string]any{demoServerName: map[string]any{
@@ -262,22 +253,8 @@ func writeDemoRepo(dir, exe string) error {
 // demoCommit commits .mcp.json and agentgate.lock with go-git, with an
 // explicit author so that no git configuration is needed.
 func demoCommit(dir string, e *env) error {
-	r, err := git.PlainOpen(dir)
-	if err != nil {
-		return err
-	}
-	wt, err := r.Worktree()
-	if err != nil {
-		return err
-	}
-	for _, p := range []string{".mcp.json", "agentgate.lock"} {
-		if _, err := wt.Add(p); err != nil {
-			return err
-		}
-	}
-	sig := &object.Signature{Name: "agentgate demo", Email: "demo@agentgate.invalid", When: e.now()}
-	_, err = wt.Commit("Pin the notes MCP server's tools", &git.CommitOptions{Author: sig, Committer: sig})
-	return err
+	return demoCommitFiles(dir, []string{".mcp.json", "agentgate.lock"},
+		"agentgate demo", "demo@agentgate.invalid", e.now(), "Pin the notes MCP server's tools")
 }
 
 // indentWriter writes to w with prefix at the start of every line.

@@ -152,7 +152,12 @@ func TestHelperBroken(t *testing.T) {
 
 // TestLeanBinaries: agentgate and git-agentgate must not link mcp-go (nor
 // the JSON Schema validator it drags in, whose init costs milliseconds on
-// every commit hook: issue #5); agentgate-mcp must. See mcp/wire.
+// every commit hook: issue #5); agentgate-mcp must. See mcp/wire. Nor may
+// they link package net (with cgo, the usual build, it makes the binary
+// dynamically linked: ld.so and cgo start-up cost ~1 ms on every run), nor
+// go-git's root package (its transports: SSH, HTTP, OpenPGP; see
+// gitint/gogit.go and demogit.go), nor mcp/fakeserver (net/http; see
+// demoserver.go).
 func TestLeanBinaries(t *testing.T) {
 	deps := func(pkg string) string {
 		cmd := exec.Command("go", "list", "-deps", pkg)
@@ -167,6 +172,9 @@ func TestLeanBinaries(t *testing.T) {
 		for _, dep := range strings.Fields(deps(pkg)) {
 			if strings.HasPrefix(dep, "github.com/mark3labs/") || strings.HasPrefix(dep, "github.com/santhosh-tekuri/") || dep == "github.com/agentgate/agentgate/mcp/capture" {
 				t.Errorf("%s links %s: live capture belongs in cmd/agentgate-mcp (mcp/wire runs it)", pkg, dep)
+			}
+			if dep == "net" || dep == "github.com/go-git/go-git/v5" || dep == "github.com/agentgate/agentgate/mcp/fakeserver" {
+				t.Errorf("%s links %s, which costs every agentgate start a millisecond or more (issue #5)", pkg, dep)
 			}
 		}
 	}
