@@ -6,10 +6,8 @@ import (
 	"encoding/binary"
 	"hash"
 	"math"
-	"math/bits"
 	"slices"
 	"sync"
-	"unicode/utf8"
 )
 
 // This file is a fast path for Canonicalize, not a second canonicaliser.
@@ -76,7 +74,9 @@ type entry struct {
 }
 
 // member is one object member: in[ks:ke] is its name's content (the quotes
-// are at ks-1 and ke), in[vs:ve] its value's text, tape[v] its value.
+// are at ks-1 and ke), in[vs:ve] its value's text, tape[v] its value; v is
+// -1 when the value's text is canonical as it stands (a scalar, or a
+// verbatim container), which then has no tape entry.
 // pre is the name's first 8 bytes, big-endian, padded with zero bytes: as
 // a name in the fast subset holds no zero byte, comparing pre orders names
 // by their first 8 bytes, and equal pre means either equal names of under
@@ -129,7 +129,6 @@ const (
 
 type fastCanon struct {
 	in    []byte
-	i     int
 	dirty int // whitespace runs and unsorted objects seen so far
 	tape  []entry
 	stack []member // members of the objects being parsed
@@ -161,364 +160,184 @@ func putFastCanon(f *fastCanon) {
 	fastCanons.Put(f)
 }
 
-// fastCanonical appends the canonical form of in to dst. ok is false when in
-// is outside the fast subset (or is not valid JSON at all).
-func fastCanonical(dst, in []byte) (out []byte, ok bool) {
-	f := getFastCanon()
-	defer putFastCanon(f)
-	if !f.parse(in) {
-		return dst, false
-	}
-	return f.emit(dst, 0, nil), true
-}
-
-// fastHash returns the SHA-256 of the canonical form of in, and whether that
-// form is null. ok is false when in is outside the fast subset.
-func fastHash(in []byte) (sum [32]byte, null, ok bool) {
-	f := getFastCanon()
-	defer putFastCanon(f)
-	if !f.parse(in) {
-		return sum, false, false
-	}
-	return f.hashValue(0), f.tape[0].kind == kindVerbatim && string(f.in[f.tape[0].a:f.tape[0].b]) == "null", true
-}
-
-// hashValue returns the SHA-256 of the canonical form of tape[idx].
-func (f *fastCanon) hashValue(idx int) (sum [32]byte) {
-	if e := f.tape[idx]; e.kind == kindVerbatim {
-		return sha256.Sum256(f.in[e.a:e.b])
-	}
-	f.h.Reset()
-	f.out = f.emit(f.out[:0], idx, f.h)
-	f.h.Write(f.out)
-	f.h.Sum(f.sum[:0])
-	return f.sum
-}
-
 // parse reads in, which must be one JSON text in the fast subset, onto the
 // tape; tape[0] is its top-level value.
 func (f *fastCanon) parse(in []byte) bool {
 	if len(in) >= math.MaxInt32 {
 		return false
 	}
-	f.in, f.i, f.dirty = in, 0, 0
+	f.in, f.dirty = in, 0
 	f.tape, f.stack, f.order = f.tape[:0], f.stack[:0], f.order[:0]
-	f.ws()
-	if !f.value(0) {
-		return false
-	}
-	f.ws()
-	return f.i == len(in)
+	i := f.value(f.ws(in, 0), 0)
+	return i >= 0 && f.ws(in, i) == len(in)
 }
 
-func (f *fastCanon) ws() {
-	if f.i < len(f.in) && wsByte[f.in[f.i]] {
-		f.skipWS()
+// ws returns the offset of the first byte at or after in[i] that is not
+// JSON whitespace.
+func (f *fastCanon) ws(in []byte, i int) int {
+	if i < len(in) && in[i] <= ' ' {
+		return f.skipWS(in, i)
 	}
+	return i
 }
 
-func (f *fastCanon) skipWS() {
+// skipWS skips the whitespace at in[i]. A control character there is
+// invalid JSON: it stops, and the caller fails on it.
+func (f *fastCanon) skipWS(in []byte, i int) int {
 	f.dirty++
-	for f.i < len(f.in) && wsByte[f.in[f.i]] {
-		f.i++
+	for i < len(in) && wsByte[in[i]] {
+		i++
 	}
+	return i
 }
 
-func (f *fastCanon) value(depth int) bool {
-	if f.i >= len(f.in) {
-		return false
+// value reads the value at in[i] onto the tape and returns the offset after
+// it, or -1 when it is not in the fast subset.
+func (f *fastCanon) value(i, depth int) int {
+	in := f.in
+	if i >= len(in) {
+		return -1
 	}
-	start := f.i
-	switch c := f.in[f.i]; {
-	case c == '"':
-		if !f.str() {
-			return false
+	switch in[i] {
+	case '{':
+		if depth >= maxFastDepth {
+			return -1
 		}
-	case c == '{':
-		return depth < maxFastDepth && f.object(depth+1)
-	case c == '[':
-		return depth < maxFastDepth && f.array(depth+1)
-	case c == '-' || ('0' <= c && c <= '9'):
-		if !f.number() {
-			return false
+		return f.object(i, depth+1)
+	case '[':
+		if depth >= maxFastDepth {
+			return -1
 		}
-	case c == 't':
-		if !f.literal("true") {
-			return false
-		}
-	case c == 'f':
-		if !f.literal("false") {
-			return false
-		}
-	case c == 'n':
-		if !f.literal("null") {
-			return false
-		}
-	default:
-		return false
+		return f.array(i, depth+1)
 	}
-	f.tape = append(f.tape, entry{a: int32(start), b: int32(f.i)})
-	return true
+	end := scalar(in, i)
+	if end >= 0 {
+		f.tape = append(f.tape, entry{a: int32(i), b: int32(end)})
+	}
+	return end
 }
 
-func (f *fastCanon) literal(lit string) bool {
-	if !bytes.HasPrefix(f.in[f.i:], []byte(lit)) {
-		return false
-	}
-	f.i += len(lit)
-	return true
-}
-
-// number accepts -?(0|[1-9][0-9]{0,14}) not followed by a fraction or an
-// exponent, and not -0.
-func (f *fastCanon) number() bool {
-	start := f.i
-	if f.in[f.i] == '-' {
-		f.i++
-	}
-	digits := f.i
-	for f.i < len(f.in) && '0' <= f.in[f.i] && f.in[f.i] <= '9' {
-		f.i++
-	}
-	n := f.i - digits
-	if n == 0 || n > 15 || (n > 1 && f.in[digits] == '0') {
-		return false
-	}
-	if f.in[digits] == '0' && digits > start { // -0 is printed as 0
-		return false
-	}
-	if f.i < len(f.in) {
-		if c := f.in[f.i]; c == '.' || c == 'e' || c == 'E' {
-			return false
-		}
-	}
-	return true
-}
-
-// str reads one string that is already in canonical form. It reports false
-// for any other string.
-func (f *fastCanon) str() bool {
-	end, _ := scanStr(f.in, f.i)
-	f.i = end
-	return end >= 0
-}
-
-// String scan results, besides the end offset.
-const (
-	strEscape   = 1 << iota // holds an escape
-	strNonASCII             // holds bytes at or above 0x80 (valid UTF-8)
-)
-
-// scanStr scans the string that starts with the quote at in[i], which must
-// be in canonical form, and returns the offset after its closing quote and
-// what it holds; end is -1 for any other string.
-func scanStr(in []byte, i int) (end int, flags uint8) {
-	start := i
-	i++ // opening quote
-	for {
-		if i+8 <= len(in) {
-			m := nonPlain8(binary.LittleEndian.Uint64(in[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-		} else {
-			for i < len(in) && plainByte[in[i]] {
-				i++
-			}
-			if i >= len(in) {
-				return -1, 0
-			}
-		}
-		switch c := in[i]; {
-		case c == '"':
-			i++
-			if flags&strNonASCII != 0 && !utf8.Valid(in[start+1:i-1]) {
-				return -1, 0
-			}
-			return i, flags
-		case c == '\\':
-			if i+1 >= len(in) {
-				return -1, 0
-			}
-			switch in[i+1] {
-			case '"', '\\', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if !canonicalUEscape(in[i:]) {
-					return -1, 0
-				}
-				i += 6
-			default: // \/ and anything invalid
-				return -1, 0
-			}
-			flags |= strEscape
-		case c >= 0x80:
-			flags |= strNonASCII
-			i++
-		default: // raw control character: invalid JSON
-			return -1, 0
-		}
-	}
-}
-
-// nonPlain8 returns, for the 8 bytes packed little-endian in x, a mask with
-// the high bit of a byte set where the byte is not plainByte: below 0x20,
-// at or above 0x80, '"' or '\\' (SWAR tests for a zero byte, as in "Bit
-// Twiddling Hacks"). Bytes above a flagged byte may be flagged wrongly, by
-// a borrow, but the lowest flag is exact: bits.TrailingZeros64(m)/8 is the
-// index of the first such byte.
-func nonPlain8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := x ^ (ones * '"')
-	b := x ^ (ones * '\\')
-	return ((x-ones*0x20)&^x | (q-ones)&^q | (b-ones)&^b | x) & highs
-}
-
-// plain8 reports whether all 8 bytes packed in x are plainByte.
-func plain8(x uint64) bool { return nonPlain8(x) == 0 }
-
-// canonicalUEscape reports whether b starts with \u00hh (lowercase hex) for a
-// control character that has no short escape: the only \u form JCS writes.
-func canonicalUEscape(b []byte) bool {
-	if len(b) < 6 || b[2] != '0' || b[3] != '0' || (b[4] != '0' && b[4] != '1') {
-		return false
-	}
-	c := b[5]
-	var v byte
-	switch {
-	case '0' <= c && c <= '9':
-		v = c - '0'
-	case 'a' <= c && c <= 'f':
-		v = c - 'a' + 10
-	default:
-		return false
-	}
-	v += (b[4] - '0') << 4
-	switch v {
-	case '\b', '\t', '\n', '\f', '\r':
-		return false
-	}
-	return true
-}
-
-// done records the container opened at input offset open, tape entry idx:
-// as one verbatim entry when nothing in it since then was made canonical
-// (dirty is f.dirty at its opening), otherwise as kind with entries up to
-// the end of the tape.
-func (f *fastCanon) done(idx, open, dirty int, kind uint8, a, b int) {
+// done records the container in[open:end], tape entry idx: as one
+// verbatim entry when nothing in it was made canonical (dirty is f.dirty at
+// its opening), otherwise as kind with entries up to the end of the tape.
+// It returns end.
+func (f *fastCanon) done(end, idx, open, dirty int, kind uint8, a, b int) int {
 	if f.dirty == dirty {
 		f.tape = f.tape[:idx+1]
-		f.tape[idx] = entry{a: int32(open), b: int32(f.i)}
-		return
+		f.tape[idx] = entry{a: int32(open), b: int32(end)}
+	} else {
+		f.tape[idx] = entry{a: int32(a), b: int32(b), next: int32(len(f.tape)), kind: kind}
 	}
-	f.tape[idx] = entry{a: int32(a), b: int32(b), next: int32(len(f.tape)), kind: kind}
+	return end
 }
 
-func (f *fastCanon) array(depth int) bool {
-	open, idx, dirty := f.i, len(f.tape), f.dirty
+func (f *fastCanon) array(open, depth int) int {
+	in := f.in
+	idx, dirty := len(f.tape), f.dirty
 	f.tape = append(f.tape, entry{})
-	f.i++
-	f.ws()
-	if f.i < len(f.in) && f.in[f.i] == ']' {
-		f.i++
-		f.done(idx, open, dirty, kindArray, 0, 0)
-		return true
+	i := f.ws(in, open+1)
+	if i < len(in) && in[i] == ']' {
+		return f.done(i+1, idx, open, dirty, kindArray, 0, 0)
 	}
 	for {
-		if !f.value(depth) {
-			return false
+		if i = f.value(i, depth); i < 0 {
+			return -1
 		}
-		f.ws()
-		if f.i >= len(f.in) {
-			return false
+		if i = f.ws(in, i); i >= len(in) {
+			return -1
 		}
-		switch f.in[f.i] {
+		switch in[i] {
 		case ',':
-			f.i++
-			f.ws()
+			i = f.ws(in, i+1)
 		case ']':
-			f.i++
-			f.done(idx, open, dirty, kindArray, 0, 0)
-			return true
+			return f.done(i+1, idx, open, dirty, kindArray, 0, 0)
 		default:
-			return false
+			return -1
 		}
 	}
 }
 
-func (f *fastCanon) object(depth int) bool {
-	open, idx, dirty, base := f.i, len(f.tape), f.dirty, len(f.stack)
+func (f *fastCanon) object(open, depth int) int {
+	in := f.in
+	idx, dirty, base := len(f.tape), f.dirty, len(f.stack)
 	f.tape = append(f.tape, entry{})
-	f.i++
-	f.ws()
-	if f.i < len(f.in) && f.in[f.i] == '}' {
-		f.i++
-		f.closeObject(idx, open, dirty, base, depth)
-		return true
+	i := f.ws(in, open+1)
+	if i < len(in) && in[i] == '}' {
+		return f.closeObject(i+1, idx, open, dirty, base, depth)
 	}
 	sorted := true
 	for {
-		if f.i >= len(f.in) || f.in[f.i] != '"' {
-			return false
+		if i >= len(in) || in[i] != '"' {
+			return -1
 		}
-		ks := f.i + 1
-		end, flags := scanStr(f.in, f.i)
+		ks := i + 1
+		end, flags := scanStr(in, i)
 		if end < 0 || flags&strEscape != 0 {
-			return false
+			return -1
 		}
-		f.i = end
 		ke := end - 1
-		if flags != 0 && !fastKey(f.in[ks:ke]) {
-			return false
+		if flags != 0 && !fastKey(in[ks:ke]) {
+			return -1
 		}
-		f.ws()
-		if f.i >= len(f.in) || f.in[f.i] != ':' {
-			return false
+		if i = f.ws(in, end); i >= len(in) || in[i] != ':' {
+			return -1
 		}
-		f.i++
-		f.ws()
-		vs, v := f.i, len(f.tape)
-		if !f.value(depth) {
-			return false
+		if i = f.ws(in, i+1); i >= len(in) {
+			return -1
 		}
-		m := member{pre: prefix(f.in, ks, ke), ks: int32(ks), ke: int32(ke), vs: int32(vs), ve: int32(f.i), v: int32(v)}
-		if n := len(f.stack); n > base {
-			switch c := compareNames(f.in, &f.stack[n-1], &m); {
+		vs, v := i, int32(-1) // a verbatim value has no tape entry
+		if c := in[i]; c == '{' || c == '[' {
+			v = int32(len(f.tape))
+			if i = f.value(i, depth); i < 0 {
+				return -1
+			}
+			if f.tape[v].kind == kindVerbatim {
+				f.tape, v = f.tape[:v], -1
+			}
+		} else if c == '"' {
+			if i, _ = scanStr(in, i); i < 0 {
+				return -1
+			}
+		} else if i = scalar(in, i); i < 0 {
+			return -1
+		}
+		// Field by field into the stack: a member built aside and copied
+		// costs a store-forwarding stall.
+		n := len(f.stack)
+		f.stack = append(f.stack, member{})
+		m := &f.stack[n]
+		m.pre, m.ks, m.ke, m.vs, m.ve, m.v = prefix(in, ks, ke), int32(ks), int32(ke), int32(vs), int32(i), v
+		if n > base {
+			switch c := compareNames(in, &f.stack[n-1], m); {
 			case c == 0:
-				return false // duplicate: jcs reports it
+				return -1 // duplicate: jcs reports it
 			case c > 0:
 				sorted = false
 			}
 		}
-		f.stack = append(f.stack, m)
-		f.ws()
-		if f.i >= len(f.in) {
-			return false
+		if i = f.ws(in, i); i >= len(in) {
+			return -1
 		}
-		switch f.in[f.i] {
+		switch in[i] {
 		case ',':
-			f.i++
-			f.ws()
+			i = f.ws(in, i+1)
 		case '}':
-			f.i++
 			if !sorted {
 				if !f.sortMembers(f.stack[base:]) {
-					return false
+					return -1
 				}
 				f.dirty++
 			}
-			f.closeObject(idx, open, dirty, base, depth)
-			return true
+			return f.closeObject(i+1, idx, open, dirty, base, depth)
 		default:
-			return false
+			return -1
 		}
 	}
 }
 
-// closeObject records the object whose members are stack[base:].
-func (f *fastCanon) closeObject(idx, open, dirty, base, depth int) {
+// closeObject records the object in[open:end] whose members are
+// stack[base:], and returns end.
+func (f *fastCanon) closeObject(end, idx, open, dirty, base, depth int) int {
 	if depth == 1 && f.keepTop {
 		dirty = -1
 	}
@@ -527,7 +346,7 @@ func (f *fastCanon) closeObject(idx, open, dirty, base, depth int) {
 		f.order = append(f.order, f.stack[base:]...)
 	}
 	f.stack = f.stack[:base]
-	f.done(idx, open, dirty, kindObject, lo, len(f.order))
+	return f.done(end, idx, open, dirty, kindObject, lo, len(f.order))
 }
 
 // fastKey reports whether a member name is in the fast subset: no escapes and
@@ -545,6 +364,10 @@ func fastKey(key []byte) bool {
 // sortMembers sorts ms by name. It reports false on a duplicate name.
 func (f *fastCanon) sortMembers(ms []member) bool {
 	in := f.in
+	if len(ms) == 2 { // compared when the second was read
+		ms[0], ms[1] = ms[1], ms[0]
+		return true
+	}
 	if len(ms) <= 24 {
 		// Insertion sort compares every pair that ends up adjacent, so a
 		// duplicate shows as a comparison that returns 0.
@@ -569,65 +392,4 @@ func (f *fastCanon) sortMembers(ms []member) bool {
 		}
 	}
 	return true
-}
-
-// after returns the index of the tape entry after the value at idx.
-func (f *fastCanon) after(idx int) int {
-	if e := f.tape[idx]; e.kind != kindVerbatim {
-		return int(e.next)
-	}
-	return idx + 1
-}
-
-// emit appends the canonical form of tape[idx] to out; with h non-nil, it
-// writes the output to h whenever it grows past flushAt.
-func (f *fastCanon) emit(out []byte, idx int, h hash.Hash) []byte {
-	in := f.in
-	switch e := f.tape[idx]; e.kind {
-	case kindVerbatim:
-		out = put(out, in[e.a:e.b], h)
-	case kindArray:
-		out = append(out, '[')
-		for j := idx + 1; j < int(e.next); j = f.after(j) {
-			if j > idx+1 {
-				out = append(out, ',')
-			}
-			out = f.emit(out, j, h)
-		}
-		out = append(out, ']')
-	case kindObject:
-		out = append(out, '{')
-		for k, m := range f.order[e.a:e.b] {
-			if k > 0 {
-				out = append(out, ',')
-			}
-			if m.vs == m.ke+2 && f.tape[m.v].kind == kindVerbatim {
-				out = put(out, in[m.ks-1:m.ve], h) // "name":value as it stands
-				continue
-			}
-			out = append(out, in[m.ks-1:m.ke+1]...)
-			out = append(out, ':')
-			out = f.emit(out, int(m.v), h)
-		}
-		out = append(out, '}')
-	}
-	return out
-}
-
-// put appends b to out, or with h non-nil may write both to h instead.
-func put(out, b []byte, h hash.Hash) []byte {
-	if h == nil {
-		return append(out, b...)
-	}
-	if len(b) >= directAt {
-		h.Write(out)
-		h.Write(b)
-		return out[:0]
-	}
-	out = append(out, b...)
-	if len(out) >= flushAt {
-		h.Write(out)
-		out = out[:0]
-	}
-	return out
 }

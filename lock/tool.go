@@ -98,7 +98,7 @@ func decodeToolFast(raw []byte) (def ToolDef, ok bool) {
 				break
 			}
 			def.InputSchema = v[:len(v):len(v)]
-			def.schemaSum = f.hashValue(int(m.v))
+			def.schemaSum = f.hashMember(m)
 			def.schemaOf = def.InputSchema
 		}
 	}

@@ -1,0 +1,112 @@
+package lock
+
+import (
+	"crypto/sha256"
+	"hash"
+)
+
+// fastCanonical appends the canonical form of in to dst. ok is false when in
+// is outside the fast subset (or is not valid JSON at all).
+func fastCanonical(dst, in []byte) (out []byte, ok bool) {
+	f := getFastCanon()
+	defer putFastCanon(f)
+	if !f.parse(in) {
+		return dst, false
+	}
+	return f.emit(dst, 0, nil), true
+}
+
+// fastHash returns the SHA-256 of the canonical form of in, and whether that
+// form is null. ok is false when in is outside the fast subset.
+func fastHash(in []byte) (sum [32]byte, null, ok bool) {
+	f := getFastCanon()
+	defer putFastCanon(f)
+	if !f.parse(in) {
+		return sum, false, false
+	}
+	return f.hashValue(0), f.tape[0].kind == kindVerbatim && string(f.in[f.tape[0].a:f.tape[0].b]) == "null", true
+}
+
+// hashMember returns the SHA-256 of the canonical form of m's value.
+func (f *fastCanon) hashMember(m member) [32]byte {
+	if m.v < 0 {
+		return sha256.Sum256(f.in[m.vs:m.ve])
+	}
+	return f.hashValue(int(m.v))
+}
+
+// hashValue returns the SHA-256 of the canonical form of tape[idx].
+func (f *fastCanon) hashValue(idx int) (sum [32]byte) {
+	if e := f.tape[idx]; e.kind == kindVerbatim {
+		return sha256.Sum256(f.in[e.a:e.b])
+	}
+	f.h.Reset()
+	f.out = f.emit(f.out[:0], idx, f.h)
+	f.h.Write(f.out)
+	f.h.Sum(f.sum[:0])
+	return f.sum
+}
+
+// after returns the index of the tape entry after the value at idx.
+func (f *fastCanon) after(idx int) int {
+	if e := f.tape[idx]; e.kind != kindVerbatim {
+		return int(e.next)
+	}
+	return idx + 1
+}
+
+// emit appends the canonical form of tape[idx] to out; with h non-nil, it
+// writes the output to h whenever it grows past flushAt.
+func (f *fastCanon) emit(out []byte, idx int, h hash.Hash) []byte {
+	in := f.in
+	switch e := f.tape[idx]; e.kind {
+	case kindVerbatim:
+		out = put(out, in[e.a:e.b], h)
+	case kindArray:
+		out = append(out, '[')
+		for j := idx + 1; j < int(e.next); j = f.after(j) {
+			if j > idx+1 {
+				out = append(out, ',')
+			}
+			out = f.emit(out, j, h)
+		}
+		out = append(out, ']')
+	case kindObject:
+		out = append(out, '{')
+		ms := f.order[e.a:e.b]
+		for k := range ms {
+			m := &ms[k]
+			if k > 0 {
+				out = append(out, ',')
+			}
+			switch {
+			case m.v >= 0:
+				out = append(out, in[m.ks-1:m.ke+1]...)
+				out = append(out, ':')
+				out = f.emit(out, int(m.v), h)
+			case m.vs == m.ke+2: // "name":value as it stands
+				out = put(out, in[m.ks-1:m.ve], h)
+			default:
+				out = append(out, in[m.ks-1:m.ke+1]...)
+				out = append(out, ':')
+				out = put(out, in[m.vs:m.ve], h)
+			}
+			if h != nil && len(out) >= flushAt {
+				h.Write(out)
+				out = out[:0]
+			}
+		}
+		out = append(out, '}')
+	}
+	return out
+}
+
+// put appends b to out, or with h non-nil and b long writes both to h.
+func put(out, b []byte, h hash.Hash) []byte {
+	if h != nil && len(b) >= directAt {
+		h.Write(out)
+		h.Write(b)
+		return out[:0]
+	}
+	return append(out, b...)
+}
