@@ -95,7 +95,9 @@ check "$H" ratio -runs "$RUNS" -target 1.35 \
 
 # 3. The commit path on 10,000 commits and a 1,000-tool lockfile.
 "$H" genrepo -dir "$OUT/repo" -commits 10000 -tools 1000 >&2
+before=$fails
 (
+	fails=0 # count only this subshell's failures; they are added below
 	cd "$OUT/repo"
 	echo "staged" >>src/d00/f000.txt
 	git add src/d00/f000.txt
@@ -106,7 +108,7 @@ check "$H" ratio -runs "$RUNS" -target 1.35 \
 		-name "3 agentgate hook, nothing MCP staged, vs git show HEAD:agentgate.lock" \
 		-- "$AG" hook -- git show HEAD:agentgate.lock
 	exit $fails
-) || fails=$((fails + $?))
+) || fails=$((before + $?))
 check "$H" ratio -runs "$RUNS" -target 2 \
 	-name "3 agentgate version vs hello-world Go binary" \
 	-- "$AG" version -- "$OUT/bin/hello"
