@@ -308,20 +308,31 @@ func LoadTools(path string) ([]json.RawMessage, error) {
 
 // Generate returns n deterministic tools named tool_0000, tool_0001, ...,
 // each with an inputSchema of roughly schemaBytes bytes, for benchmarks of
-// large surfaces.
+// large surfaces. The tools share one allocation: the fake's own memory,
+// which counts in the peak RSS of the agentgate that starts it, stays near
+// the listing's size.
 func Generate(n, schemaBytes int) []json.RawMessage {
-	tools := make([]json.RawMessage, n)
+	buf := make([]byte, 0, n*(max(schemaBytes, 60)+160))
+	ends := make([]int, n)
+	var props []byte
 	for i := range n {
-		var props strings.Builder
-		for j := 0; j == 0 || props.Len() < schemaBytes-60; j++ {
+		props = props[:0]
+		for j := 0; j == 0 || len(props) < schemaBytes-60; j++ {
 			if j > 0 {
-				props.WriteByte(',')
+				props = append(props, ',')
 			}
-			fmt.Fprintf(&props, `"arg_%03d":{"type":"string","description":"argument %d of tool %d"}`, j, j, i)
+			props = fmt.Appendf(props, `"arg_%03d":{"type":"string","description":"argument %d of tool %d"}`, j, j, i)
 		}
-		tools[i] = json.RawMessage(fmt.Sprintf(
+		buf = fmt.Appendf(buf,
 			`{"name":"tool_%04d","description":"Generated tool number %d.","inputSchema":{"type":"object","properties":{%s}}}`,
-			i, i, props.String()))
+			i, i, props)
+		ends[i] = len(buf)
+	}
+	tools := make([]json.RawMessage, n)
+	start := 0
+	for i, end := range ends {
+		tools[i] = buf[start:end:end]
+		start = end
 	}
 	return tools
 }
