@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/fakeserver/fakehttp"
 )
 
 // No secret printed: secrets sit in a stdio server's env (and, through an
@@ -56,7 +57,7 @@ func assertNoSecret(t *testing.T, what, text string) {
 // credentials; when failing is set it answers 401 with a body and a header
 // that echo every credential it received.
 func secretHTTPServer(t *testing.T, failing *atomic.Bool) string {
-	fake := fakeserver.Handler(fakeserver.Options{Tools: []json.RawMessage{
+	fake := fakehttp.Handler(fakeserver.Options{Tools: []json.RawMessage{
 		json.RawMessage(`{"name":"fetch","description":"Fetch a URL.","inputSchema":{"type":"object"}}`)}})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, pass, _ := r.BasicAuth()

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/mcp/capture"
-	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/fakeserver/fakehttp"
 	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -25,13 +25,13 @@ import (
 // installed agentgate.
 func TestMain(m *testing.M) {
 	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
-		os.Exit(fakeserver.Main(os.Args[1:]))
+		os.Exit(fakehttp.Main(os.Args[1:]))
 	}
 	testscript.Main(m, map[string]func(){
 		"agentgate":     func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 		"git-agentgate": func() { os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 		"agentgate-mcp": func() { os.Exit(helperMain()) },
-		"fakemcp":       func() { os.Exit(fakeserver.Main(os.Args[1:])) },
+		"fakemcp":       func() { os.Exit(fakehttp.Main(os.Args[1:])) },
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/fakeserver/fakehttp"
 )
 
 // TestNoSecretInOutput: secrets configured in env values, header values,
@@ -31,7 +32,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	}
 
 	var gotAuth []string
-	srv := httptest.NewServer(fakeserver.Handler(fakeserver.Options{
+	srv := httptest.NewServer(fakehttp.Handler(fakeserver.Options{
 		Tools: loadTools(t, notesTools),
 		OnMessage: func(_ string, h map[string][]string) {
 			gotAuth = append(gotAuth, http.Header(h).Get("Authorization"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/fakeserver/fakehttp"
 )
 
 // recorder collects what an HTTP fake received: method and headers.
@@ -42,7 +43,7 @@ func httpFake(t *testing.T, opts fakeserver.Options) (*httptest.Server, *recorde
 	if opts.Tools == nil {
 		opts.Tools = wantTools(t)
 	}
-	srv := httptest.NewServer(fakeserver.Handler(opts))
+	srv := httptest.NewServer(fakehttp.Handler(opts))
 	t.Cleanup(srv.Close)
 	return srv, rec
 }
@@ -144,7 +145,7 @@ func TestRedirectToOtherHostDropsHeaders(t *testing.T) {
 }
 
 func TestFallbackToSSE(t *testing.T) {
-	fake := fakeserver.Handler(fakeserver.Options{Tools: wantTools(t)})
+	fake := fakehttp.Handler(fakeserver.Options{Tools: wantTools(t)})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/legacy" && r.Method == http.MethodGet:

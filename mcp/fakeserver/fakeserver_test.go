@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,7 +110,7 @@ func TestMisbehaviours(t *testing.T) {
 
 func TestRugPullAndHuge(t *testing.T) {
 	flag := filepath.Join(t.TempDir(), "flag")
-	s := newServer(Options{Tools: loadTools(t), RugpullFile: flag, RugpullTool: "b", RugpullText: "evil", HugeDescription: 1000})
+	s := NewServer(Options{Tools: loadTools(t), RugpullFile: flag, RugpullTool: "b", RugpullText: "evil", HugeDescription: 1000})
 	before := s.tools()
 	if err := os.WriteFile(flag, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -135,5 +138,103 @@ func TestGenerate(t *testing.T) {
 	}
 	if string(Generate(2, 100)[1]) != string(Generate(2, 100)[1]) {
 		t.Error("Generate is not deterministic")
+	}
+}
+
+// TestServeLines pins Serve's replies line by line, with a ServerName (as
+// agentgate demo-server serves them).
+func TestServeLines(t *testing.T) {
+	tools := []json.RawMessage{
+		json.RawMessage(`{"name":"a","description":"A.","inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"search_notes","description":"Search.","inputSchema":{"type":"object"}}`),
+	}
+	opts := Options{Tools: tools, ServerName: "agentgate-demo"}
+	tests := []struct{ name, in, want string }{
+		{"initialize, a version it speaks",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"agentgate-demo","version":"1"}}}`},
+		{"initialize, a version it does not speak",
+			`{"jsonrpc":"2.0","id":"x","method":"initialize","params":{"protocolVersion":"1999-01-01"}}`,
+			`{"jsonrpc":"2.0","id":"x","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"agentgate-demo","version":"1"}}}`},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ``},
+		{"ping", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`},
+		{"tools/list", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"tools":[` + string(tools[0]) + `,` + string(tools[1]) + `]}}`},
+		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: resources/list"}}`},
+		{"not JSON", `hello`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`},
+	}
+	for _, tt := range tests {
+		out, err := converse(t, opts, tt.in, "")
+		want := tt.want
+		if want != "" {
+			want += "\n"
+		}
+		if err != nil || out != want {
+			t.Errorf("%s:\n got %q, %v\nwant %q", tt.name, out, err, want)
+		}
+	}
+	out, _ := converse(t, Options{}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	if !strings.Contains(out, `"serverInfo":{"name":"agentgate-fakeserver","version":"1"}`) {
+		t.Errorf("default server name: %q", out)
+	}
+}
+
+// TestServeReports: OnMessage sees every decoded message, requests and
+// notifications, with no header over stdio.
+func TestServeReports(t *testing.T) {
+	var seen []string
+	opts := Options{OnMessage: func(method string, h map[string][]string) {
+		seen = append(seen, fmt.Sprintf("%s %v", method, h == nil))
+	}}
+	converse(t, opts, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `not json`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if want := []string{"ping true", "notifications/initialized true"}; !slices.Equal(seen, want) {
+		t.Errorf("OnMessage saw %q, want %q", seen, want)
+	}
+}
+
+// TestServeContext: a cancelled context ends Serve with its error, at the
+// next line or at the end of the input.
+func TestServeContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, in := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", ""} {
+		var out bytes.Buffer
+		if err := Serve(ctx, strings.NewReader(in), &out, Options{}); err != context.Canceled || out.Len() != 0 {
+			t.Errorf("input %q: err = %v, wrote %q; want context.Canceled and nothing", in, err, out.String())
+		}
+	}
+	// hang-init waits for the context.
+	ctx, cancel = context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	pr, pw := io.Pipe()
+	go func() { done <- Serve(ctx, pr, io.Discard, Options{Misbehave: MisbehaveHangInit}) }()
+	if _, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("hang-init: err = %v, want context.Canceled", err)
+	}
+	pw.Close()
+}
+
+// TestRun: Main refuses -http (this package serves stdio only); Run hands
+// -http to its serveHTTP with the options the flags asked for.
+func TestRun(t *testing.T) {
+	if code := Main([]string{"-http", "127.0.0.1:0"}); code != 2 {
+		t.Errorf("Main -http: status %d, want 2", code)
+	}
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, []byte(tools3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gotAddr string
+	var got Options
+	code := Run([]string{"-http", "127.0.0.1:7", "-tools", file, "-page-size", "2", "-versions", "2025-06-18"},
+		func(addr string, o Options) int { gotAddr, got = addr, o; return 7 })
+	if code != 7 || gotAddr != "127.0.0.1:7" || len(got.Tools) != 3 || string(got.Tools[1]) != `{"name":"b"}` ||
+		got.PageSize != 2 || !slices.Equal(got.Versions, []string{"2025-06-18"}) || got.OnMessage == nil {
+		t.Errorf("Run: status %d, addr %q, options %+v", code, gotAddr, got)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,10 +16,17 @@ import (
 )
 
 // Main runs the fake with command-line args (without the program name; see
-// the package doc for the flags) on stdin and stdout, or over HTTP with
-// -http, and returns the exit status: 0 when stdin ended, 1 for -misbehave
-// exit and partial-json, 2 for crash-list and bad flags.
-func Main(args []string) int {
+// the package doc for the flags) on stdin and stdout, and returns the exit
+// status: 0 when stdin ended, 1 for -misbehave exit and partial-json, 2 for
+// crash-list and bad flags, -http among them (fakehttp.Main serves HTTP).
+func Main(args []string) int { return Run(args, nil) }
+
+// Run is Main with an HTTP transport: with -http ADDR, after the set-up
+// every flag asks for (tools, -log, -stderr, -fork-child, -ignore-sigterm),
+// it returns serveHTTP(addr, opts). With a nil serveHTTP, -http is a bad
+// flag (status 2). This package links no package net; fakehttp.Main passes
+// its serveHTTP.
+func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 	fs := flag.NewFlagSet("fakeserver", flag.ContinueOnError)
 	var (
 		o                         Options
@@ -53,6 +58,10 @@ func Main(args []string) int {
 	fs.StringVar(&o.RugpullText, "rugpull-text", "", "the rug-pulled description")
 	fs.StringVar(&addr, "http", "", "serve HTTP on this address instead of stdio")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if addr != "" && serveHTTP == nil {
+		fmt.Fprintln(os.Stderr, "fakeserver: -http: this build serves stdio only\nhint: run the fake through fakehttp.Main (package mcp/fakeserver/fakehttp), which serves -http")
 		return 2
 	}
 	o.Misbehave = mode
@@ -110,19 +119,10 @@ func Main(args []string) int {
 			time.Sleep(time.Hour)
 		}
 	}()
-	ctx := context.Background()
 	if addr != "" {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "fakeserver:", err)
-			return 2
-		}
-		fmt.Printf("listening on http://%s\n", ln.Addr())
-		err = http.Serve(ln, Handler(o))
-		fmt.Fprintln(os.Stderr, "fakeserver:", err)
-		return 1
+		return serveHTTP(addr, o)
 	}
-	err = Serve(ctx, os.Stdin, os.Stdout, o)
+	err = Serve(context.Background(), os.Stdin, os.Stdout, o)
 	if linger {
 		select {} // until killed
 	}

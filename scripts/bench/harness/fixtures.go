@@ -16,9 +16,10 @@ import (
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/fakeserver"
+	"github.com/agentgate/agentgate/mcp/fakeserver/fakehttp"
 )
 
-func runFake(args []string) int { return fakeserver.Main(args) }
+func runFake(args []string) int { return fakehttp.Main(args) }
 
 // cmdListingBytes prints the bytes of the tools arrays the fake server
 // returns for -generate N -schema-bytes K: every tool object plus the

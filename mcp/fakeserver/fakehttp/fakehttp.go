@@ -1,12 +1,38 @@
-package fakeserver
+// Package fakehttp serves mcp/fakeserver's fake MCP server over HTTP:
+// streamable HTTP and the legacy HTTP+SSE transport. It is a package of its
+// own so that fakeserver links no package net (agentgate's demo-server runs
+// fakeserver; agentgate must stay a static binary, issue #5).
+package fakehttp
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"sync"
+
+	"github.com/agentgate/agentgate/mcp/fakeserver"
 )
+
+// Main is fakeserver.Main that also serves -http ADDR: it listens on ADDR,
+// prints "listening on http://HOST:PORT" on stdout and serves Handler until
+// the listener fails (status 1; 2 when ADDR cannot be listened on). See
+// fakeserver's package doc for the flags and the other exit statuses.
+func Main(args []string) int { return fakeserver.Run(args, serve) }
+
+func serve(addr string, opts fakeserver.Options) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeserver:", err)
+		return 2
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	err = http.Serve(ln, Handler(opts))
+	fmt.Fprintln(os.Stderr, "fakeserver:", err)
+	return 1
+}
 
 // Handler serves the fake over HTTP: streamable HTTP at /mcp (POST one
 // message, reply application/json; initialize sets Mcp-Session-Id; DELETE
@@ -15,8 +41,8 @@ import (
 // connections share one server state (for example the tools/list count
 // that crash-list and hang-list use). OnMessage sees every request's
 // headers, and "DELETE" for a session DELETE.
-func Handler(opts Options) http.Handler {
-	h := &httpServer{s: newServer(opts), sessions: map[string]chan []byte{}}
+func Handler(opts fakeserver.Options) http.Handler {
+	h := &httpServer{s: fakeserver.NewServer(opts), onMessage: opts.OnMessage, sessions: map[string]chan []byte{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", h.streamable)
 	mux.HandleFunc("GET /sse", h.sseStream)
@@ -25,15 +51,16 @@ func Handler(opts Options) http.Handler {
 }
 
 type httpServer struct {
-	s        *server
-	mu       sync.Mutex
-	next     int
-	sessions map[string]chan []byte
+	s         *fakeserver.Server
+	onMessage func(method string, header map[string][]string)
+	mu        sync.Mutex
+	next      int
+	sessions  map[string]chan []byte
 }
 
 // read decodes one message from an HTTP request body and reports it.
-func (h *httpServer) read(w http.ResponseWriter, r *http.Request) (message, bool) {
-	var m message
+func (h *httpServer) read(w http.ResponseWriter, r *http.Request) (fakeserver.Message, bool) {
+	var m fakeserver.Message
 	body, err := io.ReadAll(r.Body)
 	if err == nil {
 		err = json.Unmarshal(body, &m)
@@ -42,8 +69,8 @@ func (h *httpServer) read(w http.ResponseWriter, r *http.Request) (message, bool
 		http.Error(w, "bad JSON-RPC message", http.StatusBadRequest)
 		return m, false
 	}
-	if h.s.opts.OnMessage != nil {
-		h.s.opts.OnMessage(m.Method, r.Header.Clone())
+	if h.onMessage != nil {
+		h.onMessage(m.Method, r.Header.Clone())
 	}
 	return m, true
 }
@@ -51,8 +78,8 @@ func (h *httpServer) read(w http.ResponseWriter, r *http.Request) (message, bool
 func (h *httpServer) streamable(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodDelete:
-		if h.s.opts.OnMessage != nil {
-			h.s.opts.OnMessage("DELETE", r.Header.Clone())
+		if h.onMessage != nil {
+			h.onMessage("DELETE", r.Header.Clone())
 		}
 		return
 	case http.MethodPost:
@@ -64,14 +91,14 @@ func (h *httpServer) streamable(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rep := h.s.answer(m)
+	rep := h.s.Answer(m)
 	switch {
-	case rep.hang:
+	case rep.Hang:
 		<-r.Context().Done()
 		return
-	case rep.err != nil && rep.line == nil:
+	case rep.End != nil && rep.Line == nil:
 		panic(http.ErrAbortHandler) // a crash: the connection just ends
-	case rep.line == nil:
+	case rep.Line == nil:
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -79,7 +106,7 @@ func (h *httpServer) streamable(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", "fake-session-1")
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(rep.line)
+	_, _ = w.Write(rep.Line)
 }
 
 func (h *httpServer) sseStream(w http.ResponseWriter, r *http.Request) {
@@ -130,8 +157,8 @@ func (h *httpServer) ssePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
-	rep := h.s.answer(m)
-	if rep.hang {
+	rep := h.s.Answer(m)
+	if rep.Hang {
 		return
 	}
 	sid := r.URL.Query().Get("sessionId")
@@ -140,13 +167,13 @@ func (h *httpServer) ssePost(w http.ResponseWriter, r *http.Request) {
 	if _, live := h.sessions[sid]; !live {
 		return
 	}
-	if rep.line != nil {
+	if rep.Line != nil {
 		select {
-		case out <- rep.line:
+		case out <- rep.Line:
 		case <-r.Context().Done():
 		}
 	}
-	if rep.err != nil {
+	if rep.End != nil {
 		delete(h.sessions, sid)
 		close(out) // a crash: the stream ends
 	}
