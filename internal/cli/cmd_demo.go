@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/fakeserver"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -110,7 +111,13 @@ func runDemoServer(e *env, flags *flag.FlagSet, args []string) error {
 	if err != nil {
 		return unverified(err)
 	}
-	err = serveDemo(e.ctx, os.Stdin, e.stdout, tools, flags.Lookup("rugpull-file").Value.String())
+	err = fakeserver.Serve(e.ctx, os.Stdin, e.stdout, fakeserver.Options{
+		Tools:       tools,
+		RugpullFile: flags.Lookup("rugpull-file").Value.String(),
+		RugpullTool: demoRugpullTool,
+		RugpullText: demoRugpullText,
+		ServerName:  "agentgate-demo",
+	})
 	if err != nil && !errors.Is(err, e.ctx.Err()) {
 		return unverified(err)
 	}
