@@ -287,8 +287,16 @@ func (f *fastCanon) object(open, depth int) int {
 		}
 		vs, v := i, int32(-1) // a verbatim value has no tape entry
 		if c := in[i]; c == '{' || c == '[' {
+			if depth >= maxFastDepth {
+				return -1
+			}
 			v = int32(len(f.tape))
-			if i = f.value(i, depth); i < 0 {
+			if c == '{' {
+				i = f.object(i, depth+1)
+			} else {
+				i = f.array(i, depth+1)
+			}
+			if i < 0 {
 				return -1
 			}
 			if f.tape[v].kind == kindVerbatim {

@@ -140,7 +140,8 @@ func TestBuildServerRehashesChangedSchema(t *testing.T) {
 }
 
 // TestNonPlain8First: the lowest flag of nonPlain8 is the first byte that
-// is not plainByte, whatever the bytes after it.
+// is not plainByte, whatever the bytes after it, and specials8 tells
+// whether that byte is '"'.
 func TestNonPlain8First(t *testing.T) {
 	for _, bg := range []byte{'a', ' ', '~', 0x1f, '"', 0xff} {
 		for pos := range 8 {
@@ -157,9 +158,14 @@ func TestNonPlain8First(t *testing.T) {
 						break
 					}
 				}
-				m := nonPlain8(binary.LittleEndian.Uint64(w))
+				x := binary.LittleEndian.Uint64(w)
+				m := nonPlain8(x)
 				if got := bits.TrailingZeros64(m) >> 3; got != want {
 					t.Fatalf("first flag of %q at %d, want %d", w, got, want)
+				}
+				q, m2 := specials8(x)
+				if isQuote := q&(m2&-m2) != 0; m2 != m || isQuote != (want < 8 && w[want] == '"') {
+					t.Fatalf("specials8(%q): first special byte a quote: %v", w, isQuote)
 				}
 			}
 		}

@@ -85,7 +85,11 @@ func (f *fastCanon) emit(out []byte, idx int, h hash.Hash) []byte {
 				out = append(out, ':')
 				out = f.emit(out, int(m.v), h)
 			case m.vs == m.ke+2: // "name":value as it stands
-				out = put(out, in[m.ks-1:m.ve], h)
+				if b := in[m.ks-1 : m.ve]; h == nil || len(b) < directAt {
+					out = append(out, b...)
+				} else {
+					out = put(out, b, h)
+				}
 			default:
 				out = append(out, in[m.ks-1:m.ke+1]...)
 				out = append(out, ':')

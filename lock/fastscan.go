@@ -133,20 +133,19 @@ func scanStr(in []byte, i int) (end int, flags uint8) {
 // a borrow, but the lowest flag is exact: bits.TrailingZeros64(m)/8 is the
 // index of the first such byte.
 func nonPlain8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := x ^ (ones * '"')
-	b := x ^ (ones * '\\')
-	return ((x-ones*0x20)&^x | (q-ones)&^q | (b-ones)&^b | x) & highs
+	_, m := specials8(x)
+	return m
 }
 
 // specials8 returns nonPlain8(x) and, with the same exactness, the mask of
-// its '"' bytes.
+// its '"' bytes. A byte c below 0x20 or at or above 0x80 is one where c-0x20
+// or c has its high bit set; only a byte below 0x20 borrows from the next.
 func specials8(x uint64) (quotes, m uint64) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q := x ^ (ones * '"')
 	b := x ^ (ones * '\\')
 	quotes = (q - ones) &^ q
-	return quotes & highs, ((x-ones*0x20)&^x | quotes | (b-ones)&^b | x) & highs
+	return quotes & highs, ((x - ones*0x20) | x | quotes | (b-ones)&^b) & highs
 }
 
 // plain8 reports whether all 8 bytes packed in x are plainByte.
