@@ -113,8 +113,8 @@ func compareNames(in []byte, a, b *member) int {
 		return -1
 	case a.pre > b.pre:
 		return 1
-	case a.ke-a.ks <= 8:
-		return 0
+	case a.ke-a.ks < 8:
+		return 0 // equal names of under 8 bytes
 	}
 	return bytes.Compare(in[a.ks+8:a.ke], in[b.ks+8:b.ke])
 }

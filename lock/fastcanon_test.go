@@ -46,6 +46,8 @@ func TestFastHashAgreesWithJCS(t *testing.T) {
 		[]byte(`{"a":{"c":1,"b":2}}`), []byte(`[{"b":1,"a":2},{"d":[{"f":1,"e":2}]}]`),
 		[]byte(`{"a" :1, "b": {"d":1,"c":2} }`),
 		[]byte(`{"abcdefgh2":1,"abcdefgh10":2,"abcdefgh":3,"abc":4,"abcdefghi":5}`),
+		[]byte(`{"abcdefghi":1,"abcdefgh":2}`), []byte(`{"abcdefgh":1,"abcdefghi":2}`),
+		[]byte(`{"abcdefgh":1,"abcdefgi":2,"abcdefg":3}`),
 		schema4K(3), schemaGenerated(7),
 		bigSchema(40<<10, false), bigSchema(40<<10, true),
 	}
