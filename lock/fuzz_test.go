@@ -3,6 +3,8 @@ package lock
 import (
 	"bytes"
 	"testing"
+
+	"github.com/gowebpki/jcs"
 )
 
 // FuzzParse checks that Parse never panics and that whatever it accepts
@@ -44,6 +46,8 @@ func FuzzDecodeTool(f *testing.F) {
 		`{"name":"\u00e9","description":null}`,
 		`{"name":"a","name":"b"}`,
 		`{"name":1}`,
+		`{"inputSchema": {"type": "object", "properties": {"b": {"type": "string"}, "a": [1, {"d": 2, "c": 3}]}}, "name": "t"}`,
+		`{"name":"t","inputSchema":{"abcdefghi":1,"abcdefgh":2}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -58,6 +62,20 @@ func FuzzDecodeTool(f *testing.F) {
 		}
 		if srv.Tools[0].NameHash != HashName(d.Name) || d.Name == "" {
 			t.Fatalf("name %q", d.Name)
+		}
+		// DecodeTool hashed the schema while validating: jcs decides.
+		want := sha("{}")
+		if len(d.InputSchema) > 0 {
+			c, err := jcs.Transform(d.InputSchema)
+			if err != nil {
+				t.Fatalf("DecodeTool(%q) accepted a schema jcs rejects: %v", raw, err)
+			}
+			if string(c) != "null" {
+				want = sha(string(c))
+			}
+		}
+		if got := srv.Tools[0].InputSchemaHash; got != want {
+			t.Fatalf("inputSchemaHash of %q = %s, want %s", raw, got, want)
 		}
 		// Parse accepts what Format writes, whatever the names.
 		out := Format(New(map[string]Server{d.Name: srv}, Stamp{By: d.Name}, nil))
