@@ -310,7 +310,7 @@ func annotateServers(w io.Writer, file string, data []byte, servers []ciServer) 
 	for _, s := range servers {
 		switch {
 		case s.Status == "unverified":
-			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: could not verify server "+s.Name,
+			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: could not verify server "+render.VisibleLine(s.Name),
 				fmt.Sprintf("server %q (%s) could not be verified: %s", s.Name, s.File, s.Error.Message))
 		case s.Change == string(lock.Added):
 			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: server not locked",

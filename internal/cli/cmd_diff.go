@@ -98,10 +98,12 @@ func (c *comparison) verdict(lockRel string, driftHints ...string) error {
 	return nil
 }
 
+// failedNames lists the servers that could not be verified, as
+// render.VisibleLine shows them (names come from the configs).
 func (c *comparison) failedNames() string {
 	names := make([]string, len(c.cap.failures))
 	for i, f := range c.cap.failures {
-		names[i] = f.server
+		names[i] = render.VisibleLine(f.server)
 	}
 	return strings.Join(names, ", ")
 }

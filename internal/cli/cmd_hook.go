@@ -167,11 +167,12 @@ func commitChange(d lock.Diff) string {
 	}
 	var parts []string
 	for _, s := range d.Servers {
+		name := render.VisibleLine(s.Name) // from the configs
 		switch s.Change {
 		case lock.Added:
-			parts = append(parts, s.Name+" added ("+plural(len(s.Tools), "tool")+")")
+			parts = append(parts, name+" added ("+plural(len(s.Tools), "tool")+")")
 		case lock.Removed:
-			parts = append(parts, s.Name+" removed")
+			parts = append(parts, name+" removed")
 		default:
 			var added, removed int
 			var changed []ciToolChange
@@ -185,7 +186,7 @@ func commitChange(d lock.Diff) string {
 					changed = append(changed, ciToolChange{Name: t.Name, Fields: t.Fields})
 				}
 			}
-			parts = append(parts, s.Name+" "+toolChanges(added, removed, changed))
+			parts = append(parts, name+" "+toolChanges(added, removed, changed))
 		}
 	}
 	return "this commit: " + strings.Join(parts, ", ")
