@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -32,22 +34,9 @@ type preCommitHook struct {
 	RequireSerial bool   `yaml:"require_serial"`
 }
 
-// moduleRoot is this checkout's root (two levels above internal/cli).
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("no go.mod at the module root %s: %v", root, err)
-	}
-	return root
-}
-
 func readPreCommitHooks(t *testing.T) map[string]preCommitHook {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(moduleRoot(t), ".pre-commit-hooks.yaml"))
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), ".pre-commit-hooks.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +123,7 @@ func requirePreCommit(t *testing.T) string {
 	if err == nil {
 		return p
 	}
-	hint := "install the pre-commit framework: sudo apt-get install -y pre-commit (scripts/test.sh does it)"
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("pre-commit is not installed (%v); %s", err, hint)
-	}
-	t.Skipf("pre-commit is not installed; %s", hint)
+	testenv.Missing(t, fmt.Sprintf("pre-commit is not installed (%v); install the pre-commit framework: sudo apt-get install -y pre-commit (scripts/test.sh does it)", err))
 	return ""
 }
 
@@ -149,7 +134,7 @@ func requirePreCommit(t *testing.T) string {
 // snapshot of uncommitted work ("git add -u") leaves untracked files out.
 func snapshotCheckout(t *testing.T) string {
 	t.Helper()
-	root := moduleRoot(t)
+	root := testenv.RepoRoot(t)
 	list := routeGit(t, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	snap := routeNewRepo(t)
 	for _, rel := range strings.Split(strings.TrimRight(list, "\x00"), "\x00") {
