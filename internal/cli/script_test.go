@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/fakeserver/fakehttp"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -61,7 +62,7 @@ func TestScripts(t *testing.T) {
 				return false, fmt.Errorf("unknown condition %q", cond)
 			}
 			if _, err := os.Stat(filepath.Join(npmBin, "mcp-server-memory")); err != nil {
-				if os.Getenv("CI") == "true" {
+				if testenv.CI() {
 					return false, fmt.Errorf("%s is missing: run scripts/test.sh (npm ci --prefix testdata/npm)", npmBin)
 				}
 				return false, nil
