@@ -23,6 +23,12 @@ func parseTOML(file string, data []byte) (*node, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			e.Line, e.Column = pe.Position.Line, pe.Position.Col
+			if e.Line < 1 {
+				// BurntSushi/toml reports line 0 for some errors at the
+				// end of the input (`"\` ending in an escape): place
+				// them from the byte offset instead.
+				e.Line, e.Column = offsetPos(data, pe.Position.Start)
+			}
 			e.Msg = "invalid TOML: " + pe.Message
 		}
 		return nil, e
@@ -180,4 +186,13 @@ func parseTOMLKey(s string) (keys []string, rest string, ok bool) {
 		}
 		s = s[1:]
 	}
+}
+
+// offsetPos returns the 1-based line and column of byte offset off in data
+// (clamped to the input).
+func offsetPos(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	line = 1 + strings.Count(string(data[:off]), "\n")
+	col = 1 + off - (strings.LastIndexByte(string(data[:off]), '\n') + 1)
+	return line, col
 }
