@@ -105,6 +105,20 @@ type hostileCase struct {
 	check func(t *testing.T)
 }
 
+// timeout is the --timeout for the case: 2s where the case is about a
+// server that never answers (its message names the 2s), and a generous 60s
+// otherwise, so that a loaded machine (the cases run in parallel, one sends
+// 100 MB) cannot turn an expected error into a timeout. Those other cases
+// fail as soon as the server misbehaves and never wait that long.
+func (tc hostileCase) timeout() string {
+	for _, w := range tc.want {
+		if strings.Contains(w, "within 2s") {
+			return "2s"
+		}
+	}
+	return "60s"
+}
+
 func fakeArgs(log string, args ...string) map[string]any {
 	return fakeServer(append([]string{"-log", log}, args...)...)
 }
@@ -131,7 +145,7 @@ func hostileCases() []hostileCase {
 		{name: "crashes mid-listing", stdio: true, server: notes("-misbehave", "crash-list", "-page-size", "1"),
 			want: []string{"tools/list", "exit", "status 2", "fakeserver crashed mid-listing"}},
 		{name: "non-JSON on stdout", stdio: true, server: notes("-misbehave", "garbage"),
-			want: []string{"initialize", "not JSON"}},
+			want: []string{"initialize", "not JSON", "did not answer within 2s"}},
 		{name: "partial JSON then exit", stdio: true, server: notes("-misbehave", "partial-json"),
 			want: []string{"initialize", "exit"}},
 		{name: "JSON-RPC error", stdio: true, server: notes("-misbehave", "list-error"),
@@ -216,7 +230,8 @@ func TestHostileServersLock(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "fake.log")
 			r.writeConfig(map[string]any{"notes": tc.server(t, log)})
 			r.env["HOSTILE_TOKEN"] = hostileSecret
-			code, stdout, stderr := r.agentgate("lock", "--timeout", "2s")
+			timeout := tc.timeout()
+			code, stdout, stderr := r.agentgate("lock", "--timeout", timeout)
 			if code != ExitUnverified {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitUnverified, stdout, stderr)
 			}
@@ -246,7 +261,7 @@ func TestHostileServersLock(t *testing.T) {
 
 			// The read-only gate says "unverified", never "in-sync".
 			r.commitAll()
-			code, stdout, stderr = r.agentgate("ci", "--format", "json", "--timeout", "2s")
+			code, stdout, stderr = r.agentgate("ci", "--format", "json", "--timeout", timeout)
 			var rep ciReport
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("ci --format json: stdout is not one JSON report: %v\n%s", err, stdout)

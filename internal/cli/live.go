@@ -85,8 +85,14 @@ func newWorkspace(e *env, repo *gitint.Repo, root string, load bool, lockFlag st
 	return ws, nil
 }
 
-// printSkipped tells, on stderr, which configured servers are not locked.
+// printSkipped tells, on stderr, which configured servers are not locked,
+// and that no client config was found at all (an empty lockfile is then
+// correct, but seldom what the user meant).
 func printSkipped(e *env, p *config.Project) {
+	if len(p.Files) == 0 {
+		fmt.Fprintf(e.stderr, "agentgate: no MCP client config found in %s (looked for %s); add extra files in agentgate.toml\n",
+			p.Root, strings.Join(config.ConfigGlobs(), ", "))
+	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(e.stderr, "agentgate: skipping server %q (%s): %s\n", s.Name, s.File, s.Reason)
 	}
