@@ -240,7 +240,11 @@ func TestNPMThreeClientsOneLock(t *testing.T) {
   "hangs": `+string(hang)+`
 }}
 `)
-	code, stdout, stderr := r.agentgate("lock", "--timeout", "2s")
+	// Only the hanging server gets 2s (agentgate.toml's per-server
+	// timeout); the npm server keeps the default, so a loaded machine cannot
+	// make it time out too.
+	r.write("agentgate.toml", "[servers.hangs]\ntimeout = \"2s\"\n")
+	code, stdout, stderr := r.agentgate("lock")
 	if code != ExitUnverified {
 		t.Fatalf("lock with a hanging server: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitUnverified, stdout, stderr)
 	}

@@ -179,9 +179,9 @@ func TestStdioFailures(t *testing.T) {
 			ErrTooLarge, []string{"larger than 100000 bytes"}, "", StageList},
 		{"hang before initialize", []string{"-misbehave", "hang-init"}, Options{Timeout: 300 * time.Millisecond},
 			context.DeadlineExceeded, []string{"server did not answer initialize within 300ms"}, "", StageInitialize},
-		{"hang mid-listing", []string{"-misbehave", "hang-list", "-page-size", "2"}, Options{Timeout: 500 * time.Millisecond},
-			context.DeadlineExceeded, []string{"server did not finish tools/list (page 2) within 500ms"}, "", StageList},
-		{"garbage on stdout", []string{"-misbehave", "garbage"}, Options{Timeout: 300 * time.Millisecond},
+		{"hang mid-listing", []string{"-misbehave", "hang-list", "-page-size", "2"}, Options{Timeout: 2 * time.Second},
+			context.DeadlineExceeded, []string{"server did not finish tools/list (page 2) within 2s"}, "", StageList},
+		{"garbage on stdout", []string{"-misbehave", "garbage"}, Options{Timeout: 2 * time.Second},
 			context.DeadlineExceeded, []string{"did not answer initialize", `stdout had 1 line(s) that are not JSON-RPC, first: "Server starting... this line is not JSON"`}, "", StageInitialize},
 	}
 	for _, tc := range tests {
@@ -245,7 +245,14 @@ func TestProcessGroupKilled(t *testing.T) {
 		t.Run(strings.Join(extra, " "), func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "log")
 			args := append([]string{"-tools", "testdata/tools.json", "-log", log, "-fork-child", "-ignore-sigterm", "-linger"}, extra...)
-			res := capture1(t, fake(t, "g", args...), Options{Timeout: 2 * time.Second})
+			// A generous timeout where the fake answers (a loaded machine
+			// must not turn success into a timeout); 2s where it never
+			// answers (hang-init; exit with -linger: the leader stays).
+			timeout := 2 * time.Second
+			if extra == nil {
+				timeout = 20 * time.Second
+			}
+			res := capture1(t, fake(t, "g", args...), Options{Timeout: timeout})
 			if (res.Err == nil) != (extra == nil) {
 				t.Errorf("err = %v", res.Err)
 			}
