@@ -156,27 +156,50 @@ func compareTools(a, b Tool) int { return strings.Compare(a.Name, b.Name) }
 
 // appendJCSString appends s as an RFC 8785 string (hashes are plain hex, but
 // this keeps SurfaceHash well defined for any string).
-func appendJCSString(b []byte, s string) []byte {
+func appendJCSString(b []byte, s string) []byte { return appendQuoted(b, s, nil) }
+
+// appendQuoted appends s as a JSON string escaped as RFC 8785 says: '"' and
+// '\\' with a backslash, control characters as \b \t \n \f \r or \u00hh,
+// everything else verbatim. When visible is not nil, every rune it reports
+// is written as \uXXXX as well (escapes change no parsed value), and invalid
+// UTF-8 becomes U+FFFD; with visible nil, bytes are copied as they are.
+func appendQuoted(b []byte, s string, visible func(rune) bool) []byte {
 	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' { // the common case
 			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := rune(c), 1
+		if c >= 0x80 {
+			if visible == nil {
+				b = append(b, c)
+				i++
+				continue
+			}
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\b':
+			b = append(b, '\\', 'b')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\f':
+			b = append(b, '\\', 'f')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r < 0x20 || (visible != nil && visible(r)):
+			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r) // U+FFFD for invalid UTF-8
 		}
 	}
 	return append(b, '"')

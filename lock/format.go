@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // TimeLayout is the layout of generatedAt as written: RFC 3339 in UTC with
@@ -136,40 +135,9 @@ func estimateSize(l *Lockfile) int {
 	return n
 }
 
-// appendString appends s as a JSON string in the lockfile's style.
-func appendString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case escapeRune(r):
-			b = append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-		default:
-			b = utf8.AppendRune(b, r) // RuneError for invalid UTF-8
-		}
-	}
-	return append(b, '"')
-}
+// appendString appends s as a JSON string in the lockfile's style: JCS
+// string escaping plus \uXXXX for the invisible runes escapeRune lists.
+func appendString(b []byte, s string) []byte { return appendQuoted(b, s, escapeRune) }
 
 // escapeRune reports whether Format writes r as \uXXXX so that it is visible
 // in a review: C0 controls, DEL, C1 controls, zero-width and directional
