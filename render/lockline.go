@@ -15,94 +15,72 @@ import (
 func LockfileLine(lockfile []byte, server, tool string) int {
 	dec := json.NewDecoder(bytes.NewReader(lockfile))
 	line := func() int { return 1 + bytes.Count(lockfile[:dec.InputOffset()], []byte("\n")) }
-	if !enterObject(dec) {
+	if found, _ := findMember(dec, "servers"); !found {
+		return 0
+	}
+	if found, _ := findMember(dec, server); !found {
+		return 0
+	}
+	if tool == "" {
+		return line() // the server key's line
+	}
+	if found, _ := findMember(dec, "tools"); !found {
+		return 0
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return 0
 	}
 	for dec.More() {
-		k, ok := key(dec)
+		found, ok := findMember(dec, "name")
 		if !ok {
 			return 0
 		}
-		if k != "servers" {
-			if !skip(dec) {
-				return 0
-			}
-			continue
+		if !found {
+			continue // a tool without a name, consumed whole
 		}
-		if !enterObject(dec) {
+		n := line() // the key's line
+		v, err := dec.Token()
+		if err != nil {
 			return 0
 		}
-		for dec.More() {
-			k, ok := key(dec)
-			if !ok {
+		if s, ok := v.(string); ok && s == tool {
+			return n
+		}
+		for dec.More() { // the rest of this tool
+			if _, ok := key(dec); !ok || !skip(dec) {
 				return 0
 			}
-			if k != server {
-				if !skip(dec) {
-					return 0
-				}
-				continue
-			}
-			if tool == "" {
-				return line()
-			}
-			return toolLine(dec, tool, line)
 		}
-		return 0
+		if _, err := dec.Token(); err != nil { // '}'
+			return 0
+		}
 	}
 	return 0
 }
 
-// toolLine finds, in one server object, the tool named tool.
-func toolLine(dec *json.Decoder, tool string, line func() int) int {
+// findMember enters the object that is dec's next value and reads up to and
+// including the key name (found). When the object has no such member it
+// consumes the whole object. ok is false on a decoding error or when the
+// value is not an object (json.Decoder's Token errors are not sticky, so
+// callers must stop then).
+func findMember(dec *json.Decoder, name string) (found, ok bool) {
 	if !enterObject(dec) {
-		return 0
+		return false, false
 	}
 	for dec.More() {
 		k, ok := key(dec)
 		if !ok {
-			return 0
+			return false, false
 		}
-		if k != "tools" {
-			if !skip(dec) {
-				return 0
-			}
-			continue
+		if k == name {
+			return true, true
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return 0
+		if !skip(dec) {
+			return false, false
 		}
-		for dec.More() {
-			if !enterObject(dec) {
-				return 0
-			}
-			for dec.More() {
-				k, ok := key(dec)
-				if !ok {
-					return 0
-				}
-				if k != "name" {
-					if !skip(dec) {
-						return 0
-					}
-					continue
-				}
-				n := line() // the key's line
-				v, err := dec.Token()
-				if err != nil {
-					return 0
-				}
-				if s, ok := v.(string); ok && s == tool {
-					return n
-				}
-			}
-			if _, err := dec.Token(); err != nil { // '}'
-				return 0
-			}
-		}
-		return 0
 	}
-	return 0
+	_, err := dec.Token() // '}'
+	return false, err == nil
 }
 
 func enterObject(dec *json.Decoder) bool {
