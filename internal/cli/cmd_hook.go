@@ -23,8 +23,11 @@ holds them (what the commit records), never the work tree's copies.
 
 When the commit stages neither a client config (nor agentgate.toml) nor the
 lockfile, and --live is not given, it only checks the staged lockfile
-offline (like 'agentgate verify': format, integrity, and that it locks
-exactly the configured servers). No server is started.
+offline (like 'agentgate verify': format, integrity, that it locks
+exactly the configured servers, and, for a version 2 lockfile, that an
+exact package spec in the staged configs names the pinned version and
+that each script pinned as a file package has its pinned hash in the
+index). No server is started.
 
 Otherwise it starts only the servers the commit changes: those that are
 new, whose definition differs from HEAD's once both are resolved in this
@@ -32,7 +35,8 @@ environment (with agentgate.toml's inputs, renames, excludes and
 per-server options), whose staged lockfile entry differs from HEAD's, or
 that have no entry. Every other server keeps its staged entry; servers no
 longer configured leave the lockfile. One line per group says which
-servers it captured and why, and which it did not start. With --live, or
+servers it captured and why, and which it did not start (their packages
+are checked offline as above). With --live, or
 hook = "all" in agentgate.toml, it captures every server.
 
 When the result equals the staged lockfile byte for byte (CRLF line
