@@ -6,8 +6,6 @@ package cli
 // and a file package's bytes against its pinned integrity.
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -140,8 +138,7 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 			case !ok:
 				notes = append(notes, fmt.Sprintf("%s: the file %s is not committed, so it cannot be checked offline ('agentgate ci' checks it live)", who, k.Name))
 			default:
-				sum := sha256.Sum256(data)
-				if got := "sha256-" + base64.StdEncoding.EncodeToString(sum[:]); got != k.Integrity {
+				if got := config.DataIntegrity(data); got != k.Integrity {
 					problems = append(problems, fmt.Sprintf("%s runs %s, whose bytes changed: integrity %s, the lockfile pins %s", who, k.Name, got, k.Integrity))
 				}
 			}
