@@ -255,7 +255,11 @@ func commitChange(d lock.Diff) string {
 					changed = append(changed, ciToolChange{Name: t.Name, Fields: t.Fields})
 				}
 			}
-			parts = append(parts, name+" "+toolChanges(added, removed, changed))
+			what := toolChanges(added, removed, changed)
+			if s.Package != nil {
+				what = strings.TrimPrefix(what+", "+render.PackageLines(s.Package)[0], ", ")
+			}
+			parts = append(parts, name+" "+what)
 		}
 	}
 	return "this commit: " + strings.Join(parts, ", ")

@@ -180,7 +180,7 @@ func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile)
 	}
 	problems, notes := offlinePackageDrift(checks, nil, workTreeFile(ws.root))
 	unpinned := unpinnedNotes(checks)
-	for _, n := range notes {
+	for _, n := range append(notes, unlockedNotes(checks)...) {
 		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
 	}
 	if !p.Settings.RequirePinnedPackages {
