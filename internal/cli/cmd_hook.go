@@ -147,6 +147,9 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 		fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.shown, e.useColor(e.stdout)))
 		return c.verdict(ws.lockRel, "nothing was written; fix the servers above and commit again")
 	}
+	if err := unstagedScripts(e, ws, c.live, plan.capture); err != nil {
+		return err
+	}
 	if exists && lock.SameContent(old, c.live) { // content, not bytes (CRLF, layout): docs/spec/lockfile.md
 		d := lock.Compare(hv.lf, c.live)
 		fmt.Fprintf(e.stdout, "agentgate: lock ok; %s\n", commitChange(d))
@@ -226,6 +229,35 @@ func hookPackages(e *env, ws *workspace, lf *lock.Lockfile, names []string) erro
 	slices.Sort(problems)
 	lines := errorLines{fmt.Sprintf("the staged %s does not pin the packages the staged configs run (offline check, no server started):", ws.lockRel)}
 	return drift(append(lines, problems...), packageDriftHint+"; then git add "+ws.lockRel)
+}
+
+// unstagedScripts refuses a live capture that pinned a file package from
+// work-tree bytes the commit does not record: a server the hook started
+// ran its script from the work tree, and when the index holds other bytes
+// the lockfile would pin a file the commit does not contain. A script the
+// index does not hold at all (an ignored build output) is left to ci.
+func unstagedScripts(e *env, ws *workspace, live *lock.Lockfile, captured []config.Server) error {
+	read := followLinks(ws.repo.FileInIndex, ws.repo.SymlinkInIndex)
+	var problems []string
+	for _, s := range captured {
+		k := live.Servers[s.Name].Package
+		if k == nil || k.Ecosystem != lock.EcosystemFile {
+			continue
+		}
+		data, ok, err := read(k.Name)
+		if err != nil || !ok {
+			continue
+		}
+		if config.DataIntegrity(data) != k.Integrity {
+			problems = append(problems, fmt.Sprintf("server %q (%s) ran %s from the work tree, which differs from the staged copy", s.Name, where(s), k.Name))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.Sort(problems)
+	lines := errorLines{"the commit does not hold the scripts the servers ran; nothing was written:"}
+	return drift(append(lines, problems...), "git add the script (or restore it: git checkout -- FILE), then commit again")
 }
 
 // commitChange describes d in one line: "no surface change", or per server
