@@ -237,9 +237,19 @@ func serverStatus(prev *lock.Lockfile, name string, srv lock.Server) string {
 		return "new"
 	case old.SurfaceHash == srv.SurfaceHash && (old.ToolsSetHash == "" || lock.SameServer(old, srv)):
 		return "unchanged"
-	default:
-		return "changed"
 	}
+	if samePkg := old; old.ToolsSetHash != "" && srv.ToolsSetHash != "" {
+		samePkg.Package = srv.Package
+		if lock.SameServer(samePkg, srv) { // only the package differs
+			if d := lock.ComparePackages(old.Package, srv.Package); d != nil {
+				return "changed (" + render.PackageLines(d)[0] + ")"
+			}
+			if srv.Package != nil && old.Package == nil {
+				return "unchanged (package now pinned: " + srv.Package.Ecosystem + " " + srv.Package.String() + ")"
+			}
+		}
+	}
+	return "changed"
 }
 
 // failureCode is the exit class of a set of failures: 3 when any server
