@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,10 +64,23 @@ func samePackage(spec config.PackageSpec, k *lock.Package) bool {
 	if spec.Ecosystem == config.EcoGo {
 		return spec.Name == k.Name || strings.HasPrefix(spec.Name, k.Name+"/")
 	}
-	if spec.Ecosystem == config.EcoFile {
-		return true // the locked name is root-relative, the spec's cwd-relative: compared by content
-	}
 	return spec.Name == k.Name
+}
+
+// fileRel is the root-relative path of a file spec of s: the spec's path
+// (relative to the server's working directory) joined to a cwd written as
+// a plain relative path, or as is for the root. ok is false when the cwd
+// is absolute or templated (only resolving it can tell).
+func fileRel(s config.Server, spec config.PackageSpec) (string, bool) {
+	cwd := filepath.ToSlash(s.Cwd)
+	switch {
+	case spec.Arg < 0 || cwd == "" || cwd == ".":
+		return spec.Name, true
+	case strings.ContainsAny(cwd, "$%{") || path.IsAbs(cwd) || filepath.IsAbs(s.Cwd):
+		return "", false
+	}
+	rel := path.Join(cwd, spec.Name)
+	return rel, rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // pinnedSpec is the exact spec `agentgate pin` writes for spec from the
@@ -85,6 +99,14 @@ func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
 		return spec.Name + ":" + tag + "@" + k.Integrity
 	case config.EcoPyPI:
 		return spec.Name + "==" + k.Version
+	case config.EcoNPM:
+		if i := strings.Index(spec.Raw, "@npm:"); i > 0 { // alias@npm:real
+			alias := spec.Raw[:i]
+			if j := strings.LastIndex(alias, "="); strings.HasPrefix(alias, "-") && j >= 0 { // --package=alias@npm:...
+				alias = alias[j+1:]
+			}
+			return alias + "@npm:" + spec.Name + "@" + k.Version
+		}
 	}
 	return spec.Name + "@" + k.Version
 }
@@ -126,7 +148,12 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 			continue
 		}
 		who := fmt.Sprintf("server %q (%s)", c.server.Name, c.where())
-		if !samePackage(c.spec, k) {
+		if c.spec.Ecosystem == config.EcoFile && k.Ecosystem == config.EcoFile {
+			if rel, ok := fileRel(c.server, c.spec); ok && rel != k.Name {
+				problems = append(problems, fmt.Sprintf("%s runs the file %s; the lockfile pins the file %s", who, rel, k.Name))
+				continue
+			}
+		} else if !samePackage(c.spec, k) {
 			problems = append(problems, fmt.Sprintf("%s runs %s package %s; the lockfile pins %s package %s",
 				who, c.spec.Ecosystem, c.spec.String(), k.Ecosystem, k.String()))
 			continue
@@ -137,7 +164,7 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 			case err != nil:
 				notes = append(notes, fmt.Sprintf("%s: the file %s cannot be checked offline: %v", who, k.Name, err))
 			case !ok:
-				notes = append(notes, fmt.Sprintf("%s: the file %s is not committed, so it cannot be checked offline ('agentgate ci' checks it live)", who, k.Name))
+				notes = append(notes, fmt.Sprintf("%s: the file %s is not there to check (not committed, or not built yet); 'agentgate ci' checks it live", who, k.Name))
 			default:
 				if got := config.DataIntegrity(data); got != k.Integrity {
 					problems = append(problems, fmt.Sprintf("%s runs %s, whose bytes changed: integrity %s, the lockfile pins %s", who, k.Name, got, k.Integrity))

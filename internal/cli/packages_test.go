@@ -2,6 +2,8 @@ package cli
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -158,4 +160,56 @@ func lineOf(t *testing.T, data []byte, s string) int {
 		t.Fatalf("%q not in\n%s", s, data)
 	}
 	return 1 + strings.Count(string(data[:i]), "\n")
+}
+
+// TestVerifyFilePackages: a file package is checked offline by path (the
+// config's script, joined to a plain relative cwd) and by the SHA-256 of
+// its bytes, computed here with crypto/sha256.
+func TestVerifyFilePackages(t *testing.T) {
+	script := "#!/bin/sh\nexec server\n"
+	sum := sha256.Sum256([]byte(script))
+	pin := &lock.Package{Ecosystem: "file", Name: "sub/run.sh", Integrity: "sha256-" + base64.StdEncoding.EncodeToString(sum[:])}
+	for _, c := range []struct {
+		name   string
+		server map[string]any
+		body   string // written to sub/run.sh
+		want   int
+		msg    string
+	}{
+		{"same", stdio("sh", "sub/run.sh"), script, ExitOK, ""},
+		{"same through cwd", map[string]any{"command": "sh", "args": []string{"run.sh"}, "cwd": "sub"}, script, ExitOK, ""},
+		{"bytes changed", stdio("sh", "sub/run.sh"), script + "# more\n", ExitDrift, `runs sub/run.sh, whose bytes changed: integrity sha256-`},
+		{"another script", stdio("sh", "sub/other.sh"), script, ExitDrift, `runs the file sub/other.sh; the lockfile pins the file sub/run.sh`},
+		{"another script through cwd", map[string]any{"command": "sh", "args": []string{"other.sh"}, "cwd": "sub"}, script, ExitDrift, `runs the file sub/other.sh; the lockfile pins the file sub/run.sh`},
+		{"templated cwd: checked by content", map[string]any{"command": "sh", "args": []string{"run.sh"}, "cwd": "${workspaceFolder}/sub"}, script + "#\n", ExitDrift, `runs sub/run.sh, whose bytes changed`},
+		{"another package", stdio("npx", "-y", "pkg@1.0.0"), script, ExitDrift, `runs npm package pkg@1.0.0; the lockfile pins file package sub/run.sh`},
+		{"not built", stdio("sh", "sub/run.sh"), "", ExitOK, `the file sub/run.sh is not there to check`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t, true, nil)
+			cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"s": c.server}})
+			if _, ok := c.server["cwd"]; ok {
+				r.write(".gemini/settings.json", string(cfg)) // Gemini CLI reads cwd; Claude Code's .mcp.json has none
+			} else {
+				r.write(".mcp.json", string(cfg))
+			}
+			srv, _ := lock.BuildServerV2(nil, lock.Listing{}, true)
+			srv.Package = pin
+			r.write("agentgate.lock", string(lock.Format(lock.NewV2(map[string]lock.Server{"s": srv}, lock.Stamp{By: "x", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))))
+			if c.body != "" {
+				r.write("sub/run.sh", c.body)
+			}
+			code, stdout, stderr := r.agentgate("verify")
+			if code != c.want || c.msg != "" && !strings.Contains(stderr, c.msg) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s%s", code, c.want, c.msg, stdout, stderr)
+			}
+		})
+	}
+	// An npm alias keeps its alias in the spec pin would write.
+	mem := &lock.Package{Ecosystem: "npm", Name: memName, Version: memVersion, Integrity: memIntegrity}
+	r := pkgRepo(t, map[string]any{"m": stdio("npx", "-y", "mem@npm:"+memName+"@^2026")}, map[string]*lock.Package{"m": mem})
+	_, stderr := r.mustRun(ExitOK, "verify")
+	if want := "agentgate pin would write mem@npm:" + memName + "@" + memVersion; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
 }
