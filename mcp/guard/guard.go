@@ -239,18 +239,6 @@ func (p *proxy) send(msg []byte) {
 	_ = p.out.Flush()
 }
 
-// sendFrom copies one message of n bytes from r to the client, then a
-// newline.
-func (p *proxy) sendFrom(r io.Reader) error {
-	p.outMu.Lock()
-	defer p.outMu.Unlock()
-	if _, err := io.Copy(p.out, r); err != nil {
-		return err
-	}
-	_ = p.out.WriteByte('\n')
-	return p.out.Flush()
-}
-
 // sendError answers the client's request id with a JSON-RPC error.
 func (p *proxy) sendError(id []byte, code int, msg string) {
 	b := []byte(`{"jsonrpc":"2.0","id":`)

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package guard
+
+func zombie(pid int) bool { return false }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package guard
+
+func processAlive(pid string) bool { return false }
