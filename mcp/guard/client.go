@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"time"
 )
 
 // clientLoop reads the client's messages until its side ends, and writes
@@ -50,6 +51,7 @@ func (p *proxy) fromClient(line []byte) bool {
 		kind = kindPrompt
 	}
 	if kind != "" {
+		p.awaitListing(listMethod[kind])
 		var name string
 		if raw := member(params, "name"); raw != nil && json.Unmarshal(raw, &name) == nil {
 			if why := p.refuseCall(kind, name); why != "" {
@@ -64,6 +66,31 @@ func (p *proxy) fromClient(line []byte) bool {
 	p.pending[key] = pending{method: env.method, id: bytes.Clone(id)}
 	p.mu.Unlock()
 	return true
+}
+
+// listMethod is the listing that decides the calls of a kind.
+var listMethod = map[string]string{kindTool: "tools/list", kindPrompt: "prompts/list"}
+
+// awaitListing waits, at most DrainTimeout, while a request for method
+// is pending: a call the client sends while the listing is on its way is
+// decided by that listing, not by the one before.
+func (p *proxy) awaitListing(method string) {
+	deadline := time.Now().Add(DrainTimeout)
+	for time.Now().Before(deadline) {
+		busy := false
+		p.mu.Lock()
+		for _, pr := range p.pending {
+			if pr.method == method {
+				busy = true
+				break
+			}
+		}
+		p.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // refuseCall says why a call for name (a tool or prompt) is refused, or

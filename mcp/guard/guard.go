@@ -73,6 +73,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/render"
@@ -152,16 +153,17 @@ var ErrServerExited = errors.New("the server exited")
 func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Writer, up Upstream) error {
 	p := newProxy(opts, clientOut)
 	clientDone := make(chan struct{})
+	serverDone := make(chan error, 1)
 	go func() {
 		defer close(clientDone)
 		p.clientLoop(client, up.In)
 		p.mu.Lock()
 		p.clientGone = true
 		p.mu.Unlock()
+		p.drain(serverDone)
 		_ = up.In.Close()
 	}()
-	serverDone := make(chan error, 1)
-	go func() { serverDone <- p.serverLoop(up.Out) }()
+	go func() { serverDone <- p.serverLoop(up.Out); close(serverDone) }()
 	var readErr error
 	select {
 	case readErr = <-serverDone:
@@ -185,6 +187,31 @@ func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Write
 		return fmt.Errorf("%w: %w", ErrServerExited, werr)
 	}
 	return ErrServerExited
+}
+
+// DrainTimeout is how long guard waits, after the client closed its
+// side, for the answers to the requests it sent before, before it shuts
+// the server down (a client that writes its requests and closes stdin, as
+// a script does, still gets them).
+var DrainTimeout = 2 * time.Second
+
+// drain waits until no request is pending, the server's output ended
+// (done closed or sent), or DrainTimeout passed.
+func (p *proxy) drain(done <-chan error) {
+	deadline := time.Now().Add(DrainTimeout)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		n := len(p.pending)
+		p.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // pending is one request of the client's still waiting for its response.
