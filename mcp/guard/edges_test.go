@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/capture"
 )
@@ -97,7 +99,7 @@ func TestHangNothingLeft(t *testing.T) {
 			if !ok {
 				pid = strings.TrimPrefix(line, "child ")
 			}
-			if processAlive(pid) {
+			if n, _ := strconv.Atoi(pid); testenv.Alive(n) {
 				t.Errorf("process %s (%s) outlived guard", pid, line)
 			}
 		}

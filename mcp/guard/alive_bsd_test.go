@@ -1,5 +1,0 @@
-//go:build unix && !linux
-
-package guard
-
-func zombie(pid int) bool { return false }

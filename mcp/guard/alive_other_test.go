@@ -1,5 +1,0 @@
-//go:build !unix
-
-package guard
-
-func processAlive(pid string) bool { return false }
