@@ -205,6 +205,8 @@ func TestExitCodes(t *testing.T) {
 				want := "agentgate verify: error: .cursor/mcp.json:1:34: server \"a\": command: expected a string, found a number\n" +
 					"agentgate verify: error: .cursor/mcp.json:1:68: server \"b\": args: expected an array of strings, found a string\n" +
 					"agentgate verify: error: .roo/mcp.json:1:40: \"a\" appears twice (lines 1 and 1)\n" +
+					"agentgate: hint: quote it: \"1\"\n" +
+					"agentgate: hint: write it as an array of strings, one per item: [\"a\", \"b\"]\n" +
 					"agentgate: hint: remove one of them\n"
 				if stderr != want {
 					t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
