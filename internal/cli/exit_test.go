@@ -254,6 +254,14 @@ func TestExitCodes(t *testing.T) {
 			}},
 		{name: "verify names an unpinnable command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"verify"}, want: ExitOK, check: wantStderr(`agentgate: note: server "notes" (.mcp.json`)},
+		// VS Code reads .mcp.json too and expands no variables: a note,
+		// exit 0 (issue #16).
+		{name: "verify notes VS Code's reading of .mcp.json", setup: func(t *testing.T) *testRepo {
+			srv := fakeServer("-tools", "notes.json")
+			srv["env"] = map[string]string{"AGENTGATE_FAKESERVER": "${AG_FAKE:-1}"}
+			return lockedRepo(t, map[string]any{"notes": srv})
+		}, args: []string{"verify"}, want: ExitOK,
+			check: wantStderr(`agentgate: note: server "notes" (.mcp.json:3): VS Code also starts this server from .mcp.json, but expands no variables there: it passes env.AGENTGATE_FAKESERVER with ${...} as written`)},
 		{name: "verify require-pinned-packages", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			r.write("agentgate.toml", "require-pinned-packages = true\n")
