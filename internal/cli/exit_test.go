@@ -261,7 +261,7 @@ func TestExitCodes(t *testing.T) {
 			srv["env"] = map[string]string{"AGENTGATE_FAKESERVER": "${AG_FAKE:-1}"}
 			return lockedRepo(t, map[string]any{"notes": srv})
 		}, args: []string{"verify"}, want: ExitOK,
-			check: wantStderr(`agentgate: note: server "notes" (.mcp.json:3): VS Code also starts this server from .mcp.json, but expands no variables there: it passes env.AGENTGATE_FAKESERVER with ${...} as written`)},
+			check: wantStderr(`agentgate: note: server "notes" (.mcp.json:3): VS Code also starts this server from .mcp.json; VS Code versions whose reader of it expands no variables pass env.AGENTGATE_FAKESERVER with ${...} as written`)},
 		{name: "verify require-pinned-packages", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			r.write("agentgate.toml", "require-pinned-packages = true\n")

@@ -16,7 +16,12 @@ import (
 // JSON.parse (strict JSON: a comment or trailing comma and VS Code reads no
 // server), a truthy "url" is an HTTP server with no headers, anything else
 // is a stdio server (command, args, env, cwd = the folder), and no
-// variable is expanded ("type" is not read). agentgate locks Claude Code's
+// variable is expanded ("type" is not read). That is the reader at
+// microsoft/vscode 4397565 / cf89be7; a later mcpEnvironmentVariableExpansion.ts
+// (1ea38b9) expands ${VAR} and ${VAR:-default} in command, args, env, url
+// and header values of servers that carry an expansion marker, so newer
+// versions may read the file as Claude Code does. The notes therefore say
+// "VS Code versions whose reader ...". agentgate locks Claude Code's
 // reading of the file; where VS Code would start a server differently, the
 // server carries a note saying how, so that the difference is seen
 // (agentgate servers, agentgate verify) rather than silently unpinned. A
@@ -39,7 +44,7 @@ func noteVSCodeReading(res *fileResult, data []byte) {
 	for i := range res.servers {
 		s := &res.servers[i]
 		if s.Transport != Stdio && len(s.Headers) > 0 {
-			s.Notes = append(s.Notes, "VS Code also starts this server from "+dotMcpFile+", but sends none of its headers ("+strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", ")+")")
+			s.Notes = append(s.Notes, "VS Code also starts this server from "+dotMcpFile+"; VS Code versions whose reader of it drops headers connect without "+strings.Join(slices.Sorted(maps.Keys(s.Headers)), ", "))
 		}
 		var fields []string
 		check := func(field, v string) {
@@ -56,7 +61,7 @@ func noteVSCodeReading(res *fileResult, data []byte) {
 		}
 		check("url", s.URL)
 		if len(fields) > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("VS Code also starts this server from %s, but expands no variables there: it passes %s with ${...} as written", dotMcpFile, strings.Join(fields, ", ")))
+			s.Notes = append(s.Notes, fmt.Sprintf("VS Code also starts this server from %s; VS Code versions whose reader of it expands no variables pass %s with ${...} as written", dotMcpFile, strings.Join(fields, ", ")))
 		}
 	}
 }
