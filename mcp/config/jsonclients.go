@@ -25,7 +25,7 @@ type jsonClient struct {
 	// so a missing servers member says nothing.
 	shared bool
 	// strictKey: a non-empty file without the servers member is refused,
-	// as the client refuses it (Cursor, Continue, Claude Code).
+	// as the client refuses it (Cursor, Continue, Claude Code, Roo Code).
 	strictKey bool
 	// singleFile: a file without the servers member that has "command" or
 	// "url" is one server named after the file (Continue).
@@ -95,7 +95,7 @@ var jsonClients = map[string]jsonClient{
 			}
 			return unknownType(typ, "http", "sse")
 		}},
-	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true,
+	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true, strictKey: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "", "stdio":
