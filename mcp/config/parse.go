@@ -182,16 +182,6 @@ func (p *parser) strsAll(n *node, server, field string) ([]string, []*Error) {
 	return out, nil
 }
 
-// strMap reads an optional object of template strings (env, headers); the
-// error is the first of strMapAll's.
-func (p *parser) strMap(n *node, server, field string, numbers bool) (map[string]string, *Error) {
-	v, errs := p.strMapAll(n, server, field, numbers)
-	if len(errs) > 0 {
-		return nil, errs[0]
-	}
-	return v, nil
-}
-
 // strMapAll reads an optional object of template strings (env, headers),
 // reporting every bad member (each at its position, named field.KEY). With
 // numbers, number values are kept as written and null values are dropped
