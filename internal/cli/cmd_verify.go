@@ -99,6 +99,7 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if p != nil {
+		reportNotes(e, p)
 		if err := reportPackages(e, ws, p, lf); err != nil {
 			return err
 		}
@@ -164,6 +165,17 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("1 %s", noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// reportNotes prints, on stderr, how another client that reads the same
+// file would start a locked server differently (config.Server.Notes: VS
+// Code reading Claude Code's .mcp.json). Notes never change the exit code.
+func reportNotes(e *env, p *config.Project) {
+	for _, s := range p.Servers {
+		for _, n := range s.Notes {
+			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(fmt.Sprintf("server %q (%s): %s", s.Name, where(s), n)))
+		}
+	}
 }
 
 // reportPackages checks, offline, the packages p's stdio servers run
