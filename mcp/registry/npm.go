@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -93,12 +94,12 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec) (Pac
 		return Package{}, err
 	}
 	pv := p.Versions[v]
-	integrity := pv.Dist.Integrity
+	integrity := sha512Token(pv.Dist.Integrity)
 	if integrity == "" {
-		integrity = sha1SRI(pv.Dist.Shasum)
-	}
-	if integrity == "" {
-		return Package{}, f.fail(ErrProtocol, "%s: version %s has neither dist.integrity nor dist.shasum", RedactURL(u), v)
+		if pv.Dist.Integrity == "" && sha1SRI(pv.Dist.Shasum) != "" {
+			return Package{}, f.fail(ErrUnsupported, "%s: version %s was published before npm recorded sha512 integrity (only a SHA-1 shasum): agentgate locks sha512 only", RedactURL(u), v)
+		}
+		return Package{}, f.fail(ErrProtocol, "%s: version %s has no sha512 dist.integrity", RedactURL(u), v)
 	}
 	pkg := Package{Ecosystem: config.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
 	if pv.Dist.Tarball != "" {
@@ -110,6 +111,17 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec) (Pac
 		pkg.Cache = entry
 	}
 	return pkg, nil
+}
+
+// sha512Token is the sha512 entry of an SRI string ("" when none; the
+// first when several).
+func sha512Token(sri string) string {
+	for _, tok := range strings.Fields(sri) {
+		if d, ok := parseSRI(tok)["sha512"]; ok && len(d[0]) == 64 {
+			return "sha512-" + base64.StdEncoding.EncodeToString(d[0])
+		}
+	}
+	return ""
 }
 
 func passwordOf(u *url.Userinfo) string {

@@ -158,12 +158,20 @@ func TestNPMErrors(t *testing.T) {
 	f.packs["/garbage"] = map[string]any{"hello": "world"}
 	f.packs["/other"] = fakePackument(base, "different", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
 	f.packs["/badtag"] = map[string]any{"name": "badtag", "dist-tags": map[string]string{"latest": "9.9.9"}, "versions": map[string]any{"1.0.0": map[string]any{"dist": map[string]any{"integrity": "sha512-AAAA"}}}}
+	f.packs["/old"] = map[string]any{"name": "old", "dist-tags": map[string]string{"latest": "0.1.0"}, "versions": map[string]any{"0.1.0": map[string]any{"dist": map[string]any{"shasum": "da39a3ee5e6b4b0d3255bfef95601890afd80709"}}}}
+	multi := fakePackument(base, "multi", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
+	multi["versions"].(map[string]any)["1.0.0"].(map[string]any)["dist"].(map[string]any)["integrity"] = "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk= " + integrityOf("multi", "1.0.0")
+	f.packs["/multi"] = multi
 	r := npmResolver(t, map[string]string{"NPM_CONFIG_REGISTRY": base})
+	if got, err := r.Resolve(context.Background(), npmSpec(t, "multi")); err != nil || got.Integrity != integrityOf("multi", "1.0.0") {
+		t.Errorf("multi-hash integrity: %+v %v", got, err)
+	}
 	cases := []struct {
 		arg  string
 		kind error
 		msg  string
 	}{
+		{"old", ErrUnsupported, "only a SHA-1 shasum"},
 		{"nope", ErrNotFound, `no package "nope"`},
 		{"pkg@2.0.0", ErrNoVersion, "version 2.0.0 is not published"},
 		{"pkg@^2", ErrNoVersion, `no published version satisfies "^2"; latest is 1.0.0`},

@@ -35,14 +35,15 @@ func (r *Resolver) pypiIndex(launcher string) (string, string) {
 	return "", strings.Join(vars, ", ")
 }
 
-// PyPIIntegrity is the integrity agentgate records for a PyPI release:
-// "h1:" + standard base64 of the SHA-256 of the lines
-// "HEX  FILENAME\n", one per distribution file of the version (wheels and
-// sdists, yanked files left out), sorted by FILENAME (byte order), HEX the
-// lowercase hex SHA-256 of that file as the index lists it. This is
-// golang.org/x/mod/sumdb/dirhash's Hash1 over a directory holding exactly
-// those files, so `dirhash` (or sha256sum | sort | sha256sum -> base64) over
-// the downloaded files reproduces it.
+// PyPIIntegrity is the integrity agentgate records for a PyPI release
+// (lock.Package, docs/spec/lockfile-v2.md): "sha256-" + standard base64 of
+// the SHA-256 of the version's file list, one line "HEX  FILENAME\n" per
+// distribution file of the version (wheels and sdists; yanked files left
+// out), sorted by FILENAME as bytes, HEX the lowercase hex SHA-256 of the
+// file as the index lists it: exactly what `sha256sum *` prints in a
+// directory holding those files. (The digest is the one
+// golang.org/x/mod/sumdb/dirhash's Hash1 computes over those files.)
+// files maps each file name to its hex SHA-256.
 func PyPIIntegrity(files map[string]string) (string, error) {
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -56,7 +57,7 @@ func PyPIIntegrity(files map[string]string) (string, error) {
 	for _, n := range names {
 		fmt.Fprintf(h, "%s  %s\n", files[n], n)
 	}
-	return "h1:" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+	return "sha256-" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 
 // pep691 is the project page of the JSON simple API.

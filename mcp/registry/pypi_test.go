@@ -53,8 +53,9 @@ func newFakePyPI(t *testing.T, projects map[string][]pyFile, contentType string)
 	return srv
 }
 
-// wantPyIntegrity is dirhash.Hash1 over the files themselves (their
-// bytes, hashed here), which PyPIIntegrity's doc says it equals.
+// wantPyIntegrity is dirhash.Hash1's digest over the files themselves
+// (their bytes, hashed here), which PyPIIntegrity's doc says it equals,
+// in the "sha256-" form.
 func wantPyIntegrity(t *testing.T, files []pyFile) string {
 	t.Helper()
 	byName := map[string]string{}
@@ -69,7 +70,7 @@ func wantPyIntegrity(t *testing.T, files []pyFile) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h
+	return "sha256-" + strings.TrimPrefix(h, "h1:")
 }
 
 func pySpec(t *testing.T, launcher string, args ...string) config.PackageSpec {

@@ -34,8 +34,8 @@
 // # What is recorded
 //
 // Package.Integrity is, per ecosystem: npm, the registry's dist.integrity
-// for the exact version (an SRI string, normally sha512-...); pypi, an
-// "h1:" digest over the sha256 of every file of that version (see
+// for the exact version (its sha512- SRI token); pypi, a "sha256-"
+// digest over the sha256 of every file of that version (see
 // PyPIIntegrity); oci, the manifest digest ("sha256:..."); go, the module
 // zip's "h1:" hash as go.sum records it (golang.org/x/mod/sumdb/dirhash).
 //
