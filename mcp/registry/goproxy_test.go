@@ -147,7 +147,7 @@ func TestGoProxy(t *testing.T) {
 		{"example.com/tool@v1.2.3", "example.com/tool", "v1.2.3"},
 	}
 	for _, c := range cases {
-		got, err := r.Resolve(context.Background(), goSpec(t, c.arg))
+		got, err := r.Resolve(context.Background(), goSpec(t, c.arg), nil)
 		want := Package{Ecosystem: "go", Name: c.mod, Version: c.ver, Integrity: h1Of(c.mod+"@"+c.ver+"/", mods[c.mod+"@"+c.ver]), Registry: srv.URL}
 		if err != nil || got != want {
 			t.Errorf("%s:\n got %+v %v\nwant %+v", c.arg, got, err, want)
@@ -163,7 +163,7 @@ func TestGoProxy(t *testing.T) {
 		{"example.com/nothing/here@latest", ErrNotFound, "no module provides package"},
 		{"example.com/tool@v7", ErrNoVersion, "no version matching v7"},
 	} {
-		_, err := r.Resolve(context.Background(), goSpec(t, c.arg))
+		_, err := r.Resolve(context.Background(), goSpec(t, c.arg), nil)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "from "+srv.URL+" (configured by GOPROXY)") {
 			t.Errorf("%s: %v", c.arg, err)
 		}
@@ -192,7 +192,7 @@ func TestGoProxyList(t *testing.T) {
 		{proxy: good.URL, private: "example.com", kind: ErrUnsupported, msg: "matches GONOPROXY/GOPRIVATE (example.com)"},
 	} {
 		r := npmResolver(t, map[string]string{"GOPROXY": c.proxy, "GOPRIVATE": c.private})
-		got, err := r.Resolve(context.Background(), spec)
+		got, err := r.Resolve(context.Background(), spec, nil)
 		if c.kind == nil {
 			if err != nil || got.Integrity != want || got.Registry != c.registry {
 				t.Errorf("%s: %+v %v", c.proxy, got, err)
@@ -205,14 +205,14 @@ func TestGoProxyList(t *testing.T) {
 	}
 	// No GOPROXY and no go command: no registry, and the message says so.
 	r := npmResolver(t, map[string]string{})
-	if _, err := r.Resolve(context.Background(), spec); !errors.Is(err, ErrNoRegistry) || !strings.Contains(err.Error(), "go env GOPROXY") {
+	if _, err := r.Resolve(context.Background(), spec, nil); !errors.Is(err, ErrNoRegistry) || !strings.Contains(err.Error(), "go env GOPROXY") {
 		t.Errorf("no proxy: %v", err)
 	}
 	// The go command's answer is used otherwise.
 	r.Run = func(_ context.Context, name string, args ...string) (string, error) {
 		return good.URL + "\n\n" + t.TempDir(), nil
 	}
-	if got, err := r.Resolve(context.Background(), spec); err != nil || got.Integrity != want {
+	if got, err := r.Resolve(context.Background(), spec, nil); err != nil || got.Integrity != want {
 		t.Errorf("go env: %+v %v", got, err)
 	}
 }
@@ -239,11 +239,11 @@ func TestGoModCacheCheck(t *testing.T) {
 	want := h1Of("example.com/Up@v1.0.0/", mods["example.com/Up@v1.0.0"])
 	zh := filepath.Join(cache, "cache", "download", "example.com", "!up", "@v", "v1.0.0.ziphash")
 	write(t, zh, want)
-	if got, err := r.Resolve(context.Background(), spec); err != nil || got.Integrity != want {
+	if got, err := r.Resolve(context.Background(), spec, nil); err != nil || got.Integrity != want {
 		t.Fatalf("%+v %v", got, err)
 	}
 	write(t, zh, "h1:"+strings.Repeat("A", 43)+"=")
-	if _, err := r.Resolve(context.Background(), spec); !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), want) {
+	if _, err := r.Resolve(context.Background(), spec, nil); !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), want) {
 		t.Errorf("mismatch: %v", err)
 	}
 }
@@ -279,7 +279,7 @@ func TestGoProxyReal(t *testing.T) {
 		t.Fatal("go.sum has no golang.org/x/mod zip hash")
 	}
 	r := &Resolver{Dir: testenv.RepoRoot(t)}
-	got, err := r.Resolve(context.Background(), goSpec(t, "golang.org/x/mod/sumdb/dirhash@"+ver))
+	got, err := r.Resolve(context.Background(), goSpec(t, "golang.org/x/mod/sumdb/dirhash@"+ver), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

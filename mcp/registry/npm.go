@@ -33,12 +33,19 @@ type packumentVersion struct {
 	} `json:"dist"`
 }
 
-func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec) (Package, error) {
+func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
 	f := &failer{spec: spec.String(), eco: config.EcoNPM}
 	cfg := r.loadNPMConfig()
-	reg, src, err := r.npmRegistry(ctx, cfg, spec.Name)
-	if err != nil {
-		return Package{}, f.fail(ErrNoRegistry, "cannot read npm's registry setting: %v", err)
+	var names []string
+	if scope, _, ok := strings.Cut(spec.Name, "/"); ok && strings.HasPrefix(scope, "@") {
+		names = append(names, "--"+scope+":registry")
+	}
+	reg, src := launcherOption(spec, args, append(names, "--registry")...)
+	if reg == "" {
+		var err error
+		if reg, src, err = r.npmRegistry(ctx, cfg, spec.Name); err != nil {
+			return Package{}, f.fail(ErrNoRegistry, "cannot read npm's registry setting: %v", err)
+		}
 	}
 	if reg == "" {
 		return Package{}, f.fail(ErrNoRegistry, "no npm registry is configured: NPM_CONFIG_REGISTRY is unset, no .npmrc sets registry, and npm is not on PATH to ask (`npm config get registry`); set one of them")

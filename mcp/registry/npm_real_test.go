@@ -51,7 +51,7 @@ func TestNPMRealRegistry(t *testing.T) {
 		{"@modelcontextprotocol/server-memory@" + memVer, "@modelcontextprotocol/server-memory"},
 		{"@modelcontextprotocol/server-filesystem", "@modelcontextprotocol/server-filesystem"},
 	} {
-		got, err := r.Resolve(context.Background(), npmSpec(t, c.arg))
+		got, err := r.Resolve(context.Background(), npmSpec(t, c.arg), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.arg, err)
 		}

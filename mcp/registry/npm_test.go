@@ -135,7 +135,7 @@ func TestNPMPick(t *testing.T) {
 	}
 	for _, c := range cases {
 		spec := npmSpec(t, c.arg)
-		got, err := r.Resolve(context.Background(), spec)
+		got, err := r.Resolve(context.Background(), spec, nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.arg, err)
 			continue
@@ -163,7 +163,7 @@ func TestNPMErrors(t *testing.T) {
 	multi["versions"].(map[string]any)["1.0.0"].(map[string]any)["dist"].(map[string]any)["integrity"] = "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk= " + integrityOf("multi", "1.0.0")
 	f.packs["/multi"] = multi
 	r := npmResolver(t, map[string]string{"NPM_CONFIG_REGISTRY": base})
-	if got, err := r.Resolve(context.Background(), npmSpec(t, "multi")); err != nil || got.Integrity != integrityOf("multi", "1.0.0") {
+	if got, err := r.Resolve(context.Background(), npmSpec(t, "multi"), nil); err != nil || got.Integrity != integrityOf("multi", "1.0.0") {
 		t.Errorf("multi-hash integrity: %+v %v", got, err)
 	}
 	cases := []struct {
@@ -183,7 +183,7 @@ func TestNPMErrors(t *testing.T) {
 		{"badtag@latest", ErrProtocol, "names version 9.9.9"},
 	}
 	for _, c := range cases {
-		_, err := r.Resolve(context.Background(), npmSpec(t, c.arg))
+		_, err := r.Resolve(context.Background(), npmSpec(t, c.arg), nil)
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: got %v, want %v containing %q", c.arg, err, c.kind, c.msg)
@@ -241,7 +241,7 @@ func TestNPMStatus(t *testing.T) {
 		{"huge", ErrTooLarge, "larger than 1048576 bytes"},
 	}
 	for _, c := range cases {
-		_, err := r.Resolve(context.Background(), npmSpec(t, c.arg))
+		_, err := r.Resolve(context.Background(), npmSpec(t, c.arg), nil)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: got %v, want %v with %q", c.arg, err, c.kind, c.msg)
 		}
@@ -250,7 +250,7 @@ func TestNPMStatus(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	r = npmResolver(t, map[string]string{"npm_config_registry": closed.URL + "/"})
-	_, err := r.Resolve(context.Background(), npmSpec(t, "x"))
+	_, err := r.Resolve(context.Background(), npmSpec(t, "x"), nil)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "from "+closed.URL+"/ (configured by npm_config_registry") {
 		t.Errorf("closed port: %v", err)
 	}
@@ -270,7 +270,7 @@ func TestNPMConfigAndAuth(t *testing.T) {
 	// .npmrc: a default registry that does not exist.
 	write(t, filepath.Join(r.Dir, ".npmrc"), "; project\n@corp:registry = "+f.srv.URL+"/\n//"+host+"/:_authToken=${CORP_TOKEN}\n")
 	write(t, filepath.Join(r.Home, ".npmrc"), "registry=http://127.0.0.1:1/\n# comment\n")
-	got, err := r.Resolve(context.Background(), npmSpec(t, "@corp/tool"))
+	got, err := r.Resolve(context.Background(), npmSpec(t, "@corp/tool"), nil)
 	if err != nil || got.Version != "1.0.0" || got.Registry != f.srv.URL+"/" {
 		t.Fatalf("scoped: %+v %v", got, err)
 	}
@@ -278,19 +278,19 @@ func TestNPMConfigAndAuth(t *testing.T) {
 		t.Errorf("Authorization %q", a)
 	}
 	// An unscoped name uses registry= from the user's .npmrc (port 1).
-	_, err = r.Resolve(context.Background(), npmSpec(t, "pub"))
+	_, err = r.Resolve(context.Background(), npmSpec(t, "pub"), nil)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), filepath.Join(r.Home, ".npmrc")+" (registry)") {
 		t.Errorf("unscoped: %v", err)
 	}
 	// The environment wins over both files.
 	env["NPM_CONFIG_REGISTRY"] = f.srv.URL
-	got, err = r.Resolve(context.Background(), npmSpec(t, "pub"))
+	got, err = r.Resolve(context.Background(), npmSpec(t, "pub"), nil)
 	if err != nil || got.Version != "1.0.0" {
 		t.Errorf("env registry: %+v %v", got, err)
 	}
 	// A wrong token: ErrAuth, and the token is not printed.
 	env["CORP_TOKEN"] = "wrong-token-value"
-	_, err = r.Resolve(context.Background(), npmSpec(t, "pub"))
+	_, err = r.Resolve(context.Background(), npmSpec(t, "pub"), nil)
 	if !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), "token-value") {
 		t.Errorf("bad token: %v", err)
 	}
@@ -298,7 +298,7 @@ func TestNPMConfigAndAuth(t *testing.T) {
 	// as such: npm does the same).
 	r2 := npmResolver(t, map[string]string{})
 	write(t, filepath.Join(r2.Dir, ".npmrc"), "registry="+f.srv.URL+"/\n//"+host+"/:_authToken=${NOPE}\\${X}${ALSO?}\n")
-	_, _ = r2.Resolve(context.Background(), npmSpec(t, "pub"))
+	_, _ = r2.Resolve(context.Background(), npmSpec(t, "pub"), nil)
 	if a := f.lastAuth.Load(); a != "Bearer ${NOPE}${X}" {
 		t.Errorf("expansion: Authorization %q", a)
 	}
@@ -332,7 +332,7 @@ func TestNPMAuthNerfDart(t *testing.T) {
 
 func TestNPMNoRegistry(t *testing.T) {
 	r := npmResolver(t, map[string]string{})
-	_, err := r.Resolve(context.Background(), npmSpec(t, "pkg"))
+	_, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if !errors.Is(err, ErrNoRegistry) || !strings.Contains(err.Error(), "npm is not on PATH") {
 		t.Errorf("%v", err)
 	}
@@ -347,7 +347,7 @@ func TestNPMNoRegistry(t *testing.T) {
 		}
 		return "undefined", nil
 	}
-	got, err := r.Resolve(context.Background(), npmSpec(t, "pkg"))
+	got, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if err != nil || got.Version != "1.0.0" || !strings.Contains(fmt.Sprint(asked), "npm config get registry") {
 		t.Errorf("%+v %v %v", got, err, asked)
 	}
@@ -363,7 +363,7 @@ func TestNPMCacheIntegrity(t *testing.T) {
 	cache := t.TempDir()
 	r := npmResolver(t, map[string]string{"NPM_CONFIG_REGISTRY": f.srv.URL, "NPM_CONFIG_CACHE": cache})
 	// No entry: nothing checked.
-	got, err := r.Resolve(context.Background(), npmSpec(t, "pkg"))
+	got, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if err != nil || got.Cache != "" {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -380,7 +380,7 @@ func TestNPMCacheIntegrity(t *testing.T) {
 	}
 	want := integrityOf("pkg", "1.0.0")
 	write(t, index, "\n"+entry(want)+"\n")
-	got, err = r.Resolve(context.Background(), npmSpec(t, "pkg"))
+	got, err = r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if err != nil || got.Cache != index {
 		t.Fatalf("matching entry: %+v %v", got, err)
 	}
@@ -389,11 +389,11 @@ func TestNPMCacheIntegrity(t *testing.T) {
 	dh := hex.EncodeToString(d[:])
 	content := filepath.Join(cache, "_cacache", "content-v2", "sha512", dh[:2], dh[2:4], dh[4:])
 	write(t, content, "pkg@1.0.0")
-	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg")); err != nil {
+	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil); err != nil {
 		t.Fatalf("genuine content: %v", err)
 	}
 	write(t, content, "tampered")
-	_, err = r.Resolve(context.Background(), npmSpec(t, "pkg"))
+	_, err = r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "the cache was altered") {
 		t.Errorf("altered content: %v", err)
 	}
@@ -401,14 +401,14 @@ func TestNPMCacheIntegrity(t *testing.T) {
 	// A later line for the key wins: a different integrity is a mismatch.
 	other := integrityOf("pkg", "evil")
 	write(t, index, entry(want)+"\n"+entry(other)+"\n")
-	_, err = r.Resolve(context.Background(), npmSpec(t, "pkg"))
+	_, err = r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), want) {
 		t.Errorf("mismatch: %v", err)
 	}
 	// A line whose checksum is wrong is ignored, as cacache ignores it.
 	bad := entry(other)
 	write(t, index, entry(want)+"\n0"+bad[1:]+"\n")
-	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg")); err != nil {
+	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil); err != nil {
 		t.Errorf("corrupt line not ignored: %v", err)
 	}
 }
@@ -430,4 +430,37 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// A registry option on the server's command line wins, as it does for
+// npx; an option after the package belongs to the package's command.
+func TestLauncherRegistryOption(t *testing.T) {
+	f := newFakeNPM(t)
+	f.packs["/pkg"] = fakePackument(f.srv.URL, "pkg", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
+	f.packs["/@s%2fp"] = fakePackument(f.srv.URL, "@s/p", map[string]string{"latest": "2.0.0"}, []string{"2.0.0"})
+	r := npmResolver(t, map[string]string{"NPM_CONFIG_REGISTRY": "http://127.0.0.1:1/"})
+	for _, c := range []struct {
+		cmd  string
+		args []string
+		ok   bool
+	}{
+		{"npx", []string{"-y", "--registry", f.srv.URL, "pkg"}, true},
+		{"npx", []string{"--registry=" + f.srv.URL, "-y", "pkg@1.0.0"}, true},
+		{"npx", []string{"-y", "--@s:registry=" + f.srv.URL, "@s/p"}, true},
+		{"npm", []string{"exec", "-y", "pkg", "--registry", f.srv.URL}, true}, // npm exec reads options anywhere
+		{"npx", []string{"-y", "pkg", "--registry", f.srv.URL}, false},        // the server's own option
+		{"npx", []string{"-y", "--@other:registry=" + f.srv.URL, "@s/p"}, false},
+	} {
+		spec, err := config.RecognizePackage(c.cmd, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Resolve(context.Background(), spec, c.args)
+		if c.ok != (err == nil) || c.ok && got.Registry != f.srv.URL+"/" {
+			t.Errorf("%s %v: %+v %v", c.cmd, c.args, got, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "NPM_CONFIG_REGISTRY") {
+			t.Errorf("%s %v: %v does not name the registry's source", c.cmd, c.args, err)
+		}
+	}
 }

@@ -160,14 +160,14 @@ func TestOCIResolve(t *testing.T) {
 			h + "/mcp/srv:1.2":    {Ecosystem: "oci", Name: h + "/mcp/srv", Version: "1.2", Integrity: manifestDigest(private), Registry: h},
 			h + "/mcp/srv:latest": {Ecosystem: "oci", Name: h + "/mcp/srv", Version: "latest", Integrity: manifestDigest(index), Registry: h},
 		} {
-			got, err := r.Resolve(context.Background(), ociSpec(t, ref))
+			got, err := r.Resolve(context.Background(), ociSpec(t, ref), nil)
 			if err != nil || got != want {
 				t.Errorf("tls=%v %s:\n got %+v %v\nwant %+v", tlsOn, ref, got, err, want)
 			}
 		}
 		// A private repository: the token endpoint wants Docker's
 		// credentials; without them, ErrAuth naming docker login.
-		_, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"))
+		_, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"), nil)
 		if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "docker login "+h) {
 			t.Errorf("tls=%v private without credentials: %v", tlsOn, err)
 		}
@@ -179,7 +179,7 @@ func TestOCIResolve(t *testing.T) {
 			}
 			return ""
 		}
-		got, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"))
+		got, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"), nil)
 		if err != nil || got.Integrity != manifestDigest(private) {
 			t.Errorf("tls=%v private with credentials: %+v %v", tlsOn, got, err)
 		}
@@ -199,45 +199,45 @@ func TestOCIEdges(t *testing.T) {
 	h := f.host()
 	// HEAD without a digest: GET, and the digest of the bytes.
 	f.noHead = true
-	got, err := r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"))
+	got, err := r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"), nil)
 	if err != nil || got.Integrity != manifestDigest(m) {
 		t.Errorf("GET fallback: %+v %v", got, err)
 	}
-	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:bad"))
+	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:bad"), nil)
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "not an image manifest") {
 		t.Errorf("bad manifest: %v", err)
 	}
 	// GET whose header names other bytes.
 	f.lie = true
-	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"))
+	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"), nil)
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "hash to "+manifestDigest(m)) {
 		t.Errorf("lying digest: %v", err)
 	}
 	f.noHead, f.lie = false, false
-	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:2"))
+	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:2"), nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `no manifest for tag "2" of a/b`) || !strings.Contains(err.Error(), "oci package "+h+"/a/b:2 from "+h+" (configured by the image reference)") {
 		t.Errorf("404: %v", err)
 	}
 	// Basic challenge with config.json username/password.
 	f.basic = true
-	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"))
+	_, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"), nil)
 	if !errors.Is(err, ErrAuth) {
 		t.Errorf("basic without credentials: %v", err)
 	}
 	r.Home = t.TempDir()
 	write(t, filepath.Join(r.Home, ".docker", "config.json"), `{"auths":{"`+h+`":{"username":"`+ociUser+`","password":"`+ociPass+`"}}}`)
-	got, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"))
+	got, err = r.Resolve(context.Background(), ociSpec(t, h+"/a/b:1"), nil)
 	if err != nil || got.Integrity != manifestDigest(m) {
 		t.Errorf("basic with credentials: %+v %v", got, err)
 	}
 	// A digest in the reference is the integrity; nothing is asked.
 	d := "sha256:" + strings.Repeat("cd", 32)
-	got, err = r.Resolve(context.Background(), ociSpec(t, "127.0.0.1:1/x/y:v1@"+d))
+	got, err = r.Resolve(context.Background(), ociSpec(t, "127.0.0.1:1/x/y:v1@"+d), nil)
 	if err != nil || got.Integrity != d || got.Version != "v1" {
 		t.Errorf("digest ref: %+v %v", got, err)
 	}
 	// An unreachable registry names the host.
-	_, err = r.Resolve(context.Background(), ociSpec(t, "127.0.0.1:1/x/y:v1"))
+	_, err = r.Resolve(context.Background(), ociSpec(t, "127.0.0.1:1/x/y:v1"), nil)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "from 127.0.0.1:1") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -263,7 +263,7 @@ func TestOCICredentialHelper(t *testing.T) {
 	r := npmResolver(t, map[string]string{})
 	r.Client = f.srv.Client()
 	write(t, filepath.Join(r.Home, ".docker", "config.json"), `{"credHelpers":{"`+h+`":"fake"}}`)
-	got, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"))
+	got, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"), nil)
 	if err != nil || got.Integrity != manifestDigest(m) {
 		t.Errorf("%+v %v", got, err)
 	}

@@ -82,9 +82,12 @@ type pyRelease struct {
 	yanked []string          // yank reasons of yanked files
 }
 
-func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec) (Package, error) {
+func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
 	f := &failer{spec: spec.String(), eco: config.EcoPyPI}
-	index, src := r.pypiIndex(spec.Launcher)
+	index, src := launcherOption(spec, args, "--default-index", "--index-url", "-i")
+	if index == "" {
+		index, src = r.pypiIndex(spec.Launcher)
+	}
 	if index == "" {
 		return Package{}, f.fail(ErrNoRegistry, "no package index is configured for %s: %s unset (the launcher's built-in default index is not assumed); set it to your index's simple API URL", spec.Launcher, src)
 	}

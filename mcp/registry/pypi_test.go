@@ -134,7 +134,7 @@ func TestPyPIResolve(t *testing.T) {
 	}
 	for _, c := range cases {
 		spec := pySpec(t, c.launcher, c.args...)
-		got, err := r.Resolve(context.Background(), spec)
+		got, err := r.Resolve(context.Background(), spec, nil)
 		want := Package{Ecosystem: "pypi", Name: spec.Name, Version: c.version, Integrity: wantPyIntegrity(t, c.files), Registry: index}
 		if err != nil || got != want {
 			t.Errorf("%s %v:\n got %+v %v\nwant %+v", c.launcher, c.args, got, err, want)
@@ -151,7 +151,7 @@ func TestPyPIResolve(t *testing.T) {
 		{[]string{"gone"}, ErrNoVersion, "every release is yanked"},
 		{[]string{"nope"}, ErrNotFound, `no project "nope"`},
 	} {
-		_, err := r.Resolve(context.Background(), pySpec(t, "uvx", c.args...))
+		_, err := r.Resolve(context.Background(), pySpec(t, "uvx", c.args...), nil)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "from "+index+" (configured by UV_INDEX_URL)") {
 			t.Errorf("%v: %v", c.args, err)
 		}
@@ -173,7 +173,7 @@ func TestPyPIEdges(t *testing.T) {
 		{map[string]string{"UV_INDEX_URL": "http://user:tok3n@127.0.0.1:1/simple"}, ErrUnreachable, "from http://127.0.0.1:1/simple (configured by UV_INDEX_URL)"},
 	} {
 		r := npmResolver(t, c.env)
-		_, err := r.Resolve(context.Background(), pySpec(t, "uvx", "p"))
+		_, err := r.Resolve(context.Background(), pySpec(t, "uvx", "p"), nil)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) || strings.Contains(err.Error(), "tok3n") {
 			t.Errorf("%v: %v", c.env, err)
 		}
@@ -205,6 +205,29 @@ func TestPEP440Order(t *testing.T) {
 	for _, bad := range []string{"french toast", "1..0", ""} {
 		if _, ok := parsePEP440(bad); ok {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestPyPIIndexOption(t *testing.T) {
+	srv := newFakePyPI(t, map[string][]pyFile{"tool": {{name: "tool-1.0.tar.gz", body: "t"}}}, "application/vnd.pypi.simple.v1+json")
+	r := npmResolver(t, map[string]string{"UV_INDEX_URL": "http://127.0.0.1:1/", "PIP_INDEX_URL": "http://127.0.0.1:1/"})
+	for _, c := range []struct {
+		cmd  string
+		args []string
+	}{
+		{"uvx", []string{"--default-index", srv.URL + "/simple", "tool"}},
+		{"uvx", []string{"--index-url=" + srv.URL + "/simple", "tool==1.0"}},
+		{"uv", []string{"tool", "run", "-i", srv.URL + "/simple", "tool"}},
+		{"pipx", []string{"run", "--index-url", srv.URL + "/simple", "tool"}},
+	} {
+		spec, err := config.RecognizePackage(c.cmd, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Resolve(context.Background(), spec, c.args)
+		if err != nil || got.Version != "1.0" || got.Registry != srv.URL+"/simple" {
+			t.Errorf("%s %v: %+v %v", c.cmd, c.args, got, err)
 		}
 	}
 }

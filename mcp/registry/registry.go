@@ -149,9 +149,12 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Kind }
 
 // Resolve returns the exact version spec resolves to and its integrity.
-// A file spec is not a registry package: it is the caller's (its hash
-// is config.FileIntegrity).
-func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec) (Package, error) {
+// args are the server's arguments that spec was recognised in
+// (config.Server.Args; nil for none): a registry option the launcher
+// reads there, before the package, wins over every variable and file, as
+// it does for the launcher (see launcherOption). A file spec is not a
+// registry package: it is the caller's (its hash is config.FileIntegrity).
+func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -160,15 +163,42 @@ func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec) (Packag
 	defer cancel()
 	switch spec.Ecosystem {
 	case config.EcoNPM:
-		return r.resolveNPM(ctx, spec)
+		return r.resolveNPM(ctx, spec, args)
 	case config.EcoPyPI:
-		return r.resolvePyPI(ctx, spec)
+		return r.resolvePyPI(ctx, spec, args)
 	case config.EcoOCI:
 		return r.resolveOCI(ctx, spec)
 	case config.EcoGo:
 		return r.resolveGo(ctx, spec)
 	}
 	return Package{}, &Error{Spec: spec.String(), Ecosystem: spec.Ecosystem, Msg: "not a registry ecosystem", Kind: ErrUnsupported}
+}
+
+// launcherOption returns the value of the first of names among the
+// launcher's options in args: those before the spec's argument (npx,
+// bunx, pnpm dlx, yarn dlx, uvx and pipx stop reading options there), or
+// up to "--" for npm exec, which reads options anywhere. Both "--name
+// value" and "--name=value" count; source says which option it was.
+func launcherOption(spec config.PackageSpec, args []string, names ...string) (val, source string) {
+	end := len(args)
+	if spec.Launcher != "npm exec" && spec.Arg >= 0 && spec.Arg < end {
+		end = spec.Arg
+	}
+	for i := 0; i < end; i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		for _, n := range names {
+			switch {
+			case strings.HasPrefix(a, n+"="):
+				return a[len(n)+1:], "the server's " + n + " option"
+			case a == n && i+1 < len(args):
+				return args[i+1], "the server's " + n + " option"
+			}
+		}
+	}
+	return "", ""
 }
 
 func (r *Resolver) getenv(k string) string {
