@@ -231,3 +231,20 @@ func TestPyPIIndexOption(t *testing.T) {
 		}
 	}
 }
+
+// The vector was computed with coreutils, not with this package:
+//
+//	printf 'wheel 1.0.0' > mcp_server_fetch-1.0.0-py3-none-any.whl
+//	printf 'sdist 1.0.0' > mcp-server-fetch-1.0.0.tar.gz
+//	LC_ALL=C sha256sum * | sha256sum | cut -d' ' -f1 | xxd -r -p | base64
+func TestPyPIIntegrityVector(t *testing.T) {
+	files := map[string]string{}
+	for n, body := range map[string]string{"mcp_server_fetch-1.0.0-py3-none-any.whl": "wheel 1.0.0", "mcp-server-fetch-1.0.0.tar.gz": "sdist 1.0.0"} {
+		s := sha256.Sum256([]byte(body))
+		files[n] = hex.EncodeToString(s[:])
+	}
+	got, err := PyPIIntegrity(files)
+	if want := "sha256-4HClE2zqDbLOlypbdKJQNQJcIL9wA/3MUhJoxIquOuI="; err != nil || got != want {
+		t.Errorf("%s %v, want %s", got, err, want)
+	}
+}
