@@ -141,7 +141,7 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 	version := spec.Version
 	switch {
 	case version == "latest" || version == "upgrade" || version == "patch":
-		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/list", DefaultMaxBytes)
+		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/list", r.maxBytes())
 		if err != nil {
 			return Package{}, err
 		}
@@ -149,7 +149,7 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 			info.Version, env.proxy = v, base
 			break
 		}
-		body, base, err = r.goProxyGet(ctx, f, env, emod+"/@latest", DefaultMaxBytes)
+		body, base, err = r.goProxyGet(ctx, f, env, emod+"/@latest", r.maxBytes())
 		if err != nil {
 			return Package{}, err
 		}
@@ -162,7 +162,7 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 		if err != nil {
 			return Package{}, f.fail(ErrSpec, "version %q: %v", version, err)
 		}
-		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/"+ev+".info", DefaultMaxBytes)
+		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/"+ev+".info", r.maxBytes())
 		if err != nil {
 			return Package{}, err
 		}
@@ -171,7 +171,7 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 		}
 		env.proxy = base
 	default: // v1, v1.2: the highest release with that prefix
-		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/list", DefaultMaxBytes)
+		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/list", r.maxBytes())
 		if err != nil {
 			return Package{}, err
 		}

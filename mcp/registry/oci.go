@@ -198,7 +198,7 @@ func (c *ociClient) challenge(ctx context.Context, method, path string, resp res
 		}
 		c.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+secret))
 	default:
-		return resp, u, c.f.fail(ErrProtocol, "%s: HTTP 401 without a Bearer or Basic challenge", u)
+		return resp, u, c.f.fail(ErrAuth, "%s: HTTP 401 without a Bearer or Basic challenge to answer", u)
 	}
 	resp, u, err = c.send(ctx, method, path)
 	if err == nil && (resp.status == http.StatusUnauthorized || resp.status == http.StatusForbidden) {
