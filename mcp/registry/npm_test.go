@@ -406,8 +406,9 @@ func TestNPMCacheIntegrity(t *testing.T) {
 		t.Errorf("mismatch: %v", err)
 	}
 	// A line whose checksum is wrong is ignored, as cacache ignores it.
-	bad := entry(other)
-	write(t, index, entry(want)+"\n0"+bad[1:]+"\n")
+	bad := []byte(entry(other))
+	bad[0] ^= 1 // another hex digit: the checksum no longer matches
+	write(t, index, entry(want)+"\n"+string(bad)+"\n")
 	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil); err != nil {
 		t.Errorf("corrupt line not ignored: %v", err)
 	}

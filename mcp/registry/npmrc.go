@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 )
@@ -102,13 +101,13 @@ func (r *Resolver) readNPMRC(path string) (npmLayer, bool) {
 	return l, true
 }
 
-var envExprRE = regexp.MustCompile(`(\\*)\$\{([^${}?]+)(\?)?\}`)
+var envExprRE = lazyRegexp(`(\\*)\$\{([^${}?]+)(\?)?\}`)
 
 // expandEnv is @npmcli/config's env-replace: an odd number of backslashes
 // escapes the reference.
 func (r *Resolver) expandEnv(s string) string {
-	return envExprRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := envExprRE.FindStringSubmatch(m)
+	return envExprRE().ReplaceAllStringFunc(s, func(m string) string {
+		sub := envExprRE().FindStringSubmatch(m)
 		esc, name, q := sub[1], sub[2], sub[3]
 		if len(esc)%2 == 1 {
 			return m[(len(esc)+1)/2:]

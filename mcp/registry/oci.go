@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
@@ -72,7 +71,7 @@ func parseOCIRef(name, version string) ociRef {
 	return r
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = lazyRegexp(`^sha256:[0-9a-f]{64}$`)
 
 func (r *Resolver) resolveOCI(ctx context.Context, spec config.PackageSpec) (Package, error) {
 	ref := parseOCIRef(spec.Name, spec.Version)
@@ -121,7 +120,7 @@ func (c *ociClient) manifestDigest(ctx context.Context, tag string) (string, err
 		return "", err
 	}
 	if resp.status/100 == 2 {
-		if d := resp.header.Get("Docker-Content-Digest"); digestRE.MatchString(d) {
+		if d := resp.header.Get("Docker-Content-Digest"); digestRE().MatchString(d) {
 			return d, nil
 		}
 	}

@@ -3,7 +3,6 @@ package registry
 import (
 	"cmp"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -21,7 +20,7 @@ type pyVersion struct {
 	local   string
 }
 
-var pep440RE = regexp.MustCompile(`(?i)^\s*v?(?:(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?([-_.]?(dev)[-_.]?([0-9]+)?)?)(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
+var pep440RE = lazyRegexp(`(?i)^\s*v?(?:(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?([-_.]?(dev)[-_.]?([0-9]+)?)?)(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
 
 func atoiSat(s string) int {
 	n, err := strconv.Atoi(s)
@@ -33,7 +32,7 @@ func atoiSat(s string) int {
 
 // parsePEP440 parses a version; ok is false for one PEP 440 rejects.
 func parsePEP440(s string) (pyVersion, bool) {
-	m := pep440RE.FindStringSubmatch(s)
+	m := pep440RE().FindStringSubmatch(s)
 	if m == nil {
 		return pyVersion{}, false
 	}
@@ -170,14 +169,14 @@ type pySpecifier struct {
 	wildcard bool   // ==X.* / !=X.*
 }
 
-var pySpecRE = regexp.MustCompile(`^\s*(~=|===|==|!=|<=|>=|<|>)\s*([^\s;]+)\s*$`)
+var pySpecRE = lazyRegexp(`^\s*(~=|===|==|!=|<=|>=|<|>)\s*([^\s;]+)\s*$`)
 
 // parsePySpecifiers parses a comma-separated specifier set; ok is false
 // when any clause is not PEP 440.
 func parsePySpecifiers(s string) ([]pySpecifier, bool) {
 	var out []pySpecifier
 	for _, part := range strings.Split(s, ",") {
-		m := pySpecRE.FindStringSubmatch(part)
+		m := pySpecRE().FindStringSubmatch(part)
 		if m == nil {
 			return nil, false
 		}
@@ -191,14 +190,14 @@ func parsePySpecifiers(s string) ([]pySpecifier, bool) {
 			sp.wildcard, text = true, strings.TrimSuffix(text, ".*")
 		}
 		v, ok := parsePEP440(text)
-		if !ok || sp.op == "~=" && len(strings.Split(pep440RE.FindStringSubmatch(text)[2], ".")) < 2 {
+		if !ok || sp.op == "~=" && len(strings.Split(pep440RE().FindStringSubmatch(text)[2], ".")) < 2 {
 			return nil, false
 		}
 		sp.v = v
 		if sp.wildcard {
 			// Keep the written release length: ==1.0.* matches 1.0.x only.
 			sp.v.release = nil
-			for _, p := range strings.Split(pep440RE.FindStringSubmatch(text)[2], ".") {
+			for _, p := range strings.Split(pep440RE().FindStringSubmatch(text)[2], ".") {
 				sp.v.release = append(sp.v.release, atoiSat(p))
 			}
 		}
@@ -270,7 +269,7 @@ func (s pySpecifier) match(v pyVersion, raw string) bool {
 }
 
 func pep440Release(text string) []int {
-	m := pep440RE.FindStringSubmatch(text)
+	m := pep440RE().FindStringSubmatch(text)
 	var out []int
 	for _, p := range strings.Split(m[2], ".") {
 		out = append(out, atoiSat(p))

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -73,7 +72,7 @@ type pep691 struct {
 	} `json:"files"`
 }
 
-var sha256HexRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256HexRE = lazyRegexp(`^[0-9a-f]{64}$`)
 
 type pyRelease struct {
 	raw    string
@@ -147,7 +146,7 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 			continue
 		}
 		h := strings.ToLower(file.Hashes["sha256"])
-		if !sha256HexRE.MatchString(h) {
+		if !sha256HexRE().MatchString(h) {
 			return Package{}, f.fail(ErrProtocol, "%s: file %s has no sha256 hash", RedactURL(u), file.Filename)
 		}
 		rel.files[file.Filename] = h
@@ -259,9 +258,9 @@ func yanked(raw json.RawMessage) (string, bool) {
 	return "", true
 }
 
-var pyNameRunRE = regexp.MustCompile(`[-_.]+`)
+var pyNameRunRE = lazyRegexp(`[-_.]+`)
 
-func normalizePyName(n string) string { return strings.ToLower(pyNameRunRE.ReplaceAllString(n, "-")) }
+func normalizePyName(n string) string { return strings.ToLower(pyNameRunRE().ReplaceAllString(n, "-")) }
 
 // pyFileVersion extracts the version from a distribution file name of
 // project name: a wheel (NAME-VER[-BUILD]-PY-ABI-PLAT.whl) or an sdist

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"cmp"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -24,11 +23,11 @@ type semVersion struct {
 
 const maxSafeInt = 1<<53 - 1
 
-var looseVersionRE = regexp.MustCompile(`^[v=\s]*(\d+)\.(\d+)\.(\d+)(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$`)
+var looseVersionRE = lazyRegexp(`^[v=\s]*(\d+)\.(\d+)\.(\d+)(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$`)
 
 // parseSemver parses a version as node-semver's loose parser does.
 func parseSemver(s string) (semVersion, bool) {
-	m := looseVersionRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := looseVersionRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return semVersion{}, false
 	}
@@ -151,10 +150,10 @@ type partial struct {
 	pre                 string
 }
 
-var partialRE = regexp.MustCompile(`^[v=\s]*(\d+|[xX*])(?:\.(\d+|[xX*])(?:\.(\d+|[xX*])(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$`)
+var partialRE = lazyRegexp(`^[v=\s]*(\d+|[xX*])(?:\.(\d+|[xX*])(?:\.(\d+|[xX*])(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$`)
 
 func parsePartial(s string) (partial, bool) {
-	m := partialRE.FindStringSubmatch(s)
+	m := partialRE().FindStringSubmatch(s)
 	if m == nil {
 		return partial{}, false
 	}
@@ -192,9 +191,9 @@ func ver(major, minor, patch int64, pre string) semVersion {
 }
 
 var (
-	hyphenRE  = regexp.MustCompile(`^\s*(\S+)\s+-\s+(\S+)\s*$`)
-	opSpaceRE = regexp.MustCompile(`(~>?|\^|[<>]=?|=)\s+`)
-	tokenRE   = regexp.MustCompile(`^(~>?|\^|<=|>=|<|>|=)?(.*)$`)
+	hyphenRE  = lazyRegexp(`^\s*(\S+)\s+-\s+(\S+)\s*$`)
+	opSpaceRE = lazyRegexp(`(~>?|\^|[<>]=?|=)\s+`)
+	tokenRE   = lazyRegexp(`^(~>?|\^|<=|>=|<|>|=)?(.*)$`)
 )
 
 // parseRange parses a node-semver range (loose). ok is false when npm's
@@ -213,21 +212,21 @@ func parseRange(s string) (semRange, bool) {
 // token that is not a comparator is dropped; a set left with none (but
 // written with some) is no set at all (nil).
 func parseSet(s string) []comparator {
-	if m := hyphenRE.FindStringSubmatch(s); m != nil {
+	if m := hyphenRE().FindStringSubmatch(s); m != nil {
 		from, ok1 := parsePartial(m[1])
 		to, ok2 := parsePartial(m[2])
 		if ok1 && ok2 {
 			return hyphen(from, to)
 		}
 	}
-	s = opSpaceRE.ReplaceAllStringFunc(s, strings.TrimSpace)
+	s = opSpaceRE().ReplaceAllStringFunc(s, strings.TrimSpace)
 	toks := strings.Fields(s)
 	if len(toks) == 0 {
 		return []comparator{{any: true}}
 	}
 	var set []comparator
 	for _, tok := range toks {
-		m := tokenRE.FindStringSubmatch(tok)
+		m := tokenRE().FindStringSubmatch(tok)
 		if p, ok := parsePartial(m[2]); ok {
 			set = append(set, expand(m[1], p)...)
 		}
