@@ -209,6 +209,7 @@ func TestGoProxyList(t *testing.T) {
 		t.Errorf("no proxy: %v", err)
 	}
 	// The go command's answer is used otherwise.
+	r = npmResolver(t, map[string]string{}) // a Resolver asks go once
 	r.Run = func(_ context.Context, name string, args ...string) (string, error) {
 		return good.URL + "\n\n" + t.TempDir(), nil
 	}

@@ -340,6 +340,7 @@ func TestNPMNoRegistry(t *testing.T) {
 	f := newFakeNPM(t)
 	f.packs["/pkg"] = fakePackument(f.srv.URL, "pkg", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
 	var asked []string
+	r = npmResolver(t, map[string]string{}) // a Resolver asks npm once
 	r.Run = func(_ context.Context, name string, args ...string) (string, error) {
 		asked = append(asked, name+" "+strings.Join(args, " "))
 		if args[2] == "registry" {
@@ -350,6 +351,10 @@ func TestNPMNoRegistry(t *testing.T) {
 	got, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
 	if err != nil || got.Version != "1.0.0" || !strings.Contains(fmt.Sprint(asked), "npm config get registry") {
 		t.Errorf("%+v %v %v", got, err, asked)
+	}
+	// A second package: npm is not asked again.
+	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg@1.0.0"), nil); err != nil || len(asked) != 1 {
+		t.Errorf("second resolve: %v, npm asked %v", err, asked)
 	}
 }
 
@@ -407,7 +412,7 @@ func TestNPMCacheIntegrity(t *testing.T) {
 	}
 	// A line whose checksum is wrong is ignored, as cacache ignores it.
 	bad := []byte(entry(other))
-	bad[0] ^= 1 // another hex digit: the checksum no longer matches
+	bad[0] ^= 1 // another first character: the checksum no longer matches
 	write(t, index, entry(want)+"\n"+string(bad)+"\n")
 	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil); err != nil {
 		t.Errorf("corrupt line not ignored: %v", err)
