@@ -87,7 +87,7 @@ func npmResolver(t *testing.T, env map[string]string) *Resolver {
 	t.Helper()
 	return &Resolver{
 		Dir: t.TempDir(), Home: t.TempDir(),
-		Getenv: func(k string) string { return env[k] },
+		Env: envList(env),
 		Run: func(context.Context, string, ...string) (string, error) {
 			return "", exec.ErrNotFound
 		},
@@ -284,12 +284,14 @@ func TestNPMConfigAndAuth(t *testing.T) {
 	}
 	// The environment wins over both files.
 	env["NPM_CONFIG_REGISTRY"] = f.srv.URL
+	r.Env = envList(env)
 	got, err = r.Resolve(context.Background(), npmSpec(t, "pub"), nil)
 	if err != nil || got.Version != "1.0.0" {
 		t.Errorf("env registry: %+v %v", got, err)
 	}
 	// A wrong token: ErrAuth, and the token is not printed.
 	env["CORP_TOKEN"] = "wrong-token-value"
+	r.Env = envList(env)
 	_, err = r.Resolve(context.Background(), npmSpec(t, "pub"), nil)
 	if !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), "token-value") {
 		t.Errorf("bad token: %v", err)
@@ -469,4 +471,12 @@ func TestLauncherRegistryOption(t *testing.T) {
 			t.Errorf("%s %v: %v does not name the registry's source", c.cmd, c.args, err)
 		}
 	}
+}
+
+func envList(m map[string]string) []string {
+	env := []string{}
+	for k, v := range m {
+		env = append(env, k+"="+v)
+	}
+	return env
 }

@@ -112,11 +112,7 @@ func (r *Resolver) expandEnv(s string) string {
 		if len(esc)%2 == 1 {
 			return m[(len(esc)+1)/2:]
 		}
-		val, set := os.LookupEnv(name)
-		if r.Getenv != nil {
-			val = r.Getenv(name)
-			set = val != ""
-		}
+		val, set := r.lookupEnv(name)
 		if !set {
 			if q == "?" {
 				val = ""

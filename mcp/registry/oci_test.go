@@ -173,12 +173,7 @@ func TestOCIResolve(t *testing.T) {
 		}
 		dockerCfg := t.TempDir()
 		write(t, filepath.Join(dockerCfg, "config.json"), `{"auths":{"https://`+h+`":{"auth":"`+base64.StdEncoding.EncodeToString([]byte(ociUser+":"+ociPass))+`"}}}`)
-		r.Getenv = func(k string) string {
-			if k == "DOCKER_CONFIG" {
-				return dockerCfg
-			}
-			return ""
-		}
+		r.Env = []string{"DOCKER_CONFIG=" + dockerCfg}
 		got, err := r.Resolve(context.Background(), ociSpec(t, h+"/corp/secret:v1"), nil)
 		if err != nil || got.Integrity != manifestDigest(private) {
 			t.Errorf("tls=%v private with credentials: %+v %v", tlsOn, got, err)

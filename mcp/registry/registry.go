@@ -57,11 +57,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -106,8 +108,11 @@ type Resolver struct {
 	// Dir is the project directory (the repository root): where the
 	// project .npmrc is read. "" means the current directory.
 	Dir string
-	// Getenv reads one environment variable; nil means os.Getenv.
-	Getenv func(string) string
+	// Env is the environment the launcher would run with ("NAME=value",
+	// as command.MergeEnv builds a server's): where the launchers'
+	// variables are read, and what `npm config get` and `go env` run
+	// with. nil means this process's environment.
+	Env []string
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
 	// Client makes the requests; nil means a client with
@@ -211,11 +216,20 @@ func launcherOption(spec config.PackageSpec, args []string, names ...string) (va
 	return "", ""
 }
 
-func (r *Resolver) getenv(k string) string {
-	if r.Getenv != nil {
-		return r.Getenv(k)
+func (r *Resolver) environ() []string {
+	if r.Env != nil {
+		return r.Env
 	}
-	return os.Getenv(k)
+	return os.Environ()
+}
+
+func (r *Resolver) lookupEnv(k string) (string, bool) {
+	return command.Getenv(runtime.GOOS, r.environ(), k)
+}
+
+func (r *Resolver) getenv(k string) string {
+	v, _ := r.lookupEnv(k)
+	return v
 }
 
 func (r *Resolver) home() string {
@@ -265,12 +279,18 @@ func (r *Resolver) runOnce(ctx context.Context, name string, args ...string) (st
 	if r.Run != nil {
 		return r.Run(ctx, name, args...)
 	}
-	p, err := exec.LookPath(name)
+	dir := r.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	// Found as the server's own command would be (PATH of Env; npm.cmd
+	// on Windows).
+	res, err := command.Resolve(runtime.GOOS, command.Spec{Command: name, Args: args, Dir: dir, Env: r.environ()}, command.HostProbe)
 	if err != nil {
 		return "", exec.ErrNotFound
 	}
-	cmd := exec.CommandContext(ctx, p, args...)
-	cmd.Dir = r.Dir
+	cmd := exec.CommandContext(ctx, res.Path, res.Args...)
+	cmd.Dir, cmd.Env = dir, r.environ()
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
