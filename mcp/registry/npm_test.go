@@ -191,7 +191,7 @@ func TestNPMErrors(t *testing.T) {
 		}
 		// The message names the spec and the configured registry and
 		// where it was configured.
-		if !strings.Contains(err.Error(), "npm package "+c.arg) || !strings.Contains(err.Error(), base+" (configured by NPM_CONFIG_REGISTRY (registry))") {
+		if !strings.Contains(err.Error(), "npm package "+c.arg) || !strings.Contains(err.Error(), base+" (configured by NPM_CONFIG_REGISTRY)") {
 			t.Errorf("%s: %v does not name the spec and the registry", c.arg, err)
 		}
 	}

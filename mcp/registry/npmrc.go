@@ -136,7 +136,10 @@ func (r *Resolver) npmRegistry(ctx context.Context, c npmConfig, name string) (r
 	keys = append(keys, "registry")
 	for _, k := range keys {
 		if v, src, ok := c.get(k); ok && v != "" {
-			return v, src + " (" + k + ")", nil
+			if !strings.HasPrefix(strings.ToLower(src), "npm_config_") {
+				src += " (" + k + ")" // a file: name the key
+			}
+			return v, src, nil
 		}
 		out, err := r.run(ctx, "npm", "config", "get", k)
 		switch {
