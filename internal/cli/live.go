@@ -417,6 +417,10 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 				wire.DefaultMaxResponseBytes>>20)}
 		}
 	}
+	if errors.Is(err, wire.ErrPackage) {
+		// The server listed its tools; what it runs could not be pinned.
+		return []string{"the package the server runs is resolved through the registry its launcher is configured for (see docs/config.md, \"Package registries\"): check that setting and that the registry answers from here, or that the server's file exists"}
+	}
 	if s.Transport == config.Stdio && hasStderr {
 		return []string{"the server's own stderr (last lines) tells why; run the command configured in " + s.File + " by hand, from the repository root, to reproduce"}
 	}
