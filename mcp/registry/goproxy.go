@@ -291,6 +291,8 @@ func (r *Resolver) goGet(ctx context.Context, f *failer, raw string, limit int64
 	}
 	if u.User != nil {
 		req.SetBasicAuth(u.User.Username(), passwordOf(u.User))
+	} else if login, pw, ok := r.netrcAuth(u.Hostname()); ok {
+		req.SetBasicAuth(login, pw)
 	}
 	if w == nil {
 		resp, err := r.fetch(f, req, limit)

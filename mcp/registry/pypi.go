@@ -104,6 +104,8 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 	req.Header.Set("Accept", pypiAccept)
 	if base.User != nil {
 		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
+	} else if login, pw, ok := r.netrcAuth(base.Hostname()); ok {
+		req.SetBasicAuth(login, pw)
 	}
 	resp, err := r.fetch(f, req, r.maxBytes())
 	if err != nil {

@@ -17,7 +17,8 @@
 //     registry path, with ${VAR} expansion, as npm sends them.
 //   - pypi: UV_DEFAULT_INDEX, then UV_INDEX_URL (uv), then PIP_INDEX_URL
 //     (pip, pipx), read as the launcher would (a uvx command reads uv's
-//     variables, pipx run pip's). Credentials in the URL's userinfo.
+//     variables, pipx run pip's). Credentials in the URL's userinfo, else
+//     .netrc ($NETRC, else ~/.netrc).
 //   - oci: the registry named in the image reference; a reference without
 //     one uses Docker's default registry (docker.io, served at
 //     registry-1.docker.io) and `library/` for one-component names, which
@@ -26,7 +27,8 @@
 //     entries and credential helpers (`credHelpers`, `credsStore`).
 //   - go: GOPROXY from the environment, else `go env GOPROXY`; GONOPROXY
 //     and GOPRIVATE route a module to `direct`, which agentgate cannot
-//     follow (it fetches no version control).
+//     follow (it fetches no version control). Credentials in the proxy
+//     URL's userinfo, else .netrc.
 //
 // When no registry is configured (or the launcher's default cannot be
 // asked), resolution fails with ErrNoRegistry naming what was read.
