@@ -168,7 +168,7 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 }
 
 // pickPyPI chooses the release: an exact version must exist and not be
-// yanked; otherwise (no version, "latest", or a specifier set) the
+// yanked (it keeps the spelling the spec gives it); otherwise (no version, "latest", or a specifier set) the
 // highest release that is not yanked and satisfies it, a final release
 // before any pre-release (a pre-release only when no final release
 // matches, as uv's default "if-necessary" pre-release mode does).
@@ -189,7 +189,11 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		case len(rel.files) == 0:
 			return nil, f.fail(ErrNoVersion, "version %s is yanked (%s)%s", rel.raw, strings.Join(rel.yanked, "; "), pyLatestHint(releases))
 		}
-		return rel, nil
+		// The version as the spec writes it (PEP 440-equal to the files'):
+		// what verify compares offline and pin keeps.
+		exact := *rel
+		exact.raw = want
+		return &exact, nil
 	}
 	var specs []pySpecifier
 	if want != "" && want != "latest" {

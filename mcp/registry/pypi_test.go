@@ -122,8 +122,8 @@ func TestPyPIResolve(t *testing.T) {
 		{"uvx", []string{"mcp-server-fetch"}, "1.1.1", partly[:1]}, // latest non-yanked final; yanked files left out
 		{"uvx", []string{"mcp-server-fetch@latest"}, "1.1.1", partly[:1]},
 		{"uvx", []string{"mcp_server_fetch==1.0.0"}, "1.0.0", v1},
-		{"uvx", []string{"mcp-server-fetch@1.0"}, "1.0.0", v1}, // PEP 440: 1.0 == 1.0.0
-		{"uvx", []string{"mcp-server-fetch==1.1.0"}, "1.1", v11},
+		{"uvx", []string{"mcp-server-fetch@1.0"}, "1.0", v1}, // PEP 440: 1.0 == 1.0.0; the spec's spelling is kept
+		{"uvx", []string{"mcp-server-fetch==1.1.0"}, "1.1.0", v11},
 		{"uvx", []string{"--from", "mcp-server-fetch>=1,<1.1", "mcp-server-fetch"}, "1.0.0", v1},
 		{"uvx", []string{"--from", "mcp-server-fetch~=1.0", "x"}, "1.1.1", partly[:1]},
 		{"uvx", []string{"--from", "mcp-server-fetch==1.1.*", "x"}, "1.1.1", partly[:1]},
