@@ -100,7 +100,7 @@ func TestLockNPMPackageFromRegistry(t *testing.T) {
 	mu.Unlock()
 	before := r.read("agentgate.lock")
 	_, stderr := r.mustRun(ExitUnverified, "lock", "--lockfile-version", "2", "--timeout", "60s")
-	for _, s := range []string{"memory", "@fake/memory", srv.URL, "NPM_CONFIG_REGISTRY", "HTTP 503", "hint: the package the server runs is resolved through the registry"} {
+	for _, s := range []string{"memory", "@fake/memory", srv.URL, "NPM_CONFIG_REGISTRY", "HTTP 503", "docs/config.md, Package registries"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr does not name %q:\n%s", s, stderr)
 		}

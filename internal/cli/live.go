@@ -404,7 +404,7 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 		return []string{"the run was interrupted; run it again"}
 	}
 	if errors.Is(err, wire.ErrPackage) {
-		return []string{"agentgate could not pin the package this server runs (docs/spec/lockfile-v2.md, Packages); fix what the message names and run again, or exclude the server in agentgate.toml"}
+		return []string{"agentgate could not pin the package this server runs (docs/spec/lockfile-v2.md, Packages; the registry settings it reads: docs/config.md, Package registries); fix what the message names and run again, or exclude the server in agentgate.toml"}
 	}
 	var we *wire.Error
 	if errors.Is(err, wire.ErrTooLarge) && errors.As(err, &we) {
@@ -419,10 +419,6 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 			return []string{fmt.Sprintf("one page of the listing is over %d MiB: the server sends more than any MCP client should read; report it to the server's maintainers, or exclude it in agentgate.toml",
 				wire.DefaultMaxResponseBytes>>20)}
 		}
-	}
-	if errors.Is(err, wire.ErrPackage) {
-		// The server listed its tools; what it runs could not be pinned.
-		return []string{"the package the server runs is resolved through the registry its launcher is configured for (see docs/config.md, \"Package registries\"): check that setting and that the registry answers from here, or that the server's file exists"}
 	}
 	if s.Transport == config.Stdio && hasStderr {
 		return []string{"the server's own stderr (last lines) tells why; run the command configured in " + s.File + " by hand, from the repository root, to reproduce"}
