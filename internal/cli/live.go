@@ -404,7 +404,7 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 		return []string{"the run was interrupted; run it again"}
 	}
 	if errors.Is(err, wire.ErrPackage) {
-		return []string{"agentgate could not pin the package this server runs (docs/spec/lockfile-v2.md, Packages); fix what the message names and run again, or exclude the server in agentgate.toml"}
+		return []string{"agentgate could not pin the package this server runs (docs/spec/lockfile-v2.md, Packages; the registry settings it reads: docs/config.md, Package registries); fix what the message names and run again, or exclude the server in agentgate.toml"}
 	}
 	var we *wire.Error
 	if errors.Is(err, wire.ErrTooLarge) && errors.As(err, &we) {

@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/registry"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -37,11 +40,29 @@ func resolvePackage(ctx context.Context, r config.Resolved, root string) (*wire.
 	case config.EcoFile:
 		return resolveFile(r, root, spec)
 	case config.EcoNPM, config.EcoPyPI, config.EcoOCI, config.EcoGo:
-		// Registry resolution (issue #11: npm, PyPI, OCI, Go) plugs in
-		// here; until then these servers are locked without a package.
-		return nil, nil
+		return resolveRegistry(ctx, r, root, spec)
 	}
 	return nil, fmt.Errorf("unknown package ecosystem %q", spec.Ecosystem)
+}
+
+// resolveRegistry asks the registry the server's launcher is configured
+// to use (mcp/registry) for the exact version spec resolves to today and
+// its integrity. The launcher's configuration is read as the launcher
+// would read it when the client starts the server: with the server's
+// environment (agentgate's plus the configured env) and, for the
+// project's .npmrc, in the server's working directory (the root when it
+// has none).
+func resolveRegistry(ctx context.Context, r config.Resolved, root string, spec config.PackageSpec) (*wire.Package, error) {
+	dir := r.Cwd
+	if dir == "" {
+		dir = root
+	}
+	res := &registry.Resolver{Dir: dir, Env: command.MergeEnv(runtime.GOOS, os.Environ(), r.Env)}
+	p, err := res.Resolve(ctx, spec, r.Args)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.Package{Ecosystem: p.Ecosystem, Name: p.Name, Version: p.Version, Integrity: p.Integrity, Registry: p.Registry}, nil
 }
 
 // recognisable is the command as RecognizePackage reads it: Resolve makes

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/testenv"
@@ -67,7 +68,6 @@ func TestResolvePackageFile(t *testing.T) {
 		{"absolute script", stdio("node", "", filepath.Join(outside, "o.js")), nil},
 		{"python -m", stdio("python", "", "-m", "mod"), nil},
 		{"bare command on PATH", stdio("server.sh", ""), nil},
-		{"npx (resolved by the registry, not here)", stdio("npx", "", "-y", "pkg@1.0.0"), nil},
 		{"remote server", config.Resolved{Server: config.Server{Name: "r", Transport: config.StreamableHTTP, URL: "http://127.0.0.1:1/mcp"}}, nil},
 	} {
 		got, err := resolvePackage(context.Background(), c.r, root)
@@ -87,6 +87,16 @@ func TestResolvePackageFile(t *testing.T) {
 	}
 	if e := packageError(stdio("node", "", "missing.js"), err); e.Stage != StagePackage || e.Msg != "the server's file missing.js does not exist" {
 		t.Errorf("missing file: %+v", e)
+	}
+	// A registry package is resolved (mcp/registry) with the server's own
+	// environment: its registry being down fails the server (could not
+	// verify), naming the spec, the registry and where it was configured.
+	down := stdio("npx", "", "-y", "pkg@1.0.0")
+	down.Env = map[string]string{"NPM_CONFIG_REGISTRY": "http://127.0.0.1:1/"}
+	_, err = resolvePackage(context.Background(), down, root)
+	if e := packageError(down, err); !errors.Is(e, ErrPackage) || e.Stage != StagePackage ||
+		!strings.Contains(e.Msg, "npm package pkg@1.0.0 from http://127.0.0.1:1/ (configured by NPM_CONFIG_REGISTRY)") {
+		t.Errorf("registry down: %+v", e)
 	}
 }
 

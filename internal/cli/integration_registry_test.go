@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/lock"
+)
+
+// TestLockNPMPackageFromRegistry: `agentgate lock --lockfile-version 2` of
+// a config running `npx -y @fake/memory` resolves the package through the
+// npm registry the environment configures (a loopback fake here) and
+// writes its exact version and dist.integrity; a new release is package
+// drift for diff (exit 1); a registry that is down is exit 3 naming the
+// server, the spec and the registry, and leaves the lockfile as it was.
+// npx itself is a shim that runs the real server-memory (the server's
+// tools are not what this test is about; its package is).
+func TestLockNPMPackageFromRegistry(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the npx shim is a shell script")
+	}
+	mem := testenv.NPMBin(t, "mcp-server-memory")
+	tarball := func(v string) []byte { return []byte("tarball of @fake/memory " + v) }
+	integrity := func(v string) string {
+		s := sha512.Sum512(tarball(v))
+		return "sha512-" + base64.StdEncoding.EncodeToString(s[:])
+	}
+	var mu sync.Mutex
+	latest, up := "1.0.0", true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !up {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		if r.URL.EscapedPath() != "/@fake%2fmemory" {
+			http.NotFound(w, r)
+			return
+		}
+		versions := map[string]any{}
+		for _, v := range []string{"0.9.0", "1.0.0", "1.1.0"} {
+			versions[v] = map[string]any{"name": "@fake/memory", "version": v, "dist": map[string]any{
+				"integrity": integrity(v), "tarball": "http://" + r.Host + "/@fake/memory/-/memory-" + v + ".tgz"}}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"name": "@fake/memory", "dist-tags": map[string]string{"latest": latest}, "versions": versions})
+	}))
+	t.Cleanup(srv.Close)
+
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\nexec "+mem+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("NPM_CONFIG_REGISTRY", srv.URL)
+	t.Setenv("NPM_CONFIG_CACHE", t.TempDir())
+
+	r := newRepo(t, true, nil)
+	dir := t.TempDir()
+	r.writeConfig(map[string]any{"memory": map[string]any{
+		"command": "npx", "args": []string{"-y", "@fake/memory"},
+		"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")},
+	}})
+	r.mustRun(ExitOK, "lock", "--lockfile-version", "2", "--timeout", "60s")
+	l, err := lock.Parse(r.read("agentgate.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l.Servers["memory"].Package
+	want := lock.Package{Ecosystem: "npm", Name: "@fake/memory", Version: "1.0.0", Integrity: integrity("1.0.0"), Registry: srv.URL + "/"}
+	if got == nil || *got != want {
+		t.Fatalf("package %+v, want %+v", got, want)
+	}
+	r.commitAll()
+	r.mustRun(ExitOK, "diff", "--timeout", "60s")
+
+	// A new release: what npx would run today changed, the tools did not.
+	mu.Lock()
+	latest = "1.1.0"
+	mu.Unlock()
+	out, _ := r.mustRun(ExitDrift, "diff", "--timeout", "60s")
+	if !strings.Contains(out, "1.0.0") || !strings.Contains(out, "1.1.0") {
+		t.Errorf("diff does not show the version change:\n%s", out)
+	}
+
+	// The registry is down: exit 3, nothing written.
+	mu.Lock()
+	up = false
+	mu.Unlock()
+	before := r.read("agentgate.lock")
+	_, stderr := r.mustRun(ExitUnverified, "lock", "--lockfile-version", "2", "--timeout", "60s")
+	for _, s := range []string{"memory", "@fake/memory", srv.URL, "NPM_CONFIG_REGISTRY", "HTTP 503", "docs/config.md, Package registries"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr does not name %q:\n%s", s, stderr)
+		}
+	}
+	if !bytes.Equal(before, r.read("agentgate.lock")) {
+		t.Error("a failed lock changed agentgate.lock")
+	}
+}

@@ -1,0 +1,223 @@
+package registry
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// npmAccept is the Accept header npm sends for the abbreviated
+// ("corgi") packument.
+const npmAccept = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*"
+
+// packument is the part of an abbreviated packument agentgate reads.
+type packument struct {
+	Name     string                      `json:"name"`
+	DistTags map[string]string           `json:"dist-tags"`
+	Versions map[string]packumentVersion `json:"versions"`
+}
+
+type packumentVersion struct {
+	Version    string          `json:"version"`
+	Deprecated json.RawMessage `json:"deprecated"`
+	Dist       struct {
+		Integrity string `json:"integrity"`
+		Shasum    string `json:"shasum"`
+		Tarball   string `json:"tarball"`
+	} `json:"dist"`
+}
+
+func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
+	f := &failer{spec: spec.String(), eco: config.EcoNPM}
+	cfg := r.loadNPMConfig()
+	var names []string
+	if scope, _, ok := strings.Cut(spec.Name, "/"); ok && strings.HasPrefix(scope, "@") {
+		names = append(names, "--"+scope+":registry")
+	}
+	reg, src := launcherOption(spec, args, append(names, "--registry")...)
+	if reg == "" {
+		var err error
+		if reg, src, err = r.npmRegistry(ctx, cfg, spec.Name); err != nil {
+			return Package{}, f.fail(ErrNoRegistry, "cannot read npm's registry setting: %v", err)
+		}
+	}
+	if reg == "" {
+		return Package{}, f.fail(ErrNoRegistry, "no npm registry is configured: NPM_CONFIG_REGISTRY is unset, no .npmrc sets registry, and npm is not on PATH to ask (`npm config get registry`); set one of them")
+	}
+	f.registry, f.source = redactString(reg), src
+	base, err := url.Parse(reg)
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return Package{}, f.fail(ErrNoRegistry, "the configured npm registry is not an http(s) URL")
+	}
+	if !strings.HasSuffix(base.Path, "/") {
+		base.Path += "/"
+		base.RawPath = ""
+	}
+	// npm-package-arg's escapedName: the scope's slash as %2f.
+	u := base.JoinPath()
+	u.RawPath = base.EscapedPath() + strings.Replace(url.PathEscape(spec.Name), "%2F", "%2f", 1)
+	u.Path, _ = url.PathUnescape(u.RawPath)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return Package{}, f.fail(ErrSpec, "%v", err)
+	}
+	req.Header.Set("Accept", npmAccept)
+	req.Header.Set("npm-command", "exec")
+	auth := npmAuth(cfg, base)
+	if base.User != nil {
+		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := r.fetch(f, req, r.maxBytes())
+	if err != nil {
+		return Package{}, err
+	}
+	if resp.status/100 != 2 {
+		if resp.status == http.StatusNotFound {
+			return Package{}, f.fail(ErrNotFound, "%s: no package %q on this registry (HTTP 404)", RedactURL(u), spec.Name)
+		}
+		return Package{}, statusError(f, u, resp.status, "packument")
+	}
+	var p packument
+	if err := json.Unmarshal(resp.body, &p); err != nil || p.Versions == nil && p.DistTags == nil {
+		return Package{}, f.fail(ErrProtocol, "%s: the answer is not an npm packument", RedactURL(u))
+	}
+	if p.Name != "" && p.Name != spec.Name {
+		return Package{}, f.fail(ErrProtocol, "%s: the packument is for %q, not %q", RedactURL(u), p.Name, spec.Name)
+	}
+	if len(p.Versions) == 0 {
+		return Package{}, f.fail(ErrNoVersion, "%s: %q has no published versions (unpublished)", RedactURL(u), spec.Name)
+	}
+	v, err := pickNPM(f, p, spec.Version)
+	if err != nil {
+		return Package{}, err
+	}
+	pv := p.Versions[v]
+	integrity := sha512Token(pv.Dist.Integrity)
+	if integrity == "" {
+		if pv.Dist.Integrity == "" && sha1SRI(pv.Dist.Shasum) != "" {
+			return Package{}, f.fail(ErrUnsupported, "%s: version %s was published before npm recorded sha512 integrity (only a SHA-1 shasum): agentgate locks sha512 only", RedactURL(u), v)
+		}
+		return Package{}, f.fail(ErrProtocol, "%s: version %s has no sha512 dist.integrity", RedactURL(u), v)
+	}
+	pkg := Package{Ecosystem: config.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
+	if pv.Dist.Tarball != "" {
+		cache := r.npmCacheDir(cfg)
+		entry, err := checkNPMCache(cache, pv.Dist.Tarball, integrity)
+		if err != nil {
+			return Package{}, f.fail(ErrIntegrity, "%v", err)
+		}
+		pkg.Cache = entry
+	}
+	return pkg, nil
+}
+
+// sha512Token is the sha512 entry of an SRI string ("" when none; the
+// first when several).
+func sha512Token(sri string) string {
+	for _, tok := range strings.Fields(sri) {
+		if d, ok := parseSRI(tok)["sha512"]; ok && len(d[0]) == 64 {
+			return "sha512-" + base64.StdEncoding.EncodeToString(d[0])
+		}
+	}
+	return ""
+}
+
+func passwordOf(u *url.Userinfo) string {
+	p, _ := u.Password()
+	return p
+}
+
+// pickNPM chooses the version npm would install for want, as
+// npm-pick-manifest does (engines and publish dates aside): a dist-tag
+// names its version; an exact version must be published; for a range
+// (empty means "*"), the "latest" dist-tag's version when it satisfies
+// the range (for "*" always) and is not deprecated, else the highest
+// satisfying version, preferring versions that are not deprecated.
+// Prereleases satisfy a range only as node-semver allows.
+func pickNPM(f *failer, p packument, want string) (string, error) {
+	want = strings.TrimSpace(want)
+	if want == "" {
+		want = "*"
+	}
+	if v, ok := parseSemver(want); ok {
+		for _, k := range sortedVersions(p) {
+			if pv, _ := parseSemver(k); compareSemver(pv, v) == 0 {
+				return k, nil
+			}
+		}
+		return "", f.fail(ErrNoVersion, "version %s is not published (never released, or unpublished)%s", want, latestHint(p))
+	}
+	rng, isRange := parseRange(want)
+	if !isRange {
+		v, ok := p.DistTags[want]
+		if !ok {
+			return "", f.fail(ErrNoVersion, "no dist-tag %q (tags: %s)", want, strings.Join(sortedKeys(p.DistTags), ", "))
+		}
+		if _, ok := p.Versions[v]; !ok {
+			return "", f.fail(ErrProtocol, "dist-tag %q names version %s, which the packument does not list", want, v)
+		}
+		return v, nil
+	}
+	if latest, ok := p.DistTags["latest"]; ok {
+		if pv, ok := p.Versions[latest]; ok && !deprecated(pv) {
+			if lv, ok := parseSemver(latest); ok && (want == "*" || rng.satisfies(lv)) {
+				return latest, nil
+			}
+		}
+	}
+	best, bestDep := "", true
+	var bestV semVersion
+	for _, k := range sortedVersions(p) {
+		v, ok := parseSemver(k)
+		if !ok || !rng.satisfies(v) {
+			continue
+		}
+		dep := deprecated(p.Versions[k])
+		if best == "" || bestDep && !dep || dep == bestDep && compareSemver(v, bestV) > 0 {
+			best, bestDep, bestV = k, dep, v
+		}
+	}
+	if best == "" {
+		return "", f.fail(ErrNoVersion, "no published version satisfies %q%s", want, latestHint(p))
+	}
+	return best, nil
+}
+
+func deprecated(v packumentVersion) bool {
+	d := strings.TrimSpace(string(v.Deprecated))
+	return d != "" && d != "null" && d != "false" && d != `""`
+}
+
+func latestHint(p packument) string {
+	if l, ok := p.DistTags["latest"]; ok {
+		return "; latest is " + l
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func sortedVersions(p packument) []string {
+	ks := make([]string, 0, len(p.Versions))
+	for k := range p.Versions {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,299 @@
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// pypiAccept asks for the PEP 691 JSON form of the simple API only.
+const pypiAccept = "application/vnd.pypi.simple.v1+json"
+
+// pypiIndex returns the index the launcher would use, and the variable
+// that set it: uv (uvx, uv tool run) reads UV_DEFAULT_INDEX, then the
+// older UV_INDEX_URL; pip (pipx run) reads PIP_INDEX_URL.
+func (r *Resolver) pypiIndex(launcher string) (string, string) {
+	vars := []string{"UV_DEFAULT_INDEX", "UV_INDEX_URL"}
+	if strings.HasPrefix(launcher, "pipx") {
+		vars = []string{"PIP_INDEX_URL"}
+	}
+	for _, v := range vars {
+		if s := strings.TrimSpace(r.getenv(v)); s != "" {
+			return s, v
+		}
+	}
+	return "", strings.Join(vars, ", ")
+}
+
+// PyPIIntegrity is the integrity agentgate records for a PyPI release
+// (lock.Package, docs/spec/lockfile-v2.md): "sha256-" + standard base64 of
+// the SHA-256 of the version's file list, one line "HEX  FILENAME\n" per
+// distribution file of the version (wheels and sdists; yanked files left
+// out), sorted by FILENAME as bytes, HEX the lowercase hex SHA-256 of the
+// file as the index lists it: exactly what `sha256sum *` prints in a
+// directory holding those files. (The digest is the one
+// golang.org/x/mod/sumdb/dirhash's Hash1 computes over those files.)
+// files maps each file name to its hex SHA-256.
+func PyPIIntegrity(files map[string]string) (string, error) {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		if strings.ContainsAny(n, "\n/") {
+			return "", fmt.Errorf("file name %q has a newline or slash", n)
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s  %s\n", files[n], n)
+	}
+	return "sha256-" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// pep691 is the project page of the JSON simple API.
+type pep691 struct {
+	Meta struct {
+		APIVersion string `json:"api-version"`
+	} `json:"meta"`
+	Name  string `json:"name"`
+	Files []struct {
+		Filename string            `json:"filename"`
+		Hashes   map[string]string `json:"hashes"`
+		Yanked   json.RawMessage   `json:"yanked"`
+	} `json:"files"`
+}
+
+var sha256HexRE = lazyRegexp(`^[0-9a-f]{64}$`)
+
+type pyRelease struct {
+	raw    string
+	v      pyVersion
+	files  map[string]string // filename -> sha256 hex (not yanked)
+	yanked []string          // yank reasons of yanked files
+}
+
+func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
+	f := &failer{spec: spec.String(), eco: config.EcoPyPI}
+	index, src := launcherOption(spec, args, "--default-index", "--index-url", "-i")
+	if index == "" {
+		index, src = r.pypiIndex(spec.Launcher)
+	}
+	if index == "" {
+		return Package{}, f.fail(ErrNoRegistry, "no package index is configured for %s: %s unset (the launcher's built-in default index is not assumed); set it to your index's simple API URL", spec.Launcher, src)
+	}
+	f.registry, f.source = redactString(index), src
+	base, err := url.Parse(index)
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return Package{}, f.fail(ErrNoRegistry, "%s is not an http(s) URL", src)
+	}
+	u := base.JoinPath(spec.Name) // PEP 503 normalised by config
+	u.Path += "/"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return Package{}, f.fail(ErrSpec, "%v", err)
+	}
+	req.Header.Set("Accept", pypiAccept)
+	if base.User != nil {
+		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
+	} else if login, pw, ok := r.netrcAuth(base.Hostname()); ok {
+		req.SetBasicAuth(login, pw)
+	}
+	resp, err := r.fetch(f, req, r.maxBytes())
+	if err != nil {
+		return Package{}, err
+	}
+	if resp.status/100 != 2 {
+		if resp.status == http.StatusNotFound {
+			return Package{}, f.fail(ErrNotFound, "%s: no project %q on this index (HTTP 404)", RedactURL(u), spec.Name)
+		}
+		return Package{}, statusError(f, u, resp.status, "project page")
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.header.Get("Content-Type")); mt != pypiAccept {
+		return Package{}, f.fail(ErrProtocol, "%s: answered %q, not the PEP 691 JSON simple API (%s)", RedactURL(u), mt, pypiAccept)
+	}
+	var page pep691
+	if err := json.Unmarshal(resp.body, &page); err != nil || !strings.HasPrefix(page.Meta.APIVersion, "1.") {
+		return Package{}, f.fail(ErrProtocol, "%s: not a PEP 691 project page (meta.api-version 1.x)", RedactURL(u))
+	}
+	if page.Name != "" && normalizePyName(page.Name) != spec.Name {
+		return Package{}, f.fail(ErrProtocol, "%s: the page is for %q, not %q", RedactURL(u), page.Name, spec.Name)
+	}
+	releases := map[string]*pyRelease{}
+	for _, file := range page.Files {
+		raw, ok := pyFileVersion(file.Filename, spec.Name)
+		if !ok {
+			continue
+		}
+		v, ok := parsePEP440(raw)
+		if !ok {
+			continue
+		}
+		key := pyKey(v)
+		rel := releases[key]
+		if rel == nil {
+			rel = &pyRelease{raw: raw, v: v, files: map[string]string{}}
+			releases[key] = rel
+		}
+		if reason, y := yanked(file.Yanked); y {
+			rel.yanked = append(rel.yanked, reason)
+			continue
+		}
+		h := strings.ToLower(file.Hashes["sha256"])
+		if !sha256HexRE().MatchString(h) {
+			return Package{}, f.fail(ErrProtocol, "%s: file %s has no sha256 hash", RedactURL(u), file.Filename)
+		}
+		rel.files[file.Filename] = h
+	}
+	if len(releases) == 0 {
+		return Package{}, f.fail(ErrNoVersion, "%s: %q has no release files", RedactURL(u), spec.Name)
+	}
+	rel, err := pickPyPI(f, releases, spec)
+	if err != nil {
+		return Package{}, err
+	}
+	integrity, err := PyPIIntegrity(rel.files)
+	if err != nil {
+		return Package{}, f.fail(ErrProtocol, "%s: %v", RedactURL(u), err)
+	}
+	return Package{Ecosystem: config.EcoPyPI, Name: spec.Name, Version: rel.raw, Integrity: integrity, Registry: RedactURL(base)}, nil
+}
+
+// pickPyPI chooses the release: an exact version must exist and not be
+// yanked (it keeps the spelling the spec gives it); otherwise (no version, "latest", or a specifier set) the
+// highest release that is not yanked and satisfies it, a final release
+// before any pre-release (a pre-release only when no final release
+// matches, as uv's default "if-necessary" pre-release mode does).
+func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec) (*pyRelease, error) {
+	want := strings.TrimSpace(spec.Version)
+	if strings.HasSuffix(want, ".*") && !strings.ContainsAny(want[:1], "=<>!~") {
+		want = "==" + want // ==1.1.* is a prefix match, not an exact version
+	}
+	if spec.Exact && !strings.HasPrefix(want, "==") || want != "" && want != "latest" && !strings.ContainsAny(want[:1], "=<>!~") {
+		v, ok := parsePEP440(want)
+		if !ok {
+			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version", want)
+		}
+		rel := releases[pyKey(v)]
+		switch {
+		case rel == nil:
+			return nil, f.fail(ErrNoVersion, "version %s is not on the index%s", want, pyLatestHint(releases))
+		case len(rel.files) == 0:
+			return nil, f.fail(ErrNoVersion, "version %s is yanked (%s)%s", rel.raw, strings.Join(rel.yanked, "; "), pyLatestHint(releases))
+		}
+		// The version as the spec writes it (PEP 440-equal to the files'):
+		// what verify compares offline and pin keeps.
+		exact := *rel
+		exact.raw = want
+		return &exact, nil
+	}
+	var specs []pySpecifier
+	if want != "" && want != "latest" {
+		var ok bool
+		if specs, ok = parsePySpecifiers(want); !ok {
+			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version specifier", want)
+		}
+	}
+	var best, bestPre *pyRelease
+	for _, rel := range releases {
+		if len(rel.files) == 0 || !matchesPy(specs, rel.v, rel.raw) {
+			continue
+		}
+		p := &best
+		if rel.v.prerelease() {
+			p = &bestPre
+		}
+		if *p == nil || comparePEP440(rel.v, (*p).v) > 0 {
+			*p = rel
+		}
+	}
+	if best == nil {
+		best = bestPre
+	}
+	if best == nil {
+		if want == "" || want == "latest" {
+			return nil, f.fail(ErrNoVersion, "every release is yanked")
+		}
+		return nil, f.fail(ErrNoVersion, "no release that is not yanked satisfies %q%s", want, pyLatestHint(releases))
+	}
+	return best, nil
+}
+
+func pyLatestHint(releases map[string]*pyRelease) string {
+	var best *pyRelease
+	for _, r := range releases {
+		if len(r.files) > 0 && !r.v.prerelease() && (best == nil || comparePEP440(r.v, best.v) > 0) {
+			best = r
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return "; latest is " + best.raw
+}
+
+// pyKey identifies a version up to PEP 440 equality (1.0 == 1.0.0).
+func pyKey(v pyVersion) string {
+	return fmt.Sprintf("%d!%v|%v%s%d|%d|%d|%s", v.epoch, v.release, v.hasPre, v.preL, v.preN, v.post, v.dev, v.local)
+}
+
+// yanked reads PEP 592's "yanked": false, true or a reason string.
+func yanked(raw json.RawMessage) (string, bool) {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "" || s == "false" || s == "null":
+		return "", false
+	case s == "true":
+		return "no reason given", true
+	}
+	var reason string
+	if json.Unmarshal(raw, &reason) == nil {
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return reason, true
+	}
+	return "", true
+}
+
+var pyNameRunRE = lazyRegexp(`[-_.]+`)
+
+func normalizePyName(n string) string { return strings.ToLower(pyNameRunRE().ReplaceAllString(n, "-")) }
+
+// pyFileVersion extracts the version from a distribution file name of
+// project name: a wheel (NAME-VER[-BUILD]-PY-ABI-PLAT.whl) or an sdist
+// (NAME-VER.tar.gz / .zip, NAME possibly written with - . or _); other
+// files (eggs, installers) are not counted.
+func pyFileVersion(file, name string) (string, bool) {
+	if base, ok := strings.CutSuffix(file, ".whl"); ok {
+		parts := strings.Split(base, "-")
+		if (len(parts) == 5 || len(parts) == 6) && normalizePyName(parts[0]) == name {
+			return parts[1], true
+		}
+		return "", false
+	}
+	var base string
+	for _, ext := range []string{".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tar"} {
+		if b, ok := strings.CutSuffix(file, ext); ok {
+			base = b
+			break
+		}
+	}
+	if base == "" {
+		return "", false
+	}
+	for i := len(base) - 1; i > 0; i-- {
+		if base[i] == '-' && normalizePyName(base[:i]) == name {
+			return base[i+1:], true
+		}
+	}
+	return "", false
+}
