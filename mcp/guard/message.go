@@ -23,9 +23,6 @@ type envelope struct {
 	members                   []capture.RawMember
 }
 
-// request reports whether the message is a request (method and id).
-func (e *envelope) request() bool { return e.hasMethod && e.id != nil }
-
 // response reports whether the message is a response (result or error).
 func (e *envelope) response() bool { return !e.hasMethod }
 
