@@ -223,6 +223,8 @@ func TestExitCodes(t *testing.T) {
 				want := "agentgate verify: error: .cursor/mcp.json:1:34: server \"a\": command: expected a string, found a number\n" +
 					"agentgate verify: error: .cursor/mcp.json:1:68: server \"b\": args: expected an array of strings, found a string\n" +
 					"agentgate verify: error: .roo/mcp.json:1:40: \"a\" appears twice (lines 1 and 1)\n" +
+					"agentgate: hint: quote it: \"1\"\n" +
+					"agentgate: hint: write it as an array of strings, one per item: [\"a\", \"b\"]\n" +
 					"agentgate: hint: remove one of them\n"
 				if stderr != want {
 					t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
@@ -270,6 +272,14 @@ func TestExitCodes(t *testing.T) {
 			}},
 		{name: "verify names an unpinnable command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"verify"}, want: ExitOK, check: wantStderr(`agentgate: note: server "notes" (.mcp.json`)},
+		// VS Code reads .mcp.json too and expands no variables: a note,
+		// exit 0 (issue #16).
+		{name: "verify notes VS Code's reading of .mcp.json", setup: func(t *testing.T) *testRepo {
+			srv := fakeServer("-tools", "notes.json")
+			srv["env"] = map[string]string{"AGENTGATE_FAKESERVER": "${AG_FAKE:-1}"}
+			return lockedRepo(t, map[string]any{"notes": srv})
+		}, args: []string{"verify"}, want: ExitOK,
+			check: wantStderr(`agentgate: note: server "notes" (.mcp.json:3): VS Code also starts this server from .mcp.json; VS Code versions whose reader of it expands no variables pass env.AGENTGATE_FAKESERVER with ${...} as written`)},
 		{name: "verify require-pinned-packages", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			r.write("agentgate.toml", "require-pinned-packages = true\n")
