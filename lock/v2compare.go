@@ -110,6 +110,23 @@ func Ignored(path string, ignore []string) bool {
 	return false
 }
 
+// OnlyIgnored reports whether two canonical definitions (Tool.Definition,
+// Entry.Definition) differ, and only in members under the paths in ignore
+// (Ignored): such a change is not drift. It is false when either
+// definition is "" (not kept: which members changed is unknown).
+func OnlyIgnored(old, new string, ignore []string) bool {
+	ch := DefinitionChanges(old, new)
+	if len(ch) == 0 {
+		return false
+	}
+	for _, c := range ch {
+		if !Ignored(c.Path, ignore) {
+			return false
+		}
+	}
+	return true
+}
+
 // EntryDiff is one prompt, resource template or resource that differs.
 type EntryDiff struct {
 	Kind    string // KindPrompt, KindResourceTemplate, KindResource

@@ -121,7 +121,7 @@ func runGuard(e *env, fs *flag.FlagSet, args []string) error {
 // else agentgate.lock there; outside git the working directory is the
 // root), checked like any lockfile the repository names (checkLockPath),
 // and returns it absolute with the helper flags for the server's listing
-// limits from agentgate.toml. Only agentgate.toml is read: a client
+// limits and ignore-members from agentgate.toml. Only agentgate.toml is read: a client
 // config guard does not need cannot stop it.
 func guardLockfile(e *env, lockFlag, server string) (string, []string, error) {
 	repo, err := gitint.Open(e.dir)
@@ -148,7 +148,11 @@ func guardLockfile(e *env, lockFlag, server string) (string, []string, error) {
 		}
 	}
 	maxBytes, maxTools := st.MaxListingBytes, st.MaxTools
+	var limits []string
 	if ss, ok := st.Servers[server]; ok {
+		for _, m := range ss.IgnoreMembers {
+			limits = append(limits, "--ignore-member", m)
+		}
 		if ss.MaxListingBytes > 0 {
 			maxBytes = ss.MaxListingBytes
 		}
@@ -156,7 +160,6 @@ func guardLockfile(e *env, lockFlag, server string) (string, []string, error) {
 			maxTools = ss.MaxTools
 		}
 	}
-	var limits []string
 	if maxBytes > 0 {
 		limits = append(limits, "--max-listing-bytes", strconv.FormatInt(maxBytes, 10))
 	}

@@ -73,18 +73,7 @@ func ignoreMembers(old, live lock.Server, ignore []string) lock.Server {
 	if len(ignore) == 0 || old.ToolsSetHash == "" || live.ToolsSetHash == "" {
 		return live
 	}
-	onlyIgnored := func(a, b string) bool {
-		ch := lock.DefinitionChanges(a, b)
-		if len(ch) == 0 {
-			return false
-		}
-		for _, c := range ch {
-			if !lock.Ignored(c.Path, ignore) {
-				return false
-			}
-		}
-		return true
-	}
+	onlyIgnored := func(a, b string) bool { return lock.OnlyIgnored(a, b, ignore) }
 	oldTools := map[string]lock.Tool{}
 	for _, t := range old.Tools {
 		oldTools[t.Name] = t

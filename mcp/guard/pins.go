@@ -15,6 +15,11 @@ type Pins struct {
 	Prompts      map[string]lock.Entry
 	Templates    map[string]lock.Entry
 	Instructions *string // v2: the pinned instructions hash; nil: none sent when locked
+	// Ignore are agentgate.toml's ignore-members for the server: with a
+	// version 2 lockfile that keeps definitions, a definition that differs
+	// from its pin only in these members passes (lock.OnlyIgnored), as
+	// agentgate diff reports it in sync.
+	Ignore []string
 }
 
 // PinsOf returns the pins of server in lf; ok is false when lf does not
@@ -70,7 +75,7 @@ func (p *Pins) checkTool(raw []byte) verdict {
 	}
 	var srv lock.Server
 	if p.v2() {
-		srv, err = lock.BuildServerV2([]lock.ToolDef{def}, lock.Listing{}, false)
+		srv, err = lock.BuildServerV2([]lock.ToolDef{def}, lock.Listing{}, len(p.Ignore) > 0)
 	} else {
 		srv, err = lock.BuildServer([]lock.ToolDef{def})
 	}
@@ -79,6 +84,9 @@ func (p *Pins) checkTool(raw []byte) verdict {
 		return v
 	}
 	got := srv.Tools[0]
+	if p.v2() && got.DefinitionHash != pin.DefinitionHash && lock.OnlyIgnored(pin.Definition, got.Definition, p.Ignore) {
+		return v
+	}
 	switch {
 	case got.DescriptionHash != pin.DescriptionHash && got.InputSchemaHash != pin.InputSchemaHash:
 		v.drift = fmt.Sprintf("description and inputSchema changed (descriptionHash %s, locked %s)", short(got.DescriptionHash), short(pin.DescriptionHash))
@@ -107,7 +115,7 @@ func (p *Pins) checkEntry(kind string, raw []byte) verdict {
 		l.ResourceTemplates = [][]byte{raw}
 		pins = p.Templates
 	}
-	srv, err := lock.BuildServerV2(nil, l, false)
+	srv, err := lock.BuildServerV2(nil, l, len(p.Ignore) > 0)
 	var e lock.Entry
 	switch {
 	case err == nil && kind == lock.KindPrompt && len(srv.Prompts) == 1:
@@ -122,7 +130,7 @@ func (p *Pins) checkEntry(kind string, raw []byte) verdict {
 	switch {
 	case !ok:
 		v.drift = "not in agentgate.lock"
-	case pin.DefinitionHash != e.DefinitionHash:
+	case pin.DefinitionHash != e.DefinitionHash && !lock.OnlyIgnored(pin.Definition, e.Definition, p.Ignore):
 		v.drift = fmt.Sprintf("definition changed (definitionHash %s, locked %s)", short(e.DefinitionHash), short(pin.DefinitionHash))
 	}
 	return v

@@ -37,7 +37,8 @@ func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
 // Serve runs `agentgate-mcp guard` with args (after "guard"):
 //
 //	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn]
-//	[--allow-unlocked] [--max-listing-bytes N] [--max-tools N] -- COMMAND [ARGS...]
+//	[--allow-unlocked] [--max-listing-bytes N] [--max-tools N] [--ignore-member PATH ...]
+//	-- COMMAND [ARGS...]
 //	--server NAME --url URL [--header K:V ...] [--transport http|sse] [the same options]
 //
 // It reads the lockfile once, starts the server (or connects with
@@ -56,8 +57,9 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	maxTools := fs.Int("max-tools", 0, "")
 	url := fs.String("url", "", "")
 	transport := fs.String("transport", "", "")
-	var headers headerFlags
+	var headers, ignore headerFlags
 	fs.Var(&headers, "header", "")
+	fs.Var(&ignore, "ignore-member", "")
 	fail := func(code int, msg string, hints ...string) int {
 		fmt.Fprintf(stderr, "agentgate: error: %s\n", render.VisibleLine(msg))
 		for _, h := range hints {
@@ -86,6 +88,9 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	pins, code := readPins(*lockPath, *server, *allow, stderr)
 	if code != ExitOK {
 		return code
+	}
+	if pins != nil {
+		pins.Ignore = ignore
 	}
 	r := config.Resolved{Server: config.Server{Name: *server, File: "agentgate guard's command line"}}
 	var up Upstream

@@ -1,0 +1,49 @@
+package guard
+
+import (
+	"bufio"
+	"io"
+	"testing"
+
+	"github.com/agentgate/agentgate/lock"
+)
+
+// TestOtherMethodsPassUntouched: a server's sampling and elicitation
+// requests and progress and logging notifications reach the client byte
+// for byte; the client's answers, its cancellation and its other requests
+// reach the server byte for byte, and so do responses to them.
+func TestOtherMethodsPassUntouched(t *testing.T) {
+	srvOutR, srvOutW := io.Pipe() // server -> guard
+	srvInR, srvInW := io.Pipe()   // guard -> server
+	up := Upstream{Out: srvOutR, In: srvInW, Wait: func() error { return nil }}
+	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, loadTools(t))}, up)
+	server := bufio.NewReader(srvInR)
+	fromServer := func(line string) {
+		t.Helper()
+		srvOutW.Write([]byte(line + "\n"))
+		if got := c.read(); got != line {
+			t.Errorf("client got %s\nwant %s", got, line)
+		}
+	}
+	fromClient := func(line string) {
+		t.Helper()
+		c.send(line)
+		got, _ := server.ReadString('\n')
+		if got != line+"\n" {
+			t.Errorf("server got %s\nwant %s", got, line)
+		}
+	}
+	fromServer(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5}}`)
+	fromClient(`{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m"}}`)
+	fromServer(`{"jsonrpc":"2.0","id":"s2","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object"}}}`)
+	fromClient(`{"jsonrpc":"2.0","id":"s2","result":{"action":"decline"}}`)
+	fromClient(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///x","_meta":{"progressToken":"p"}}}`)
+	fromServer(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}`)
+	fromServer(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	fromClient(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
+	fromServer(`{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"cancelled"}}`)
+	fromClient(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	fromServer(`{"jsonrpc" : "2.0", "id" : 8, "result" : { }}`)
+	srvOutW.Close()
+	c.in.Close()
+}
