@@ -30,14 +30,19 @@ Outside a git repository only --lockfile PATH works, and the configs are
 not read. --no-config skips the config check (and agentgate.toml, so the
 lockfile is --lockfile or <root>/agentgate.lock).
 
-It also names, on stderr, each stdio server that runs a package without
-an exact version (npx -y pkg, uvx tool, docker run image:tag) and each
-command no package can be attributed to; agentgate.toml
+With a version 2 lockfile it checks the packages the stdio servers run
+against their pins, offline: an exact spec (pkg@1.5.0, image@sha256:...)
+naming another version or package than the lockfile pins, or a script in
+the repository whose bytes no longer hash to its pinned integrity, is
+drift. It names, on stderr, each stdio server that runs a package without
+an exact version (npx -y pkg, uvx tool, docker run image:tag), with the
+exact spec 'agentgate pin' would write from the lockfile (or "not locked
+yet"), and each command no package can be attributed to; agentgate.toml
 require-pinned-packages = true makes those exit 1 (docs/config.md,
-"Packages").
+"Packages"; docs/spec/lockfile-v2.md, "Packages").
 
 Exit codes: 0 ok, 1 the lockfile does not lock exactly the configured
-servers (or an unpinned package under
+servers, or a package differs from its pin (or an unpinned package under
 require-pinned-packages), 2 missing or damaged lockfile or invalid configs.
 
 Examples:
@@ -187,7 +192,7 @@ func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile)
 	}
 	problems, notes := offlinePackageDrift(checks, nil, workTreeFile(ws.root))
 	unpinned := unpinnedNotes(checks)
-	for _, n := range notes {
+	for _, n := range append(notes, unlockedNotes(checks)...) {
 		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
 	}
 	if !p.Settings.RequirePinnedPackages {

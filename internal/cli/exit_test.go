@@ -158,6 +158,24 @@ func TestExitCodes(t *testing.T) {
 		// usage
 		{name: "no arguments", args: nil, want: ExitInvalid},
 		{name: "unknown command", args: []string{"frobnicate"}, want: ExitInvalid},
+		// guard refuses to start what it cannot check (docs/GUARD.md)
+		{name: "guard without --server", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--", "true"}, want: ExitInvalid, check: wantStderr("--server is required")},
+		{name: "guard no lockfile", setup: func(t *testing.T) *testRepo { return newRepo(t, true, notesServer) },
+			args: []string{"guard", "--server", "notes", "--", "true"}, want: ExitInvalid, check: wantStderr("no lockfile; guard will not start server \"notes\"")},
+		{name: "guard server not locked", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "other", "--", "true"}, want: ExitInvalid, check: wantStderr("agentgate: hint: lock it first: agentgate lock --server other")},
+		{name: "guard damaged lockfile", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write("agentgate.lock", "{\"lockfileVersion\": 1,")
+			return r
+		}, args: []string{"guard", "--server", "notes", "--", "true"}, want: ExitInvalid, check: wantStderr("agentgate lock --force")},
+		{name: "guard bad --on-drift", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes", "--on-drift", "ignore", "--", "true"}, want: ExitInvalid, check: wantStderr("want withhold, block or warn")},
+		{name: "guard no command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes"}, want: ExitInvalid, check: wantStderr("give its command after --")},
+		{name: "guard command not found", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes", "--", "/nonexistent/agentgate-test-server"}, want: ExitUnverified, check: wantStderr("server \"notes\" did not start")},
 		{name: "help flag", args: []string{"-h"}, want: ExitOK},
 		{name: "command help", args: []string{"ci", "-h"}, want: ExitOK},
 		{name: "unknown flag", args: []string{"lock", "--bogus"}, want: ExitInvalid},
