@@ -44,11 +44,15 @@ func FuzzParseJSONC(f *testing.F) {
 	f.Add([]byte(`{"mcpServers": {"a": {"command": "x", /* c */ "args": ["${A}",],},}}`))
 	f.Add([]byte(`{"mcpServers": {"s": {"command": "python3", "command": "evil-cmd"}}}`))
 	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
+	// opencode's V2 shapes and VS Code's reading of .mcp.json (issue #16).
+	f.Add([]byte(`{"mcp": {"a": {"type": "local", "command": ["x"], "disabled": true}, "t": {"enabled": false}, "timeout": {"catalog": 1}, "servers": {"b": {"type": "remote", "url": "https://x", "disabled": false}, "a": {"type": "local", "command": ["y"]}}}}`))
+	f.Add([]byte(`{"mcpServers": {"r": {"type": "http", "url": "https://${H}/mcp", "headers": {"A": "${T}"}}, "s": {"command": "${C}", "args": ["${A:-1}"], "env": {"E": "${E}"}}}}`))
 	corpusSeeds(f, func(c string) bool { return c != "codex" })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, c := range jsonFormats {
 			checkParse(t, c, "f.json", data)
 		}
+		checkParse(t, "claude-code", dotMcpFile, data) // with VS Code's notes
 	})
 }
 

@@ -81,15 +81,15 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 		}
 	}
 	if n := root.get("ignore"); n != nil {
-		ig, ierr := p.strs(n, "", "ignore")
-		p.add(ierr)
+		ig, ierrs := p.strsAll(n, "", "ignore")
+		p.errs = append(p.errs, ierrs...)
 		for i, g := range ig {
 			if _, merr := path.Match(g, ""); merr != nil || g == "" {
 				p.add(p.errAt(n.items[i].pos, "", fmt.Sprintf("ignore[%d]", i), fmt.Sprintf("bad pattern %q", g),
 					`use a slash path or path.Match pattern relative to the root, e.g. ".cursor/mcp.json"`))
 			}
 		}
-		if ierr == nil {
+		if len(ierrs) == 0 {
 			st.Ignore = ig
 		}
 	}
