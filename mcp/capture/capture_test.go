@@ -224,8 +224,13 @@ func TestCommandNotFound(t *testing.T) {
 	r.Command = "agentgate-no-such-command"
 	res := capture1(t, r, Options{})
 	if !errors.Is(res.Err, ErrConnect) || !strings.Contains(res.Err.Error(), `command "agentgate-no-such-command" not found in PATH`) ||
-		!strings.Contains(res.Err.Error(), "check \"command\" in .mcp.json") || !strings.Contains(res.Err.Error(), "\nhint: install agentgate-no-such-command") {
+		!strings.Contains(res.Err.Error(), "check \"command\" in .mcp.json") || strings.Contains(res.Err.Error(), "hint") {
 		t.Errorf("got %v", res.Err)
+	}
+	// The fix is a value of its own, not text in the message.
+	var e *Error
+	if !errors.As(res.Err, &e) || len(e.Hints) != 1 || !strings.HasPrefix(e.Hints[0], "install agentgate-no-such-command") {
+		t.Errorf("hints: %#v", res.Err)
 	}
 }
 

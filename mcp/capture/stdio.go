@@ -79,6 +79,12 @@ func (s *session) startStdio(ctx context.Context) error {
 	env := childEnv(os.Environ(), s.r.Env)
 	path, args, err := hostCommand(s.r, env)
 	if err != nil {
+		var ce *command.Error
+		if errors.As(err, &ce) && ce.Hint != "" {
+			e := s.errorf(ErrConnect, "%s (check \"command\" in %s)", ce.Msg, s.r.File)
+			e.Hints = []string{s.redact(ce.Hint)}
+			return e
+		}
 		return s.errorf(ErrConnect, "%v", err)
 	}
 	cmd := exec.Command(path, args...)
@@ -350,14 +356,10 @@ var hostRules = func(spec command.Spec) (command.Resolved, error) {
 
 // hostCommand is the program and arguments that run r's command on this
 // OS, given the server's environment (see package command). A command
-// that cannot be found is an error holding the fix as a "hint: " line.
+// that cannot be found is a *command.Error, whose Hint is the fix.
 func hostCommand(r config.Resolved, env []string) (string, []string, error) {
 	res, err := hostRules(command.Spec{Command: r.Command, Args: r.Args, Dir: r.Cwd, Env: env})
 	if err != nil {
-		var ce *command.Error
-		if errors.As(err, &ce) && ce.Hint != "" {
-			return "", nil, fmt.Errorf("%s (check \"command\" in %s)\nhint: %s", ce.Msg, r.File, ce.Hint)
-		}
 		return "", nil, err
 	}
 	return res.Path, res.Args, nil
