@@ -13,6 +13,7 @@
 // answers, with the servers marked cancelled. It answers as soon as it has
 // the results and exits once every server it started is gone.
 // "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve).
+// The dispatch from arguments to subcommands is internal/mcpmain's.
 package main
 
 import (
@@ -22,9 +23,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/agentgate/agentgate/mcp/auth"
-	"github.com/agentgate/agentgate/mcp/capture"
-	"github.com/agentgate/agentgate/mcp/wire"
+	"github.com/agentgate/agentgate/internal/mcpmain"
 )
 
 func main() {
@@ -38,12 +37,7 @@ func main() {
 		debug.SetGCPercent(25)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	var code int
-	if len(os.Args) > 1 && os.Args[1] == "auth" {
-		code = auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	} else {
-		code = wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
-	}
+	code := mcpmain.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
