@@ -12,7 +12,9 @@
 // died or wants the capture stopped) stop every server it started; it still
 // answers, with the servers marked cancelled. It answers as soon as it has
 // the results and exits once every server it started is gone.
-// "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve).
+// "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve);
+// "agentgate-mcp guard" is `agentgate guard`, the stdio proxy that checks
+// what a client receives against agentgate.lock (see mcp/guard.Serve).
 // The dispatch from arguments to subcommands is internal/mcpmain's.
 package main
 

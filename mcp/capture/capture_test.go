@@ -234,6 +234,25 @@ func TestCommandNotFound(t *testing.T) {
 	}
 }
 
+// TestStartProcessHints: StartProcess (guard's way to start a server)
+// gives a missing command's fix as Hints, not as text in the message.
+func TestStartProcessHints(t *testing.T) {
+	r := fake(t, "missing")
+	r.Command = "agentgate-no-such-command"
+	p, err := StartProcess(r, nil)
+	if err == nil {
+		p.Shutdown()
+		t.Fatal("started a command that does not exist")
+	}
+	var h interface{ Hints() []string }
+	if !errors.As(err, &h) || len(h.Hints()) != 1 || !strings.HasPrefix(h.Hints()[0], "install agentgate-no-such-command") {
+		t.Errorf("hints of %v: %#v", err, err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "hint") || !strings.Contains(msg, `check "command" in .mcp.json`) {
+		t.Errorf("message %q", msg)
+	}
+}
+
 func TestHugeDescriptionWithinDefaultBound(t *testing.T) {
 	res := capture1(t, fake(t, "big", "-huge-description", "1000000"), Options{})
 	if res.Err != nil {
