@@ -34,9 +34,9 @@ func BenchmarkDefinitionHash(b *testing.B) {
 	}
 }
 
-// bigLockfileV2 locks 100 tools of 4 KB, with definitions kept, and 20
-// prompts.
-func bigLockfileV2(tb testing.TB) *Lockfile {
+// defs4K decodes 100 toolDef4K tools, a quarter of them outside the fast
+// subset.
+func defs4K(tb testing.TB) []ToolDef {
 	tb.Helper()
 	var defs []ToolDef
 	for i := range 100 {
@@ -46,6 +46,14 @@ func bigLockfileV2(tb testing.TB) *Lockfile {
 		}
 		defs = append(defs, d)
 	}
+	return defs
+}
+
+// bigLockfileV2 locks 100 tools of 4 KB, with definitions kept, and 20
+// prompts.
+func bigLockfileV2(tb testing.TB) *Lockfile {
+	tb.Helper()
+	defs := defs4K(tb)
 	var l Listing
 	for i := range 20 {
 		l.Prompts = append(l.Prompts, fmt.Appendf(nil, `{"name":"prompt_%02d","description":"Prompt %d.","arguments":[{"name":"city","required":true}]}`, i, i))
@@ -60,14 +68,7 @@ func bigLockfileV2(tb testing.TB) *Lockfile {
 // BenchmarkBuildServerV2 pins 100 tools of 4 KB (a quarter outside the
 // fast subset) and 20 prompts, definitions kept.
 func BenchmarkBuildServerV2(b *testing.B) {
-	var defs []ToolDef
-	for i := range 100 {
-		d, err := DecodeTool(toolDef4K(i, i%4 == 0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defs = append(defs, d)
-	}
+	defs := defs4K(b)
 	for b.Loop() {
 		if _, err := BuildServerV2(defs, Listing{}, true); err != nil {
 			b.Fatal(err)
