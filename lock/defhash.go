@@ -140,7 +140,7 @@ func InstructionsHash(instructions *string) *string {
 	return &h
 }
 
-// rv is one parsed JSON value of the recipe's reader.
+// rv is one JSON value of parseRecipe's tree (built from the scanner's tape).
 type rv struct {
 	kind  byte   // '{', '[', '"', '0' (number), 't', 'f', 'n'
 	off   int    // byte offset in the input
