@@ -140,6 +140,7 @@ func BenchmarkOpenAndReadHEAD(b *testing.B) {
 func BenchmarkCommitHook(b *testing.B) {
 	dir := benchRepo(b)
 	b.ResetTimer()
+	defer testenv.ReportCPU(b)()
 	for b.Loop() {
 		r, err := Open(dir)
 		if err != nil {
@@ -165,6 +166,7 @@ func BenchmarkCommitHook(b *testing.B) {
 func BenchmarkHookOffline(b *testing.B) {
 	dir := benchRepo(b)
 	b.ResetTimer()
+	defer testenv.ReportCPU(b)()
 	for b.Loop() {
 		r, err := Open(dir)
 		if err != nil {

@@ -44,14 +44,14 @@ func Canonicalize(raw []byte) ([]byte, error) {
 	return slowCanonical(raw)
 }
 
-// parseText is parse for a JSON text that stands alone: Canonicalize's
-// and HashInputSchema's input.
+// parseText is parse for a JSON text that stands alone: Canonicalize's,
+// HashInputSchema's and the recipe's input. Errors are *syntaxError.
 func (f *scanner) parseText(raw []byte) error {
 	switch {
 	case len(raw) == 0:
-		return errors.New("invalid JSON: empty input, want one JSON text")
+		return &syntaxError{msg: "invalid JSON: empty input, want one JSON text"}
 	case bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")):
-		return errors.New("invalid JSON: starts with a byte order mark (U+FEFF), which JSON does not allow")
+		return &syntaxError{msg: "invalid JSON: starts with a byte order mark (U+FEFF), which JSON does not allow"}
 	}
 	return f.parse(raw)
 }

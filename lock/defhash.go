@@ -7,6 +7,7 @@ package lock
 // Its test vectors are in testdata/tool-definition-hash.
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -32,7 +33,24 @@ import (
 // refused here too: invalid UTF-8, a raw control character in a string,
 // a number that is not a finite double, trailing data, a byte order mark.
 // Every member is kept; nothing is dropped, defaulted or normalised.
+//
+// The scanner reads raw in its recipe mode; input in its fast subset (see
+// scanner) is emitted from the scan, as Canonicalize does, and anything
+// else from the tree of parseRecipe (FuzzDefinitionCanonical checks both
+// against Canonicalize).
 func DefinitionCanonical(raw []byte) ([]byte, error) {
+	f := getScanner()
+	f.wtf8 = true
+	err := f.parseText(raw)
+	if err == nil && f.slow == 0 {
+		out := f.emit(nil, 0, nil)
+		putScanner(f)
+		return out, nil
+	}
+	putScanner(f)
+	if err != nil {
+		return nil, err
+	}
 	v, err := parseRecipe(raw)
 	if err != nil {
 		return nil, err
@@ -122,7 +140,7 @@ func InstructionsHash(instructions *string) *string {
 	return &h
 }
 
-// rv is one parsed JSON value of the recipe's reader.
+// rv is one JSON value of parseRecipe's tree (built from the scanner's tape).
 type rv struct {
 	kind  byte   // '{', '[', '"', '0' (number), 't', 'f', 'n'
 	off   int    // byte offset in the input
@@ -146,332 +164,75 @@ func (v *rv) member(key string) (*rv, bool) {
 	return nil, false
 }
 
-// recipeError is invalid input to the recipe's reader, at byte offset off.
-type recipeError struct {
-	off int
-	msg string
-	err error // ErrRepeatedMember or nil
-}
-
-func (e *recipeError) Error() string { return e.msg }
-func (e *recipeError) Unwrap() error { return e.err }
-
-// maxRecipeDepth bounds the nesting of arrays and objects.
-const maxRecipeDepth = 1000
-
-type recipeParser struct {
-	in    []byte
-	i     int
-	depth int
-}
-
-// parseRecipe parses one JSON text (optionally surrounded by whitespace).
+// parseRecipe reads one JSON text (optionally surrounded by whitespace)
+// into a tree, with the scanner in its recipe mode (wtf8: an unpaired
+// surrogate escape is accepted and decoded as WTF-8). Errors are the
+// scanner's *syntaxError; a repeated member name wraps ErrRepeatedMember.
 func parseRecipe(in []byte) (*rv, error) {
-	if len(in) >= 3 && in[0] == 0xef && in[1] == 0xbb && in[2] == 0xbf {
-		return nil, &recipeError{msg: "invalid JSON: starts with a byte order mark (U+FEFF), which JSON does not allow"}
-	}
-	p := &recipeParser{in: in}
-	p.ws()
-	if p.i == len(in) {
-		return nil, &recipeError{msg: "invalid JSON: empty input, want one JSON text"}
-	}
-	v, err := p.value()
-	if err != nil {
+	f := getScanner()
+	defer putScanner(f)
+	f.wtf8, f.keepDepth = true, maxDepth
+	if err := f.parseText(in); err != nil {
 		return nil, err
 	}
-	p.ws()
-	if p.i != len(in) {
-		return nil, p.fail("invalid JSON: unexpected data after the JSON text")
-	}
-	return v, nil
+	return f.tree(0), nil
 }
 
-func (p *recipeParser) fail(format string, args ...any) error {
-	return &recipeError{off: p.i, msg: fmt.Sprintf(format, args...)}
-}
-
-func (p *recipeParser) ws() {
-	for p.i < len(p.in) {
-		switch p.in[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
+// tree returns tape[idx] as an rv: object members sorted by name as UTF-16
+// code units, strings decoded, numbers in canonical form. Every container
+// must be recorded (keepDepth maxDepth), and the scanner has refused
+// repeated names.
+func (f *scanner) tree(idx int) *rv {
+	e := f.tape[idx]
+	switch e.kind {
+	case kindArray:
+		v := &rv{kind: '[', off: int(e.a)}
+		for j := idx + 1; j < int(e.next); j = f.after(j) {
+			v.vals = append(v.vals, f.tree(j))
 		}
-	}
-}
-
-func (p *recipeParser) value() (*rv, error) {
-	if p.i >= len(p.in) {
-		return nil, p.fail("invalid JSON: unexpected end of input")
-	}
-	switch c := p.in[p.i]; {
-	case c == '{':
-		return p.object()
-	case c == '[':
-		return p.array()
-	case c == '"':
-		off := p.i
-		s, lone, err := p.str()
-		return &rv{kind: '"', off: off, s: s, lone: lone}, err
-	case c == '-' || '0' <= c && c <= '9':
-		return p.number()
-	}
-	for _, lit := range []string{"true", "false", "null"} {
-		if strings.HasPrefix(string(p.in[p.i:min(len(p.in), p.i+5)]), lit) {
-			v := &rv{kind: lit[0], off: p.i}
-			p.i += len(lit)
-			return v, nil
-		}
-	}
-	return nil, p.fail("invalid JSON: unexpected %s", describeByte(p.in[p.i]))
-}
-
-func (p *recipeParser) enter() error {
-	if p.depth++; p.depth > maxRecipeDepth {
-		return p.fail("invalid JSON: nested deeper than %d levels", maxRecipeDepth)
-	}
-	return nil
-}
-
-func (p *recipeParser) object() (*rv, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	v := &rv{kind: '{', off: p.i}
-	p.i++
-	p.ws()
-	if p.i < len(p.in) && p.in[p.i] == '}' {
-		p.i++
-		p.depth--
-		return v, nil
-	}
-	for {
-		p.ws()
-		if p.i >= len(p.in) || p.in[p.i] != '"' {
-			return nil, p.fail("invalid JSON: want a member name in double quotes")
-		}
-		koff := p.i
-		key, _, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		p.ws()
-		if p.i >= len(p.in) || p.in[p.i] != ':' {
-			return nil, p.fail("invalid JSON: want ':' after a member name")
-		}
-		p.i++
-		p.ws()
-		val, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		v.keys = append(v.keys, key)
-		v.vals = append(v.vals, val)
-		v.kOffs = append(v.kOffs, koff)
-		p.ws()
-		if p.i >= len(p.in) {
-			return nil, p.fail("invalid JSON: unexpected end of input in an object")
-		}
-		if p.in[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.in[p.i] != '}' {
-			return nil, p.fail("invalid JSON: unexpected %s in an object, want ',' or '}'", describeByte(p.in[p.i]))
-		}
-		p.i++
-		break
-	}
-	p.depth--
-	// Sort members by name as UTF-16 code units; equal neighbours are
-	// repeated names.
-	idx := make([]int, len(v.keys))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return compareUTF16(v.keys[a], v.keys[b]) })
-	keys, vals, offs := make([]string, len(idx)), make([]*rv, len(idx)), make([]int, len(idx))
-	for j, i := range idx {
-		keys[j], vals[j], offs[j] = v.keys[i], v.vals[i], v.kOffs[i]
-		if j > 0 && keys[j] == keys[j-1] {
-			return nil, &recipeError{off: max(offs[j], offs[j-1]), err: ErrRepeatedMember,
-				msg: fmt.Sprintf("repeated member name %s in one object: parsers disagree on which copy wins, so it has no canonical form", strconv.QuoteToASCII(clip(keys[j])))}
-		}
-	}
-	v.keys, v.vals, v.kOffs = keys, vals, offs
-	return v, nil
-}
-
-func (p *recipeParser) array() (*rv, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	v := &rv{kind: '[', off: p.i}
-	p.i++
-	p.ws()
-	if p.i < len(p.in) && p.in[p.i] == ']' {
-		p.i++
-		p.depth--
-		return v, nil
-	}
-	for {
-		p.ws()
-		e, err := p.value()
-		if err != nil {
-			return nil, err
-		}
-		v.vals = append(v.vals, e)
-		p.ws()
-		if p.i >= len(p.in) {
-			return nil, p.fail("invalid JSON: unexpected end of input in an array")
-		}
-		if p.in[p.i] == ',' {
-			p.i++
-			continue
-		}
-		if p.in[p.i] != ']' {
-			return nil, p.fail("invalid JSON: unexpected %s in an array, want ',' or ']'", describeByte(p.in[p.i]))
-		}
-		p.i++
-		p.depth--
-		return v, nil
-	}
-}
-
-// number reads a JSON number and keeps its canonical text.
-func (p *recipeParser) number() (*rv, error) {
-	start := p.i
-	digits := func() int {
-		n := 0
-		for p.i < len(p.in) && '0' <= p.in[p.i] && p.in[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	if p.in[p.i] == '-' {
-		p.i++
-	}
-	intStart := p.i
-	if n := digits(); n == 0 || (n > 1 && p.in[intStart] == '0') {
-		return nil, &recipeError{off: start, msg: "invalid JSON: malformed number"}
-	}
-	if p.i < len(p.in) && p.in[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			return nil, &recipeError{off: start, msg: "invalid JSON: malformed number"}
-		}
-	}
-	if p.i < len(p.in) && (p.in[p.i] == 'e' || p.in[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.in) && (p.in[p.i] == '+' || p.in[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return nil, &recipeError{off: start, msg: "invalid JSON: malformed number"}
-		}
-	}
-	text := string(p.in[start:p.i])
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		return nil, &recipeError{off: start, msg: "invalid JSON: number " + clip(text) + " is not a finite IEEE-754 double"}
-	}
-	s, err := jcs.NumberToJSON(f)
-	if err != nil {
-		return nil, &recipeError{off: start, msg: "invalid JSON: number " + clip(text) + " is not a finite IEEE-754 double"}
-	}
-	return &rv{kind: '0', off: start, s: s}, nil
-}
-
-// str reads a JSON string. Unpaired surrogate escapes are kept as WTF-8
-// (three bytes, as UTF-8 would encode the code point) and reported in lone.
-func (p *recipeParser) str() (string, bool, error) {
-	p.i++ // the opening quote
-	start := p.i
-	for p.i < len(p.in) {
-		c := p.in[p.i]
-		if c == '"' {
-			s := string(p.in[start:p.i])
-			p.i++
-			return s, false, nil
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			break
-		}
-		p.i++
-	}
-	b := []byte(string(p.in[start:p.i]))
-	lone := false
-	for {
-		if p.i >= len(p.in) {
-			return "", false, p.fail("invalid JSON: unterminated string")
-		}
-		c := p.in[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return string(b), lone, nil
-		case c < 0x20:
-			return "", false, p.fail("invalid JSON: raw control character %s in a string (it must be escaped)", describeByte(c))
-		case c >= 0x80:
-			r, n := utf8.DecodeRune(p.in[p.i:])
-			if r == utf8.RuneError && n <= 1 {
-				return "", false, p.fail("invalid JSON: invalid UTF-8 (byte 0x%02x)", c)
-			}
-			b = append(b, p.in[p.i:p.i+n]...)
-			p.i += n
-		case c != '\\':
-			b = append(b, c)
-			p.i++
-		default:
-			if p.i+1 >= len(p.in) {
-				return "", false, p.fail("invalid JSON: unterminated string")
-			}
-			e := p.in[p.i+1]
-			p.i += 2
-			if se, ok := simpleEscape(e); ok {
-				b = append(b, se)
-				continue
-			}
-			switch e {
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return "", false, p.fail("invalid JSON: malformed \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					if r < 0xdc00 && p.i+6 <= len(p.in) && p.in[p.i] == '\\' && p.in[p.i+1] == 'u' {
-						save := p.i
-						p.i += 2
-						if r2, ok := p.hex4(); ok && r2 >= 0xdc00 && r2 <= 0xdfff {
-							b = utf8.AppendRune(b, utf16.DecodeRune(r, r2))
-							continue
-						}
-						p.i = save
-					}
-					b = appendWTF8Surrogate(b, r)
-					lone = true
-					continue
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return "", false, p.fail("invalid JSON: unknown escape \\%c", e)
+		return v
+	case kindObject:
+		ms := f.members(idx)
+		v := &rv{kind: '{', off: int(f.offset(idx)), keys: make([]string, len(ms)), vals: make([]*rv, len(ms)), kOffs: make([]int, len(ms))}
+		for k, m := range ms {
+			v.keys[k], v.kOffs[k] = f.key(m), int(m.ks-1)
+			if m.v >= 0 {
+				v.vals[k] = f.tree(int(m.v))
+			} else {
+				v.vals[k] = f.scalarTree(int(m.vs), int(m.ve))
 			}
 		}
+		if !slices.IsSortedFunc(v.keys, compareUTF16) {
+			idx := make([]int, len(ms))
+			for i := range idx {
+				idx[i] = i
+			}
+			slices.SortFunc(idx, func(a, b int) int { return compareUTF16(v.keys[a], v.keys[b]) })
+			keys, vals, offs := make([]string, len(idx)), make([]*rv, len(idx)), make([]int, len(idx))
+			for j, i := range idx {
+				keys[j], vals[j], offs[j] = v.keys[i], v.vals[i], v.kOffs[i]
+			}
+			v.keys, v.vals, v.kOffs = keys, vals, offs
+		}
+		return v
 	}
+	return f.scalarTree(int(e.a), int(e.b))
 }
 
-func (p *recipeParser) hex4() (rune, bool) {
-	if p.i+4 > len(p.in) {
-		return 0, false
+// scalarTree returns the scalar in[a:b] as an rv.
+func (f *scanner) scalarTree(a, b int) *rv {
+	text := f.in[a:b]
+	switch c := text[0]; c {
+	case '"':
+		s := unquote(text)
+		return &rv{kind: '"', off: a, s: s, lone: bytes.IndexByte(text, '\\') >= 0 && !utf8.ValidString(s)}
+	case 't', 'f', 'n':
+		return &rv{kind: c, off: a}
 	}
-	n, err := strconv.ParseUint(string(p.in[p.i:p.i+4]), 16, 16)
-	if err != nil {
-		return 0, false
-	}
-	p.i += 4
-	return rune(n), true
+	// A number the scanner has checked is a finite double.
+	n, _ := strconv.ParseFloat(string(text), 64)
+	s, _ := jcs.NumberToJSON(n)
+	return &rv{kind: '0', off: a, s: s}
 }
 
 // appendWTF8Surrogate appends the surrogate code point r as the three

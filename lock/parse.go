@@ -43,28 +43,19 @@ func Parse(data []byte) (*Lockfile, error) {
 	}
 	f := getScanner()
 	defer putScanner(f)
-	f.keepDepth = maxDepth
+	// In wtf8 mode: a version 2 file may hold unpaired surrogate escapes
+	// (definitions keep them, see DefinitionCanonical); a version 1 file
+	// may not (lockfile checks).
+	f.keepDepth, f.wtf8 = maxDepth, true
 	if err := f.parse(data); err != nil {
-		se := err.(*syntaxError)
-		if se.dup != "" {
-			path := ""
-			for i := len(se.path) - 1; i >= 0; i-- {
-				if e := se.path[i]; e.key != nil {
-					path = pathKey(path, unquote(append(append([]byte{'"'}, e.key...), '"')))
-				} else {
-					path = indexPath(path, e.index)
-				}
-			}
-			return nil, &ParseError{Line: line(data, se.off), Path: pathKey(path, se.dup), Msg: "duplicate member name: it occurs twice in the same object"}
-		}
-		return nil, &ParseError{Line: line(data, se.off), Msg: se.msg}
+		return nil, syntaxParseError(data, err.(*syntaxError))
 	}
 	// One copy of the file: every plain string (names, hashes) is a
 	// substring of it, so parsing allocates little more than the tools.
 	p := &parser{f: f, data: data, src: string(data)}
 	l, err := p.lockfile()
 	if ve, ok := err.(*VersionError); ok && ve.Found == "2" {
-		return parseV2(data)
+		return parseV2(data, f.tree(0))
 	}
 	if err != nil {
 		return nil, err
@@ -112,6 +103,23 @@ func (p *parser) perr(off int32, path, format string, args ...any) error {
 }
 
 // pathKey appends a member name to a JSON path.
+// syntaxParseError is the scanner's error se on the lockfile data as a
+// *ParseError: a duplicate member name with its JSON path.
+func syntaxParseError(data []byte, se *syntaxError) *ParseError {
+	if se.dup == "" {
+		return &ParseError{Line: line(data, se.off), Msg: se.msg}
+	}
+	path := ""
+	for i := len(se.path) - 1; i >= 0; i-- {
+		if e := se.path[i]; e.key != nil {
+			path = pathKey(path, unquote(append(append([]byte{'"'}, e.key...), '"')))
+		} else {
+			path = indexPath(path, e.index)
+		}
+	}
+	return &ParseError{Line: line(data, se.off), Path: pathKey(path, se.dup), Msg: "duplicate member name: it occurs twice in the same object"}
+}
+
 func pathKey(path, key string) string {
 	ident := key != ""
 	for i, c := range key {
@@ -221,6 +229,9 @@ func (p *parser) lockfile() (*Lockfile, error) {
 	}
 	if v := string(p.data[have[0].vs:have[0].ve]); v != "1" {
 		return nil, &VersionError{Found: v, Supported: []int{Version, VersionV2}}
+	}
+	if f.loneAt != 0 {
+		return nil, &ParseError{Line: line(p.data, f.loneAt-1), Msg: fmt.Sprintf(loneSurrogate, f.loneR)}
 	}
 	for _, m := range fields {
 		if k := p.key(m); !slices.Contains(rootFields, k) {

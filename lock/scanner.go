@@ -53,6 +53,14 @@ type scanner struct {
 	// at depth 1) are kindObject even when verbatim, with their members
 	// in document order.
 	keepDepth int
+	// wtf8 is the recipe's mode (see DefinitionCanonical): an escaped
+	// unpaired surrogate is accepted, counts in slow, and unquote decodes
+	// it as WTF-8 (the three bytes UTF-8 would use for the code point).
+	wtf8 bool
+	// loneAt is 1 + the offset of the first unpaired surrogate escape
+	// accepted in wtf8 mode, 0 when there was none; loneR is its value.
+	loneAt int
+	loneR  rune
 	// name is the string value of the first "name" member of a top-level
 	// object (with keepDepth >= 1) and names how many there were, for
 	// DecodeTool's error messages.
@@ -122,6 +130,14 @@ type syntaxError struct {
 	msg  string
 	dup  string
 	path []pathElem
+}
+
+// Unwrap makes a duplicate member name errors.Is ErrRepeatedMember.
+func (e *syntaxError) Unwrap() error {
+	if e.dup != "" {
+		return ErrRepeatedMember
+	}
+	return nil
 }
 
 // pathElem is one step of a JSON path: a member name, or an array index
@@ -226,7 +242,7 @@ func getScanner() *scanner { return scanners.Get().(*scanner) }
 
 func putScanner(f *scanner) {
 	const keep = 1 << 20
-	f.in, f.keepDepth, f.err, f.name = nil, 0, nil, nil
+	f.in, f.keepDepth, f.wtf8, f.err, f.name = nil, 0, false, nil, nil
 	if cap(f.out) > keep {
 		f.out = nil
 	}
@@ -240,7 +256,7 @@ func putScanner(f *scanner) {
 // the tape; tape[0] is its top-level value. It returns nil or a
 // *syntaxError.
 func (f *scanner) parse(in []byte) error {
-	f.in, f.dirty, f.slow, f.err, f.name, f.names = in, 0, 0, nil, nil, 0
+	f.in, f.dirty, f.slow, f.err, f.name, f.names, f.loneAt = in, 0, 0, nil, nil, 0, 0
 	f.tape, f.stack, f.order = f.tape[:0], f.stack[:0], f.order[:0]
 	if len(in) >= math.MaxInt32 {
 		f.fail(0, "invalid JSON: input of %d bytes is too large", len(in))

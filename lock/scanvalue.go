@@ -256,13 +256,23 @@ func (f *scanner) escape(i int) int {
 				return i + 12
 			}
 		}
-		return f.fail(i, "invalid JSON: lone surrogate \\u%04x in a string", r)
+		if f.wtf8 {
+			if f.loneAt == 0 {
+				f.loneAt, f.loneR = i+1, r
+			}
+			return i + 6
+		}
+		return f.fail(i, loneSurrogate, r)
 	}
 	if in[i+1] < 0x80 {
 		return f.fail(i, "invalid JSON: invalid escape \\%c in a string", in[i+1])
 	}
 	return f.fail(i, "invalid JSON: invalid escape in a string")
 }
+
+// loneSurrogate is the message for an unpaired surrogate escape outside
+// wtf8 mode.
+const loneSurrogate = "invalid JSON: lone surrogate \\u%04x in a string"
 
 // hex4 decodes the 4 hex digits at the start of b.
 func hex4(b []byte) (rune, bool) {
@@ -324,11 +334,18 @@ func unquote(v []byte) string {
 		} else { // \u, the only other escape the scanner lets through
 			r, _ := hex4(content[i+2:])
 			n = 6
-			if utf16.IsSurrogate(r) {
-				r2, _ := hex4(content[i+8:])
-				r, n = utf16.DecodeRune(r, r2), 12
+			switch {
+			case !utf16.IsSurrogate(r):
+				b = utf8.AppendRune(b, r)
+			case r < 0xdc00 && len(content) >= i+12 && content[i+6] == '\\' && content[i+7] == 'u':
+				if r2, ok := hex4(content[i+8:]); ok && r2 >= 0xdc00 && r2 <= 0xdfff {
+					b, n = utf8.AppendRune(b, utf16.DecodeRune(r, r2)), 12
+					break
+				}
+				fallthrough
+			default: // unpaired: only in the scanner's wtf8 mode
+				b = appendWTF8Surrogate(b, r)
 			}
-			b = utf8.AppendRune(b, r)
 		}
 		content = content[i+n:]
 		i = bytes.IndexByte(content, '\\')

@@ -223,3 +223,36 @@ func FuzzParseV2(f *testing.F) {
 		}
 	})
 }
+
+// TestV2UnpairedSurrogateRoundTrip: a prompt whose description holds an
+// unpaired surrogate has a definition hash (the recipe keeps it as \ud800),
+// and the lockfile that pins it reads back as written. Before the recipe
+// was read by the one scanner, Parse's strict first pass refused the file
+// agentgate itself had written ("lone surrogate \ud800").
+func TestV2UnpairedSurrogateRoundTrip(t *testing.T) {
+	srv, err := BuildServerV2(nil, Listing{Prompts: [][]byte{[]byte(`{"name":"p","description":"a\uD800b"}`)}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The recipe's canonical form, derived by hand: members sorted, the
+	// unpaired half as a lowercase escape.
+	if want := `{"description":"a\ud800b","name":"p"}`; srv.Prompts[0].Definition != want || srv.Prompts[0].DefinitionHash != sha(want) {
+		t.Fatalf("definition %s (%s), want %s", srv.Prompts[0].Definition, srv.Prompts[0].DefinitionHash, want)
+	}
+	data := Format(NewV2(map[string]Server{"s": srv}, Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))
+	if !bytes.Contains(data, []byte(`\ud800`)) {
+		t.Fatalf("the lockfile does not hold the escape:\n%s", data)
+	}
+	l, err := Parse(data)
+	if err != nil {
+		t.Fatalf("Parse of agentgate's own v2 file: %v", err)
+	}
+	if again := Format(l); !bytes.Equal(again, data) {
+		t.Errorf("Format(Parse(b)) != b:\n%s\n---\n%s", again, data)
+	}
+	// Version 1 still refuses it, at its line.
+	v1 := bytes.Replace(goldenFiles(t)["two-servers.lock"], []byte(`"generatedBy": "`), []byte(`"generatedBy": "\ud800`), 1)
+	if _, err := Parse(v1); err == nil || !strings.Contains(err.Error(), `lone surrogate \ud800`) {
+		t.Errorf("v1 with a lone surrogate: %v", err)
+	}
+}

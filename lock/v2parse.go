@@ -19,12 +19,9 @@ import (
 // promptsSetHash are the set hashes of the entries, and that
 // instructionsHash is the hash of instructions when the text is kept.
 // A definition holds JSON (written indented); any whitespace is accepted.
-func parseV2(data []byte) (*Lockfile, error) {
-	root, err := parseRecipe(data)
-	if err != nil {
-		re := err.(*recipeError)
-		return nil, &ParseError{Line: line(data, re.off), Msg: re.msg}
-	}
+//
+// root is data's tree (see parseRecipe), from Parse's scan.
+func parseV2(data []byte, root *rv) (*Lockfile, error) {
 	p := &v2parser{data: data}
 	return p.lockfile(root)
 }

@@ -15,6 +15,7 @@
 // "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve);
 // "agentgate-mcp guard" is `agentgate guard`, the stdio proxy that checks
 // what a client receives against agentgate.lock (see mcp/guard.Serve).
+// The dispatch from arguments to subcommands is internal/mcpmain's.
 package main
 
 import (
@@ -24,10 +25,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/agentgate/agentgate/mcp/auth"
-	"github.com/agentgate/agentgate/mcp/capture"
-	"github.com/agentgate/agentgate/mcp/guard"
-	"github.com/agentgate/agentgate/mcp/wire"
+	"github.com/agentgate/agentgate/internal/mcpmain"
 )
 
 func main() {
@@ -41,18 +39,7 @@ func main() {
 		debug.SetGCPercent(25)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	var code int
-	switch {
-	case len(os.Args) > 1 && os.Args[1] == "auth":
-		code = auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	case len(os.Args) > 1 && os.Args[1] == "guard":
-		// A client that goes away must not kill guard with SIGPIPE before
-		// it has stopped the server: writes fail with EPIPE instead.
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-		code = guard.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, nil)
-	default:
-		code = wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
-	}
+	code := mcpmain.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

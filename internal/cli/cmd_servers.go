@@ -107,9 +107,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	if loadErr != nil {
 		cerrs, _ = loadErr.(config.Errors)
 		for _, ce := range cerrs {
-			c := *ce
-			c.Hint = ""
-			rep.Errors = append(rep.Errors, serversRepErr{Message: c.Error(), Hint: ce.Hint})
+			rep.Errors = append(rep.Errors, serversRepErr{Message: ce.Error(), Hint: ce.Hint})
 		}
 	}
 	if format == "json" {

@@ -68,7 +68,7 @@ func exitCode(err error) int {
 }
 
 // classify turns err into an *ExitError of class code, with err's hints
-// (see messageAndHints); the error keeps err's chain for errors.Is/As. A
+// (see hintsOf); the error keeps err's chain for errors.Is/As. A
 // *config.Error marked Unverifiable (and no other kind of error besides)
 // makes it class 3.
 func classify(code int, err error) error {
@@ -80,9 +80,8 @@ func classify(code int, err error) error {
 		var lines errorLines
 		var hints []string
 		for _, ce := range ces {
-			msg, hs := messageAndHints(ce)
-			lines = append(lines, msg)
-			for _, h := range hs {
+			lines = append(lines, ce.Error())
+			for _, h := range ce.Hints() {
 				if !slices.Contains(hints, h) {
 					hints = append(hints, h)
 				}
@@ -90,33 +89,30 @@ func classify(code int, err error) error {
 		}
 		return &ExitError{Code: code, Err: lines, Hints: hints}
 	}
-	msg, hints := messageAndHints(err)
-	if msg != err.Error() {
-		err = &textError{msg: msg, err: err}
+	return &ExitError{Code: code, Err: err, Hints: hintsOf(err)}
+}
+
+// hintsOf returns what to tell the user to do about err: the hints of
+// every error in its chain, outermost first, each once. Library errors
+// carry hints as values, never as text in the message: Hint() string
+// (lock, gitint) or Hints() []string (mcp/config, mcp/command; a captured
+// server's *wire.Error carries them in its Hints field, read by live.go).
+func hintsOf(err error) []string {
+	var hints []string
+	add := func(h string) {
+		if h != "" && !slices.Contains(hints, h) {
+			hints = append(hints, h)
+		}
 	}
-	return &ExitError{Code: code, Err: err, Hints: hints}
-}
-
-// textError is err shown as msg: err's message without its "hint: " lines.
-type textError struct {
-	msg string
-	err error
-}
-
-func (e *textError) Error() string { return e.msg }
-func (e *textError) Unwrap() error { return e.err }
-
-// messageAndHints returns err's message and what to tell the user to do:
-// the Hint() of every error in its chain that has one (lock, gitint, and
-// other library errors carry hints as values), outermost first, each once.
-// mcp/config's errors still write theirs into the message as "hint: "
-// lines; those are cut out of the message and added too.
-func messageAndHints(err error) (string, []string) {
-	msg, hints := splitHints(err.Error())
 	var walk func(error)
 	walk = func(err error) {
-		if h, ok := err.(interface{ Hint() string }); ok && h.Hint() != "" && !slices.Contains(hints, h.Hint()) {
-			hints = append(hints, h.Hint())
+		switch h := err.(type) {
+		case interface{ Hint() string }:
+			add(h.Hint())
+		case interface{ Hints() []string }:
+			for _, x := range h.Hints() {
+				add(x)
+			}
 		}
 		switch x := err.(type) {
 		case interface{ Unwrap() []error }:
@@ -128,7 +124,7 @@ func messageAndHints(err error) (string, []string) {
 		}
 	}
 	walk(err)
-	return msg, hints
+	return hints
 }
 
 // errorLines is an error of several messages, which report prints one to
@@ -159,20 +155,6 @@ func allUnverifiable(err error) bool {
 	}
 	walk(err)
 	return any && all
-}
-
-// splitHints separates the "hint: ..." lines of a message from the rest
-// (mcp/config's errors; see messageAndHints).
-func splitHints(msg string) (string, []string) {
-	var lines, hints []string
-	for _, line := range strings.Split(msg, "\n") {
-		if h, ok := strings.CutPrefix(line, "hint: "); ok {
-			hints = append(hints, h)
-			continue
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n"), hints
 }
 
 // hintOf returns err's Hint() when it has one, else def.

@@ -33,9 +33,8 @@ func loadStaged(repo *gitint.Repo) (*config.Project, error) {
 	}
 	p, err := config.LoadAt(paths, followLinks(repo.FileInIndex, repo.SymlinkInIndex))
 	if err != nil {
-		msg, hints := splitHints(err.Error())
-		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%s (as staged)", msg),
-			Hints: append(hints, "the hook reads the configs as the commit records them: fix the file, then git add it")}
+		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w (as staged)", err),
+			Hints: append(hintsOf(err), "the hook reads the configs as the commit records them: fix the file, then git add it")}
 	}
 	p.Root = repo.Root()
 	return p, nil
@@ -116,10 +115,9 @@ func readHead(e *env, ws *workspace, changes []string, withConfigs bool) (headVi
 		return hv, classify(ExitUnverified, err)
 	}
 	if hv.project, hv.projectErr = loadHead(ws.repo, indexed, changes); hv.projectErr != nil {
-		msg, _ := splitHints(hv.projectErr.Error())
 		// the message quotes HEAD's files: escaped, on one line
 		fmt.Fprintf(e.stderr, "agentgate: note: %s; capturing every server\n",
-			render.VisibleLine(whyHeadBad+": "+msg))
+			render.VisibleLine(whyHeadBad+": "+hv.projectErr.Error()))
 	}
 	return hv, nil
 }

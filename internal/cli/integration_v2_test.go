@@ -16,11 +16,12 @@ import (
 )
 
 // TestNPMEverythingV2: the real server-everything, locked as version 2
-// over stdio and streamable HTTP (resources too, as agentgate.toml asks):
-// its prompts, resource templates, resources and instructions are pinned,
-// as many as its sources register, with the instructions hash being the
-// sha256 of the instructions file it serves; both transports give equal
-// hashes, entry for entry; diff then finds it in sync.
+// over stdio, streamable HTTP and SSE (resources too, as agentgate.toml
+// asks): its prompts, resource templates, resources and instructions are
+// pinned, as many as its sources register, with the instructions hash
+// being the sha256 of the instructions file it serves; each remote
+// transport gives the hashes stdio gives, entry for entry; diff then
+// finds it in sync.
 func TestNPMEverythingV2(t *testing.T) {
 	bin := testenv.NPMBin(t, "mcp-server-everything")
 	dist := filepath.Join(testenv.RepoRoot(t), "testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist")
@@ -45,20 +46,22 @@ func TestNPMEverythingV2(t *testing.T) {
 	}
 
 	port := startEverything(t, bin, "streamableHttp")
+	ssePort := startEverything(t, bin, "sse")
 	r := newRepo(t, true, nil)
 	r.write(".vscode/mcp.json", fmt.Sprintf(`{"servers": {
   "everything-stdio": {"type": "stdio", "command": %q, "args": ["stdio"]},
-  "everything-http": {"type": "http", "url": "http://127.0.0.1:%d/mcp"}
+  "everything-http": {"type": "http", "url": "http://127.0.0.1:%d/mcp"},
+  "everything-sse": {"type": "sse", "url": "http://127.0.0.1:%d/sse"}
 }}
-`, bin, port))
-	r.write("agentgate.toml", "[servers.everything-stdio]\nresources = true\n\n[servers.everything-http]\nresources = true\n")
+`, bin, port, ssePort))
+	r.write("agentgate.toml", "[servers.everything-stdio]\nresources = true\n\n[servers.everything-http]\nresources = true\n\n[servers.everything-sse]\nresources = true\n")
 	r.mustRun(ExitOK, "lock", "--lockfile-version", "2", "--timeout", "60s")
 	data := r.read("agentgate.lock")
 	l, err := lock.Parse(data)
 	if err != nil || l.LockfileVersion != 2 {
 		t.Fatalf("agentgate.lock: %v", err)
 	}
-	stdio, http := l.Servers["everything-stdio"], l.Servers["everything-http"]
+	stdio := l.Servers["everything-stdio"]
 	if len(stdio.Prompts) != wantPrompts || len(stdio.ResourceTemplates) != wantTemplates || len(stdio.Resources) != wantResources {
 		t.Errorf("everything-stdio: %d prompts, %d templates, %d resources; its sources register %d, %d, %d",
 			len(stdio.Prompts), len(stdio.ResourceTemplates), len(stdio.Resources), wantPrompts, wantTemplates, wantResources)
@@ -66,11 +69,18 @@ func TestNPMEverythingV2(t *testing.T) {
 	if stdio.InstructionsHash == nil || *stdio.InstructionsHash != wantInstructions {
 		t.Errorf("everything-stdio: instructionsHash %v, want sha256 of docs/instructions.md %s", stdio.InstructionsHash, wantInstructions)
 	}
-	if stdio.ToolsSetHash != http.ToolsSetHash || stdio.PromptsSetHash != http.PromptsSetHash ||
-		stdio.InstructionsHash == nil || http.InstructionsHash == nil || *stdio.InstructionsHash != *http.InstructionsHash ||
-		!slices.Equal(stdio.Tools, http.Tools) || !slices.Equal(stdio.Prompts, http.Prompts) ||
-		!slices.Equal(stdio.ResourceTemplates, http.ResourceTemplates) || !slices.Equal(stdio.Resources, http.Resources) {
-		t.Errorf("stdio and streamable HTTP differ:\nstdio %+v\nhttp  %+v", stdio.ServerV2Fields, http.ServerV2Fields)
+	for _, name := range []string{"everything-http", "everything-sse"} {
+		remote, ok := l.Servers[name]
+		if !ok {
+			t.Errorf("%s is not in agentgate.lock", name)
+			continue
+		}
+		if stdio.ToolsSetHash != remote.ToolsSetHash || stdio.PromptsSetHash != remote.PromptsSetHash ||
+			stdio.InstructionsHash == nil || remote.InstructionsHash == nil || *stdio.InstructionsHash != *remote.InstructionsHash ||
+			!slices.Equal(stdio.Tools, remote.Tools) || !slices.Equal(stdio.Prompts, remote.Prompts) ||
+			!slices.Equal(stdio.ResourceTemplates, remote.ResourceTemplates) || !slices.Equal(stdio.Resources, remote.Resources) {
+			t.Errorf("stdio and %s differ:\nstdio %+v\n%s %+v", name, stdio.ServerV2Fields, name, remote.ServerV2Fields)
+		}
 	}
 	r.commitAll()
 	r.mustRun(ExitOK, "diff", "--timeout", "60s")

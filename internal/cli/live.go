@@ -277,7 +277,7 @@ func resolveServer(e *env, p *config.Project, s config.Server) (config.Resolved,
 		if errors.As(err, &ce) && ce.Unverifiable {
 			code = ExitUnverified
 		}
-		msg, hints := messageAndHints(err)
+		msg, hints := err.Error(), hintsOf(err)
 		return r, &failure{server: s.Name, file: s.File, code: code, msg: msg, hints: hints}
 	}
 	return r, nil
@@ -324,15 +324,19 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		l.elapsed[res.Server] = res.Elapsed
 		if res.Err != nil {
 			text := res.Err.Error()
+			var hints []string
 			var ce *wire.Error
 			if errors.As(res.Err, &ce) {
 				text = string(ce.Stage) + ": " + ce.Msg // server and file are printed anyway
+				for _, h := range ce.Hints {
+					hints = append(hints, redact(h))
+				}
 			}
 			if res.StderrTail != "" {
 				// the tail is printed in full below the message
 				text, _, _ = strings.Cut(text, "; stderr tail: ")
 			}
-			msg, hints := splitHints(redact(text))
+			msg := redact(text)
 			hints = append(hints, captureHint(res.Err, s, opts, res.StderrTail != "")...)
 			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
 				msg: msg, stderr: redact(res.StderrTail), hints: hints})

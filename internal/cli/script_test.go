@@ -11,11 +11,8 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/fakeserver/fakehttp"
+	"github.com/agentgate/agentgate/internal/mcpmain"
 	"github.com/agentgate/agentgate/internal/testenv"
-	"github.com/agentgate/agentgate/mcp/auth"
-	"github.com/agentgate/agentgate/mcp/capture"
-	"github.com/agentgate/agentgate/mcp/guard"
-	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -40,17 +37,11 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// helperMain is cmd/agentgate-mcp's main.
+// helperMain is cmd/agentgate-mcp's main (internal/mcpmain).
 func helperMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if len(os.Args) > 1 && os.Args[1] == "auth" {
-		return auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	}
-	if len(os.Args) > 1 && os.Args[1] == "guard" {
-		return guard.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, nil)
-	}
-	return wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
+	return mcpmain.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 // TestScripts runs testdata/script/*.txtar, each in a fresh directory that

@@ -58,8 +58,7 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 		return nil, nil, settings, invalid(fmt.Errorf("--trusted-ref %s needs a git repository", ref))
 	}
 	if _, _, err := ws.repo.FileAt(ref, config.SettingsFile); err != nil {
-		msg, _ := splitHints(err.Error())
-		return nil, nil, settings, invalid(fmt.Errorf("--trusted-ref %s: %s", ref, msg),
+		return nil, nil, settings, invalid(fmt.Errorf("--trusted-ref %s: %s", ref, err),
 			"fetch the trusted branch first (git fetch origin main; with actions/checkout, set fetch-depth: 0)")
 	}
 	read := func(p string) ([]byte, bool, error) { return ws.repo.FileAt(ref, p) }
@@ -77,8 +76,7 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 	}
 	for _, s := range servers {
 		if loadErr != nil {
-			msg, _ := splitHints(loadErr.Error())
-			refused = append(refused, refuse(s, fmt.Sprintf("the configs at %s do not load: %s", ref, msg)))
+			refused = append(refused, refuse(s, fmt.Sprintf("the configs at %s do not load: %s", ref, loadErr)))
 			continue
 		}
 		i := slices.IndexFunc(trusted.Servers, func(t config.Server) bool { return t.Name == s.Name })

@@ -224,8 +224,32 @@ func TestCommandNotFound(t *testing.T) {
 	r.Command = "agentgate-no-such-command"
 	res := capture1(t, r, Options{})
 	if !errors.Is(res.Err, ErrConnect) || !strings.Contains(res.Err.Error(), `command "agentgate-no-such-command" not found in PATH`) ||
-		!strings.Contains(res.Err.Error(), "check \"command\" in .mcp.json") || !strings.Contains(res.Err.Error(), "\nhint: install agentgate-no-such-command") {
+		!strings.Contains(res.Err.Error(), "check \"command\" in .mcp.json") || strings.Contains(res.Err.Error(), "hint") {
 		t.Errorf("got %v", res.Err)
+	}
+	// The fix is a value of its own, not text in the message.
+	var e *Error
+	if !errors.As(res.Err, &e) || len(e.Hints) != 1 || !strings.HasPrefix(e.Hints[0], "install agentgate-no-such-command") {
+		t.Errorf("hints: %#v", res.Err)
+	}
+}
+
+// TestStartProcessHints: StartProcess (guard's way to start a server)
+// gives a missing command's fix as Hints, not as text in the message.
+func TestStartProcessHints(t *testing.T) {
+	r := fake(t, "missing")
+	r.Command = "agentgate-no-such-command"
+	p, err := StartProcess(r, nil)
+	if err == nil {
+		p.Shutdown()
+		t.Fatal("started a command that does not exist")
+	}
+	var h interface{ Hints() []string }
+	if !errors.As(err, &h) || len(h.Hints()) != 1 || !strings.HasPrefix(h.Hints()[0], "install agentgate-no-such-command") {
+		t.Errorf("hints of %v: %#v", err, err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "hint") || !strings.Contains(msg, `check "command" in .mcp.json`) {
+		t.Errorf("message %q", msg)
 	}
 }
 

@@ -4,7 +4,6 @@ package capture
 // capture (agentgate guard), with the same start, lifecycle and shutdown.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,11 +27,16 @@ type Process struct {
 // process's environment, in r.Cwd) as the root of its own process tree.
 // The server's stderr is kept (StderrTail) and, when stderr is not nil,
 // also copied to stderr as it comes. The error, when it did not start, is
-// redacted and names r.File.
+// redacted and names r.File; what the user can do about it is its Hints()
+// []string, not text in the message.
 func StartProcess(r config.Resolved, stderr io.Writer) (*Process, error) {
 	p, out, err := startProcess(r, stderr)
 	if err != nil {
-		return nil, errors.New(redact(r, err.Error()))
+		e := &hintedError{msg: redact(r, err.Error())}
+		for _, h := range hintsOf(err) {
+			e.hints = append(e.hints, redact(r, h))
+		}
+		return nil, e
 	}
 	return &Process{p: p, out: out}, nil
 }

@@ -75,7 +75,11 @@ type tree interface {
 func (s *session) startStdio(ctx context.Context) error {
 	p, outR, err := startProcess(s.r, nil)
 	if err != nil {
-		return s.errorf(ErrConnect, "%s", err.Error())
+		e := s.errorf(ErrConnect, "%s", err.Error())
+		for _, h := range hintsOf(err) {
+			e.Hints = append(e.Hints, s.redact(h))
+		}
+		return e
 	}
 	s.proc = p
 	mr, mw := io.Pipe()
@@ -89,8 +93,8 @@ func (s *session) startStdio(ctx context.Context) error {
 // tree), with its stderr kept in the process's tail, and returns it with
 // the read end of its stdout. The command is resolved first as the
 // server's OS does it (see hostCommand and package command); a command
-// that cannot be found starts nothing. Errors are plain text (not yet
-// redacted) saying what to check. When stderr is not nil, the server's
+// that cannot be found starts nothing. Errors (not yet redacted) say what
+// to check, with the fix as their Hints (a *hintedError) when there is one. When stderr is not nil, the server's
 // stderr is also copied there.
 func startProcess(r config.Resolved, stderr io.Writer) (*process, *os.File, error) {
 	if r.Command == "" {
@@ -99,6 +103,10 @@ func startProcess(r config.Resolved, stderr io.Writer) (*process, *os.File, erro
 	env := childEnv(os.Environ(), r.Env)
 	path, args, err := hostCommand(r, env)
 	if err != nil {
+		var ce *command.Error
+		if errors.As(err, &ce) && ce.Hint != "" {
+			return nil, nil, &hintedError{msg: fmt.Sprintf("%s (check \"command\" in %s)", ce.Msg, r.File), hints: ce.Hints()}
+		}
 		return nil, nil, err
 	}
 	cmd := exec.Command(path, args...)
@@ -367,16 +375,34 @@ var hostRules = func(spec command.Spec) (command.Resolved, error) {
 	return command.Resolve(runtime.GOOS, spec, command.HostProbe)
 }
 
+// hintedError is an error message with what the user can do about it,
+// as values (agentgate prints each as an "agentgate: hint: " line).
+type hintedError struct {
+	msg   string
+	hints []string
+}
+
+func (e *hintedError) Error() string { return e.msg }
+
+// Hints returns what the user can do about e.
+func (e *hintedError) Hints() []string { return e.hints }
+
+// hintsOf returns the Hints of the first error in err's chain that has
+// them.
+func hintsOf(err error) []string {
+	var h interface{ Hints() []string }
+	if errors.As(err, &h) {
+		return h.Hints()
+	}
+	return nil
+}
+
 // hostCommand is the program and arguments that run r's command on this
 // OS, given the server's environment (see package command). A command
-// that cannot be found is an error holding the fix as a "hint: " line.
+// that cannot be found is a *command.Error, whose Hint is the fix.
 func hostCommand(r config.Resolved, env []string) (string, []string, error) {
 	res, err := hostRules(command.Spec{Command: r.Command, Args: r.Args, Dir: r.Cwd, Env: env})
 	if err != nil {
-		var ce *command.Error
-		if errors.As(err, &ce) && ce.Hint != "" {
-			return "", nil, fmt.Errorf("%s (check \"command\" in %s)\nhint: %s", ce.Msg, r.File, ce.Hint)
-		}
 		return "", nil, err
 	}
 	return res.Path, res.Args, nil

@@ -76,6 +76,15 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
+// Hints returns Hint as a list (nil when empty): what agentgate prints as
+// "agentgate: hint: " lines.
+func (e *Error) Hints() []string {
+	if e.Hint == "" {
+		return nil
+	}
+	return []string{e.Hint}
+}
+
 // Resolve finds spec's program under goos's rules (see the package doc).
 func Resolve(goos string, spec Spec, probe Probe) (Resolved, error) {
 	if goos == "windows" {

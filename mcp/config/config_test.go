@@ -106,7 +106,7 @@ func TestErrorFormat(t *testing.T) {
 		want string
 	}{
 		{Error{File: "a.json", Line: 3, Column: 7, Server: "s", Field: "args[1]", Msg: "bad", Hint: "fix it"},
-			"a.json:3:7: server \"s\": args[1]: bad\nhint: fix it"},
+			"a.json:3:7: server \"s\": args[1]: bad"},
 		{Error{File: "a.json", Line: 3, Msg: "bad"}, "a.json:3: bad"},
 		{Error{File: "a.json", Column: 9, Msg: "bad"}, "a.json: bad"},
 		{Error{Msg: "bad"}, "bad"},
@@ -114,6 +114,14 @@ func TestErrorFormat(t *testing.T) {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
+	}
+	// The hint is a value of its own, not text in the message.
+	e := &Error{Msg: "bad", Hint: "fix it"}
+	if h := e.Hints(); len(h) != 1 || h[0] != "fix it" {
+		t.Errorf("Hints() = %q", h)
+	}
+	if h := (&Error{Msg: "bad"}).Hints(); h != nil {
+		t.Errorf("no hint: Hints() = %q", h)
 	}
 }
 
@@ -214,7 +222,7 @@ func TestSecretNeverShown(t *testing.T) {
 	if !errors.As(err, &ce) || !ce.Unverifiable || ce.Field != "headers.B" || !strings.Contains(err.Error(), "${MISSING}") {
 		t.Fatalf("want unverifiable error for headers.B naming ${MISSING}, got %v", err)
 	}
-	if strings.Contains(err.Error(), secret) {
+	if strings.Contains(errorText(err), secret) {
 		t.Errorf("error shows the secret: %v", err)
 	}
 	delete(s.Headers, "B")

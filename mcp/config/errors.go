@@ -10,11 +10,12 @@ import (
 // Error() renders it as
 //
 //	FILE:LINE:COLUMN: server "NAME": FIELD: MSG
-//	hint: HINT
 //
 // leaving out the parts that are empty (COLUMN when 0, LINE and COLUMN when
-// the line is unknown). Msg and Hint never contain a resolved variable value:
-// they show templates and variable names only.
+// the line is unknown). The hint is not part of that text: it is a value of
+// its own (Hints), which agentgate prints as an "agentgate: hint: " line.
+// Msg and Hint never contain a resolved variable value: they show templates
+// and variable names only.
 type Error struct {
 	File   string
 	Line   int
@@ -22,7 +23,7 @@ type Error struct {
 	Server string
 	Field  string
 	Msg    string
-	Hint   string
+	Hint   string // what the user can do about it; "" when there is nothing to say
 	// Unverifiable marks errors that mean "could not verify" (exit 3),
 	// such as a missing variable, rather than invalid input (exit 2).
 	Unverifiable bool
@@ -62,16 +63,21 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	if e.Hint != "" {
-		b.WriteString("\nhint: ")
-		b.WriteString(e.Hint)
-	}
 	return b.String()
 }
 
+// Hints returns what the user can do about e: Hint as a list, nil when it
+// is empty. agentgate's CLI collects the Hints of every error in a chain.
+func (e *Error) Hints() []string {
+	if e.Hint == "" {
+		return nil
+	}
+	return []string{e.Hint}
+}
+
 // Errors is every configuration error Load found, in file order. Error()
-// renders each *Error on its own lines, in order; Unwrap gives them to
-// errors.Is and errors.As.
+// renders each *Error on its own line, in order; Unwrap gives them to
+// errors.Is and errors.As (and their hints to the CLI).
 type Errors []*Error
 
 func (es Errors) Error() string {

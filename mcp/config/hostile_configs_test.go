@@ -72,7 +72,7 @@ func TestHostileOutsideFilesAreNotQuoted(t *testing.T) {
 		if err == nil {
 			t.Fatal("Load accepted a token as a config")
 		}
-		msg := err.Error()
+		msg := errorText(err) // messages and their hints
 		for _, frag := range []string{secretText, secretText[:6], "eyJ", "c2Vj"} {
 			if strings.Contains(msg, frag) {
 				t.Fatalf("error quotes the outside file (%q):\n%s", frag, msg)
@@ -99,7 +99,7 @@ func TestHostileOutsideFilesAreNotQuoted(t *testing.T) {
 		if err == nil {
 			t.Fatal("Load followed a symlink out of the work tree")
 		}
-		msg := err.Error()
+		msg := errorText(err) // messages and their hints
 		if strings.Contains(msg, secretText[:6]) {
 			t.Fatalf("error quotes the outside file:\n%s", msg)
 		}

@@ -17,7 +17,7 @@ import (
 // written to a temporary root, except these sections:
 //
 //	want      the Project Load returns, rendered by dumpProject
-//	error     the exact Error() of Load's error
+//	error     Load's errors (errorText)
 //	env       KEY=VALUE lines: the environment Resolve sees
 //	resolved  each server's Resolve result (rendered by dumpResolved) or error
 //
@@ -72,8 +72,8 @@ func TestLoadFixtures(t *testing.T) {
 				if !errors.As(err, &ce) {
 					t.Fatalf("Load error is %T, not *Error: %v", err, err)
 				}
-				noSecret("Load error", err.Error())
-				got["error"] = err.Error() + "\n"
+				noSecret("Load error", errorText(err))
+				got["error"] = errorText(err) + "\n"
 			} else {
 				got["want"] = dumpProject(p)
 				if _, ok := sections["env"]; ok {
@@ -83,6 +83,19 @@ func TestLoadFixtures(t *testing.T) {
 			check(t, file, ar, sections, got)
 		})
 	}
+}
+
+// errorText renders err (an *Error or Errors) for a fixture: each
+// error's Error(), then a "hint: " line for each of its Hints.
+func errorText(err error) string {
+	var lines []string
+	for _, e := range errorsOf(err) {
+		lines = append(lines, e.Error())
+		for _, h := range e.Hints() {
+			lines = append(lines, "hint: "+h)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func parseEnvSection(s string) map[string]string {
@@ -105,8 +118,8 @@ func resolveAll(t *testing.T, p *Project, env map[string]string, noSecret func(s
 			if !errors.As(err, &ce) {
 				t.Fatalf("Resolve error is %T: %v", err, err)
 			}
-			noSecret("Resolve error", err.Error())
-			fmt.Fprintf(&b, "%s: error (unverifiable=%v): %s\n", s.Name, ce.Unverifiable, err)
+			noSecret("Resolve error", errorText(err))
+			fmt.Fprintf(&b, "%s: error (unverifiable=%v): %s\n", s.Name, ce.Unverifiable, errorText(err))
 			continue
 		}
 		noSecret("Describe", r.Describe())

@@ -119,12 +119,12 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		up, err = StartStdio(r, stderr)
 	}
 	if err != nil {
-		msg, hint, _ := strings.Cut(err.Error(), "\nhint: ")
 		var hints []string
-		if hint != "" {
-			hints = append(hints, hint)
+		var h interface{ Hints() []string }
+		if errors.As(err, &h) {
+			hints = h.Hints()
 		}
-		return fail(ExitUnverified, fmt.Sprintf("server %q did not start: %s", *server, msg), hints...)
+		return fail(ExitUnverified, fmt.Sprintf("server %q did not start: %v", *server, err), hints...)
 	}
 	opts := Options{Server: *server, Pins: pins, Mode: mode, Log: stderr, MaxListingBytes: *maxListing, MaxTools: *maxTools}
 	err = Run(ctx, opts, stdin, stdout, up)

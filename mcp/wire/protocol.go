@@ -15,8 +15,21 @@ package wire
 // then one result per requested server, in request order, each giving the
 // byte length of every raw tool), followed by the raw bytes of every tool
 // of every result, concatenated in order. Raw tools are never re-encoded,
-// so they arrive byte for byte. Errors travel as stage, message and a kind
-// naming their sentinel, so that errors.Is and *Error survive the trip.
+// so they arrive byte for byte. Errors travel as stage, message, hints
+// and a kind naming their sentinel, so that errors.Is and *Error (with
+// its Hints) survive the trip.
+//
+// Hints ("hints": a list of strings in an error, omitted when empty) were
+// added without a new ProtocolVersion: the member is optional, and both
+// sides ignore members they do not know. Released builds of different
+// agentgate versions never talk (each refuses the other's Version), so a
+// mix only happens between builds that both call themselves "devel"
+// (checkouts): an older agentgate-mcp sends a failed stdio command's
+// hint inside "msg" as a "\nhint: ..." line, which a newer agentgate
+// prints as part of the message, under it, instead of as an
+// "agentgate: hint: " line; a newer agentgate-mcp sends "hints", which an
+// older agentgate ignores, so the message arrives without its hint.
+// Nothing fails either way, and no exit code changes.
 //
 // The fields "protocol" and "agentgate" of the request and of the header
 // are frozen: whatever ProtocolVersion becomes, each side can always read
@@ -148,9 +161,10 @@ func lists(res *Result, wr *wireResult) []struct {
 // wireError is an *Error without its server and file (the requester knows
 // them).
 type wireError struct {
-	Stage Stage  `json:"stage"`
-	Msg   string `json:"msg"`
-	Kind  string `json:"kind,omitempty"` // a name in kinds; "" for none
+	Stage Stage    `json:"stage"`
+	Msg   string   `json:"msg"`
+	Hints []string `json:"hints,omitempty"` // Error.Hints (added with agentgate's typed hints; see the package doc)
+	Kind  string   `json:"kind,omitempty"`  // a name in kinds; "" for none
 }
 
 // kinds names every sentinel an *Error may unwrap to, in the order they
@@ -278,7 +292,7 @@ func WriteResponse(w io.Writer, results []Result) error {
 			we := &wireError{Msg: res.Err.Error(), Kind: kindName(res.Err)}
 			var e *Error
 			if errors.As(res.Err, &e) {
-				we.Stage, we.Msg = e.Stage, e.Msg
+				we.Stage, we.Msg, we.Hints = e.Stage, e.Msg, e.Hints
 			}
 			wr.Error = we
 		} else {
@@ -399,7 +413,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 			if !ok {
 				return nil, nil, fmt.Errorf("result %d: unknown error kind %q", i, wr.Error.Kind)
 			}
-			res.Err = &Error{Server: s.Name, File: s.File, Stage: wr.Error.Stage, Msg: wr.Error.Msg, Kind: kind}
+			res.Err = &Error{Server: s.Name, File: s.File, Stage: wr.Error.Stage, Msg: wr.Error.Msg, Hints: wr.Error.Hints, Kind: kind}
 		} else {
 			res.Instructions, res.Package = wr.Instructions, wr.Package
 			for _, l := range lists(&res, &wr) {

@@ -150,6 +150,10 @@ type Error struct {
 	File   string // the config file that defined the server
 	Stage  Stage  // where it failed
 	Msg    string // what went wrong, redacted
+	// Hints is what the user can do about it (redacted), each printed by
+	// agentgate as an "agentgate: hint: " line; nil when there is nothing
+	// to say. Msg never holds them.
+	Hints []string
 	// Kind is what Unwrap returns: one of the sentinels above,
 	// context.DeadlineExceeded, context.Canceled, or nil.
 	Kind error

@@ -101,7 +101,7 @@ func echoCapture(ctx context.Context, servers []config.Resolved, opts Options) [
 				r.Err = errors.New("plain failure")
 			} else {
 				k, _ := kindError(kind)
-				r.Err = &Error{Server: s.Name, File: s.File, Stage: StageList, Msg: "failed: " + kind, Kind: k}
+				r.Err = &Error{Server: s.Name, File: s.File, Stage: StageList, Msg: "failed: " + kind, Hints: []string{"fix " + kind, "or not"}, Kind: k}
 			}
 		} else {
 			if s.Command == "pkg" {
@@ -185,7 +185,8 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 		want := Error{Server: "k-" + k.name, File: ".vscode/mcp.json", Stage: StageList, Msg: "failed: " + k.name}
-		if e.Server != want.Server || e.File != want.File || e.Stage != want.Stage || e.Msg != want.Msg {
+		if e.Server != want.Server || e.File != want.File || e.Stage != want.Stage || e.Msg != want.Msg ||
+			len(e.Hints) != 2 || e.Hints[0] != "fix "+k.name || e.Hints[1] != "or not" {
 			t.Errorf("%s: got %+v, want %+v", k.name, *e, want)
 		}
 		if r.StderrTail != "tail of k-"+k.name || r.Tools != nil {
@@ -196,6 +197,29 @@ func TestRoundTrip(t *testing.T) {
 	var e *Error
 	if !errors.As(plain.Err, &e) || e.Msg != "plain failure" || e.Kind != nil || e.Server != "plain" || e.File != "x.toml" {
 		t.Errorf("a plain error: %#v", plain.Err)
+	}
+}
+
+// TestHintsAcrossVersions: an error's "hints" member is optional and an
+// unknown member is ignored, so a response from an agentgate-mcp built
+// before hints (hint text inside "msg") or after some later optional
+// member still reads, as the package doc says.
+func TestHintsAcrossVersions(t *testing.T) {
+	servers := []config.Resolved{{Server: config.Server{Name: "old", File: ".mcp.json"}}, {Server: config.Server{Name: "new", File: ".mcp.json"}}}
+	header := fmt.Sprintf(`{"protocol":%d,"agentgate":%q,"results":[`+
+		`{"elapsedNs":1,"error":{"stage":"start","msg":"command \"x\" not found\nhint: install x","kind":"connect"},"toolSizes":[]},`+
+		`{"elapsedNs":2,"error":{"stage":"start","msg":"command \"y\" not found","hints":["install y"],"kind":"connect","later":{"a":1}},"toolSizes":[],"laterToo":true}]}`+"\n",
+		ProtocolVersion, Version())
+	results, err := readResponse(strings.NewReader(header), servers, DefaultMaxHelperResponse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var old, cur *Error
+	if !errors.As(results[0].Err, &old) || old.Msg != "command \"x\" not found\nhint: install x" || old.Hints != nil || !errors.Is(old, ErrConnect) {
+		t.Errorf("older helper: %#v", results[0].Err)
+	}
+	if !errors.As(results[1].Err, &cur) || cur.Msg != `command "y" not found` || len(cur.Hints) != 1 || cur.Hints[0] != "install y" {
+		t.Errorf("newer helper: %#v", results[1].Err)
 	}
 }
 
