@@ -76,6 +76,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
 )
 
@@ -113,8 +114,8 @@ func ParseMode(s string) (Mode, error) {
 // Defaults for the zero values of Options.
 const (
 	DefaultSpillBytes      = 1 << 20
-	DefaultMaxListingBytes = 128 << 20 // as capture's (wire.DefaultMaxListingBytes)
-	DefaultMaxTools        = 20000
+	DefaultMaxListingBytes = wire.DefaultMaxListingBytes // capture's limits, one home
+	DefaultMaxTools        = wire.DefaultMaxTools
 	DefaultMaxMessageBytes = 4 << 30
 )
 
