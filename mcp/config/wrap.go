@@ -1,0 +1,335 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Guard is the `agentgate guard` wrapper that `agentgate wrap` puts around
+// a server entry: the entry's command is agentgate and its args are
+//
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] -- COMMAND ARGS...
+//
+// for a stdio server, and
+//
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] --url URL [--header K:V ...] [--transport http|sse]
+//
+// for a remote one. Every flag may also be written --flag=value.
+type Guard struct {
+	Server        string `json:",omitempty"` // --server: the lockfile entry guard checks against
+	Lockfile      string `json:",omitempty"`
+	OnDrift       string `json:",omitempty"`
+	AllowUnlocked bool   `json:",omitempty"`
+}
+
+// guardCall is a parsed wrapper.
+type guardCall struct {
+	Guard
+	argv      []string // stdio: COMMAND ARGS...
+	dashdash  int      // stdio: index in args of "--"
+	url       string
+	headers   []string // K:V, in order
+	transport string
+}
+
+// isAgentgate reports whether command runs agentgate itself (a bare name,
+// a path, with or without a Windows executable extension).
+func isAgentgate(command string) bool { return launcherName(command) == "agentgate" }
+
+// parseGuard reads command and args as the guard wrapper. ok is false when
+// they are not one (the command is not agentgate, or its first argument is
+// not "guard"); err says what is wrong with a wrapper that is malformed.
+func parseGuard(command string, args []string) (g guardCall, ok bool, err error) {
+	if !isAgentgate(command) || len(args) == 0 || args[0] != "guard" {
+		return g, false, nil
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if g.url != "" {
+				return g, true, fmt.Errorf("agentgate guard: --url and a command after \"--\" exclude each other")
+			}
+			if i+1 >= len(args) {
+				return g, true, fmt.Errorf(`agentgate guard: no command after "--"`)
+			}
+			g.dashdash, g.argv = i, args[i+1:]
+			break
+		}
+		name, val, eq := strings.Cut(a, "=")
+		if name == "--allow-unlocked" && !eq {
+			g.AllowUnlocked = true
+			continue
+		}
+		if !eq {
+			if i+1 >= len(args) {
+				return g, true, fmt.Errorf("agentgate guard: %s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "--server":
+			g.Server = val
+		case "--lockfile":
+			g.Lockfile = val
+		case "--on-drift":
+			g.OnDrift = val
+		case "--url":
+			g.url = val
+		case "--header":
+			if k, _, ok := strings.Cut(val, ":"); !ok || strings.TrimSpace(k) == "" {
+				return g, true, fmt.Errorf("agentgate guard: --header %q is not NAME:VALUE", val)
+			}
+			g.headers = append(g.headers, val)
+		case "--transport":
+			if val != "http" && val != "sse" {
+				return g, true, fmt.Errorf("agentgate guard: --transport %q: use http or sse", val)
+			}
+			g.transport = val
+		default:
+			return g, true, fmt.Errorf("agentgate guard: unknown flag %s", name)
+		}
+	}
+	switch {
+	case g.Server == "":
+		return g, true, fmt.Errorf("agentgate guard: --server is missing")
+	case g.argv == nil && g.url == "":
+		return g, true, fmt.Errorf(`agentgate guard: neither --url nor a command after "--"`)
+	}
+	return g, true, nil
+}
+
+// seeThrough replaces the guard wrapper of every server in res by the
+// server it runs, so that a wrapped config locks, verifies and pins like
+// the unwrapped one. The wrapper itself is kept in Server.Guard.
+func seeThrough(file string, res fileResult) (fileResult, error) {
+	var errs Errors
+	for i := range res.servers {
+		s := &res.servers[i]
+		if s.Transport != Stdio {
+			continue
+		}
+		g, ok, err := parseGuard(s.Command, s.Args)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "args", Msg: err.Error(),
+				Hint: "restore the entry with 'agentgate unwrap' (after fixing the flag), or write the wrapper as 'agentgate wrap' does (docs/GUARD.md)"})
+			continue
+		}
+		guard := g.Guard
+		s.Guard = &guard
+		if g.argv != nil {
+			s.Command, s.Args = g.argv[0], slices.Clone(g.argv[1:])
+			continue
+		}
+		s.Command, s.Args, s.Env, s.EnvVars, s.Cwd, s.EnvFile = "", nil, nil, nil, "", ""
+		s.URL = g.url
+		switch g.transport {
+		case "http":
+			s.Transport, s.FallbackSSE = StreamableHTTP, false
+		case "sse":
+			s.Transport, s.FallbackSSE = SSE, false
+		default:
+			s.Transport, s.FallbackSSE = StreamableHTTP, true
+		}
+		s.Headers = nil
+		for _, h := range g.headers {
+			k, v, _ := strings.Cut(h, ":")
+			if s.Headers == nil {
+				s.Headers = map[string]string{}
+			}
+			s.Headers[k] = v
+		}
+	}
+	if len(errs) > 0 {
+		return res, errs
+	}
+	return res, nil
+}
+
+// WrapOptions are the guard flags `agentgate wrap` writes into every
+// wrapper besides --server.
+type WrapOptions struct {
+	Program  string // the command written; "" is "agentgate"
+	Lockfile string // --lockfile, "" for none
+	OnDrift  string // --on-drift, "" for none
+}
+
+// WrapFile rewrites every enabled stdio server of data (a config file of
+// client, named file relative to the root) to run under agentgate guard,
+// in the form Guard describes, and returns the new content and the
+// servers it wrapped, in file order. Servers already wrapped are left
+// alone. Each wrap is checked to come undone exactly: UnwrapFile on the
+// result restores data byte for byte, or WrapFile refuses with an *Error
+// naming the server. Remote servers are refused (see docs/GUARD.md).
+func WrapFile(client, file string, data []byte, opt WrapOptions) ([]byte, []string, error) {
+	if opt.Program == "" {
+		opt.Program = "agentgate"
+	}
+	raw, err := rawServers(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var done []string
+	cur := data
+	for _, e := range d.entries {
+		s, ok := raw[e.name]
+		if !ok {
+			continue
+		}
+		if _, wrapped, _ := parseGuard(s.Command, s.Args); wrapped {
+			continue
+		}
+		cd, err := locate(client, file, cur)
+		if err != nil {
+			return nil, nil, err
+		}
+		next, err := cd.wrapOne(cd.entry(e.name), s, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		back, _, err := UnwrapFile(client, file, next, e.name)
+		if err != nil || string(back) != string(cur) {
+			return nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
+				`write "args" as a non-empty array after "command", or wrap this server by hand as docs/GUARD.md shows`)
+		}
+		cur = next
+		done = append(done, e.name)
+	}
+	return cur, done, nil
+}
+
+func (d *doc) wrapOne(e *entry, s Server, opt WrapOptions) ([]byte, error) {
+	if e == nil || s.Transport != Stdio || e.remote {
+		line := 0
+		if e != nil {
+			line = e.line
+		}
+		return nil, &Error{File: d.file, Line: line, Server: s.Name, Msg: "cannot wrap a remote server yet: agentgate wrap wraps stdio servers",
+			Hint: "run the remote server under guard by hand (docs/GUARD.md), or exclude it from wrapping by leaving it as is"}
+	}
+	if err := d.check(e, s); err != nil {
+		return nil, err
+	}
+	prefix := []string{"guard", "--server", s.Name}
+	if opt.Lockfile != "" {
+		prefix = append(prefix, "--lockfile", opt.Lockfile)
+	}
+	if opt.OnDrift != "" {
+		prefix = append(prefix, "--on-drift", opt.OnDrift)
+	}
+	prefix = append(prefix, "--")
+	var raws []string
+	for _, p := range prefix {
+		raws = append(raws, d.syn.str(p))
+	}
+	var edits []Edit
+	switch {
+	case e.argv:
+		edits = append(edits, d.insertItems(e.args, append([]string{d.syn.str(opt.Program)}, raws...)))
+	default:
+		edits = append(edits, Edit{e.cmd.start, e.cmd.end, d.syn.str(opt.Program)})
+		cmdRaw := d.raw(*e.cmd)
+		flow := e.args == nil || !e.args.block
+		if d.syn.kind == "yaml" && flow && !strings.ContainsAny(cmdRaw[:1], `"'`) && !yamlPlainRE().MatchString(cmdRaw) {
+			cmdRaw = yamlString(e.cmd.val)
+		}
+		raws = append(raws, cmdRaw)
+		switch {
+		case e.args != nil:
+			edits = append(edits, d.insertItems(e.args, raws))
+		case e.lineEnd >= 0:
+			edits = append(edits, Edit{e.lineEnd, e.lineEnd, d.syn.member(e, d.nl(e.lineEnd), raws)})
+		default:
+			return nil, d.errAt(e.cmd.start, e.name, e.argsField, "there is no args array and no safe place to add one after the command",
+				`add "args" (an empty array is fine) right after "command", then run agentgate wrap again`)
+		}
+	}
+	out, err := applyEdits(d.data, edits)
+	if err != nil {
+		return nil, err
+	}
+	argv := slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args)
+	if err := verifyEdit(d.client, d.file, d.data, out, map[string][]string{s.Name: argv}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UnwrapFile restores every server of data that runs under the guard
+// wrapper (only those named, when names are given) to the entry it was
+// before `agentgate wrap`, and returns the new content and the servers it
+// unwrapped. It removes exactly what WrapFile inserted.
+func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []string, error) {
+	raw, err := rawServers(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var edits []Edit
+	var done []string
+	want := map[string][]string{}
+	for _, e := range d.entries {
+		s, ok := raw[e.name]
+		if !ok || len(names) > 0 && !slices.Contains(names, e.name) {
+			continue
+		}
+		g, wrapped, gerr := parseGuard(s.Command, s.Args)
+		if !wrapped {
+			continue
+		}
+		if gerr != nil {
+			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Field: e.argsField, Msg: "cannot unwrap: " + gerr.Error(),
+				Hint: "fix the wrapper by hand: the original command follows \"--\""}
+		}
+		if g.argv == nil {
+			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Msg: "cannot unwrap a remote server's wrapper (--url): agentgate wrap does not write one",
+				Hint: "restore the entry by hand"}
+		}
+		if err := d.check(e, s); err != nil {
+			return nil, nil, err
+		}
+		items := e.args.items
+		orig := g.dashdash + 1 // index in s.Args of the original command
+		if e.argv {
+			edits = append(edits, Edit{e.args.at(0), e.args.at(orig + 1), ""})
+		} else {
+			back := d.raw(items[orig])
+			edits = append(edits, Edit{e.cmd.start, e.cmd.end, back})
+			switch {
+			case orig+1 < len(items):
+				edits = append(edits, Edit{e.args.at(0), e.args.at(orig + 1), ""})
+			case e.argsMember[1] > 0:
+				edits = append(edits, Edit{e.argsMember[0], e.argsMember[1], ""})
+			case !e.args.block:
+				edits = append(edits, Edit{e.args.at(0), items[orig].end, ""})
+			default:
+				return nil, nil, d.errAt(e.args.at(0), e.name, e.argsField, "the wrapped args hold no argument of the original command",
+					"restore the entry by hand: the original command follows \"--\"")
+			}
+		}
+		want[e.name] = g.argv
+		done = append(done, e.name)
+	}
+	if len(edits) == 0 {
+		return data, nil, nil
+	}
+	out, err := applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, err
+	}
+	return out, done, nil
+}
