@@ -95,6 +95,8 @@ type entry struct {
 	argsMember [2]int
 	// remote: the entry is a remote server (no command).
 	remote bool
+	// compact: a JSON entry written without spaces ("command":"x").
+	compact bool
 }
 
 // syntax is what differs between formats when the editor writes text.
@@ -109,6 +111,9 @@ type syntax struct {
 
 var jsonSyntax = syntax{kind: "json", str: jsonString,
 	member: func(e *entry, nl string, items []string) string {
+		if e.compact {
+			return `,"args":[` + strings.Join(items, ",") + "]"
+		}
 		return `, "args": [` + strings.Join(items, ", ") + "]"
 	}}
 
@@ -153,6 +158,24 @@ func (d *doc) nl(off int) string {
 }
 
 func (d *doc) raw(t tok) string { return string(d.data[t.start:t.end]) }
+
+// strLike encodes v as a string in the style of the existing value t:
+// TOML literal and YAML single-quoted strings stay so when v fits them,
+// a YAML plain scalar stays plain when v is safe plain; otherwise the
+// format's double-quoted form.
+func (d *doc) strLike(t tok, v string) string {
+	raw := d.raw(t)
+	simple := !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	switch {
+	case d.syn.kind == "toml" && raw[0] == '\'' && simple && !strings.Contains(v, "'"):
+		return "'" + v + "'"
+	case d.syn.kind == "yaml" && raw[0] == '\'' && simple:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case d.syn.kind == "yaml" && raw[0] == '"':
+		return jsonString(v)
+	}
+	return d.syn.str(v)
+}
 
 // errAt is a refusal to edit: the file, the server, the field, why, and
 // what to do instead.
@@ -263,6 +286,9 @@ func (d *doc) flowSep(a *seq) string {
 			return "," + ws
 		}
 	}
+	if a.open > 0 && d.data[a.open-1] == ':' {
+		return "," // compact JSON ("args":["x"])
+	}
 	return ", "
 }
 
@@ -279,7 +305,7 @@ func (d *doc) insertItems(a *seq, raws []string) Edit {
 		return Edit{at, at, b.String()}
 	}
 	if len(a.items) == 0 {
-		return Edit{a.open + 1, a.open + 1, strings.Join(raws, ", ")}
+		return Edit{a.open + 1, a.open + 1, strings.Join(raws, d.flowSep(a))}
 	}
 	sep := d.flowSep(a)
 	at := a.items[0].start
@@ -354,7 +380,7 @@ func SetArgument(client, file string, data []byte, server string, i int, value s
 		return nil, &Error{File: file, Server: server, Field: e.argsField, Msg: fmt.Sprintf("cannot edit: no argument %d", i)}
 	}
 	argv[i+1] = value
-	out, err := applyEdits(data, []Edit{{t.start, t.end, d.syn.str(value)}})
+	out, err := applyEdits(data, []Edit{{t.start, t.end, d.strLike(t, value)}})
 	if err != nil {
 		return nil, err
 	}

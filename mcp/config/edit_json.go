@@ -101,6 +101,7 @@ func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entr
 	e.cmd = jsonTok(cmd, bom)
 	if e.cmd != nil {
 		e.lineEnd = e.cmd.end
+		e.compact = e.cmd.start > 0 && d.data[e.cmd.start-1] == ':'
 	}
 	if args != nil {
 		e.args = jsonSeq(args, bom)
@@ -108,7 +109,7 @@ func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entr
 		// on the same line.
 		if e.cmd != nil && e.args != nil {
 			between := string(d.data[e.cmd.end:e.args.open])
-			if strings.HasPrefix(between, `, "args": `) && len(between) == len(`, "args": `) {
+			if between == `, "args": ` || e.compact && between == `,"args":` {
 				e.argsMember = [2]int{e.cmd.end, e.args.close + 1}
 			}
 		}

@@ -160,60 +160,58 @@ type WrapOptions struct {
 
 // WrapFile rewrites every enabled stdio server of data (a config file of
 // client, named file relative to the root) to run under agentgate guard,
-// in the form Guard describes, and returns the new content and the
-// servers it wrapped, in file order. Servers already wrapped are left
-// alone. Each wrap is checked to come undone exactly: UnwrapFile on the
-// result restores data byte for byte, or WrapFile refuses with an *Error
-// naming the server. Remote servers are refused (see docs/GUARD.md).
-func WrapFile(client, file string, data []byte, opt WrapOptions) ([]byte, []string, error) {
+// in the form Guard describes, and returns the new content, the servers
+// it wrapped and the remote servers it left alone, each in file order.
+// Servers already wrapped are left alone. Each wrap is checked to come
+// undone exactly: UnwrapFile on the result restores data byte for byte,
+// or WrapFile refuses with an *Error naming the server.
+func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped, remote []string, err error) {
 	if opt.Program == "" {
 		opt.Program = "agentgate"
 	}
 	raw, err := rawServers(client, file, data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	d, err := locate(client, file, data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var done []string
 	cur := data
 	for _, e := range d.entries {
 		s, ok := raw[e.name]
 		if !ok {
 			continue
 		}
-		if _, wrapped, _ := parseGuard(s.Command, s.Args); wrapped {
+		if _, already, _ := parseGuard(s.Command, s.Args); already {
+			continue
+		}
+		if s.Transport != Stdio || e.remote {
+			remote = append(remote, e.name)
 			continue
 		}
 		cd, err := locate(client, file, cur)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		next, err := cd.wrapOne(cd.entry(e.name), s, opt)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		back, _, err := UnwrapFile(client, file, next, e.name)
 		if err != nil || string(back) != string(cur) {
-			return nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
-				`write "args" as a non-empty array after "command", or wrap this server by hand as docs/GUARD.md shows`)
+			return nil, nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
+				`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
 		}
 		cur = next
-		done = append(done, e.name)
+		wrapped = append(wrapped, e.name)
 	}
-	return cur, done, nil
+	return cur, wrapped, remote, nil
 }
 
 func (d *doc) wrapOne(e *entry, s Server, opt WrapOptions) ([]byte, error) {
-	if e == nil || s.Transport != Stdio || e.remote {
-		line := 0
-		if e != nil {
-			line = e.line
-		}
-		return nil, &Error{File: d.file, Line: line, Server: s.Name, Msg: "cannot wrap a remote server yet: agentgate wrap wraps stdio servers",
-			Hint: "run the remote server under guard by hand (docs/GUARD.md), or exclude it from wrapping by leaving it as is"}
+	if e == nil {
+		return nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
 	}
 	if err := d.check(e, s); err != nil {
 		return nil, err
