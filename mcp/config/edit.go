@@ -97,6 +97,9 @@ type entry struct {
 	remote bool
 	// compact: a JSON entry written without spaces ("command":"x").
 	compact bool
+	// cmdAt is the offset of the command's value, also when it is not a
+	// string the editor can read (for errors).
+	cmdAt int
 }
 
 // syntax is what differs between formats when the editor writes text.
@@ -257,7 +260,7 @@ func (d *doc) check(e *entry, s Server) *Error {
 				"write it as a plain one-line or multi-line array of strings")
 		}
 	case e.cmd == nil || e.cmd.val != s.Command:
-		return d.errAt(off, e.name, e.field, "the command is written in a form the editor does not read the same way as the client",
+		return d.errAt(e.cmdAt, e.name, e.field, "the command is written in a form the editor does not read the same way as the client",
 			"write it as a plain one-line string")
 	case !slices.Equal(argv, s.Args):
 		if e.args != nil {

@@ -98,7 +98,7 @@ func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entr
 			return e
 		}
 	}
-	e.cmd = jsonTok(cmd, bom)
+	e.cmd, e.cmdAt = jsonTok(cmd, bom), cmd.StartOffset+bom
 	if e.cmd != nil {
 		e.lineEnd = e.cmd.end
 		e.compact = e.cmd.start > 0 && d.data[e.cmd.start-1] == ':'
@@ -107,7 +107,7 @@ func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entr
 		e.args = jsonSeq(args, bom)
 		// The args member right after the command, as `, "args": [...]`
 		// on the same line.
-		if e.cmd != nil && e.args != nil {
+		if e.cmd != nil && e.args != nil && e.args.open > e.cmd.end {
 			between := string(d.data[e.cmd.end:e.args.open])
 			if between == `, "args": ` || e.compact && between == `,"args":` {
 				e.argsMember = [2]int{e.cmd.end, e.args.close + 1}

@@ -66,6 +66,7 @@ func locateTOML(d *doc) error {
 				e.line, _ = offsetPos(d.data, lineStart)
 			}
 			if full[2] == "command" {
+				e.cmdAt = s.i
 				e.cmd = s.str()
 				if e.cmd != nil && len(keys) == 1 {
 					e.indent = indent

@@ -48,7 +48,7 @@ func locateYAML(d *doc) error {
 			e.remote = yamlGet(it, "url") != nil
 			continue
 		}
-		e.cmd = y.scalar(cmd, false)
+		e.cmd, e.cmdAt = y.scalar(cmd, false), max(0, y.off(cmd))
 		if e.cmd != nil && it.Style&yaml.FlowStyle == 0 {
 			keyOff := y.off(cmdKey)
 			ls := y.idx[cmdKey.Line-1]

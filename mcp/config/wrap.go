@@ -17,10 +17,10 @@ import (
 //
 // for a remote one. Every flag may also be written --flag=value.
 type Guard struct {
-	Server        string `json:",omitempty"` // --server: the lockfile entry guard checks against
-	Lockfile      string `json:",omitempty"`
-	OnDrift       string `json:",omitempty"`
-	AllowUnlocked bool   `json:",omitempty"`
+	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
+	Lockfile      string `json:"lockfile,omitempty"`
+	OnDrift       string `json:"onDrift,omitempty"`
+	AllowUnlocked bool   `json:"allowUnlocked,omitempty"`
 }
 
 // guardCall is a parsed wrapper.
@@ -156,6 +156,10 @@ type WrapOptions struct {
 	Program  string // the command written; "" is "agentgate"
 	Lockfile string // --lockfile, "" for none
 	OnDrift  string // --on-drift, "" for none
+	// Select returns the name to write as --server for the entry server
+	// of file (its lockfile name), and false for an entry not to wrap;
+	// nil wraps every entry under its own name.
+	Select func(file, server string) (string, bool)
 }
 
 // WrapFile rewrites every enabled stdio server of data (a config file of
@@ -186,7 +190,13 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 		if _, already, _ := parseGuard(s.Command, s.Args); already {
 			continue
 		}
-		if s.Transport != Stdio || e.remote {
+		lockName := e.name
+		if opt.Select != nil {
+			if lockName, ok = opt.Select(file, e.name); !ok {
+				continue
+			}
+		}
+		if s.Transport != Stdio {
 			remote = append(remote, e.name)
 			continue
 		}
@@ -194,7 +204,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		next, err := cd.wrapOne(cd.entry(e.name), s, opt)
+		next, err := cd.wrapOne(cd.entry(e.name), s, lockName, opt)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -209,14 +219,14 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	return cur, wrapped, remote, nil
 }
 
-func (d *doc) wrapOne(e *entry, s Server, opt WrapOptions) ([]byte, error) {
+func (d *doc) wrapOne(e *entry, s Server, lockName string, opt WrapOptions) ([]byte, error) {
 	if e == nil {
 		return nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
 	}
 	if err := d.check(e, s); err != nil {
 		return nil, err
 	}
-	prefix := []string{"guard", "--server", s.Name}
+	prefix := []string{"guard", "--server", lockName}
 	if opt.Lockfile != "" {
 		prefix = append(prefix, "--lockfile", opt.Lockfile)
 	}
