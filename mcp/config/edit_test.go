@@ -20,6 +20,10 @@ import (
 //	remote     the remote servers WrapFile leaves alone
 //	set        lines "SERVER ARG VALUE": SetArgument calls, in order
 //	set-out    the file after them
+//	locked     lines "SERVER VERSION [DIGEST]": the lockfile's packages
+//	pin-out    PinFile's output with those (a server not listed is an
+//	           error); pinning a wrapped file and unwrapping it must give
+//	           the same bytes
 //
 // AGENTGATE_UPDATE_GOLDEN=1 rewrites the wrapped and set-out sections; read
 // the diff before committing it.
@@ -102,6 +106,46 @@ func TestEditGolden(t *testing.T) {
 					changed = setSection(a, "set-out", cur) || changed
 				} else if !bytes.Equal(cur, sec["set-out"]) {
 					t.Fatalf("SetArgument:\n%s\nwant:\n%s", cur, sec["set-out"])
+				}
+			}
+			if lines, ok := sec["locked"]; ok {
+				locked := map[string][]string{}
+				for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+					fs := strings.Fields(l)
+					locked[fs[0]] = append(fs[1:], "")
+				}
+				lookup := func(s Server, spec PackageSpec) (string, string, error) {
+					v, ok := locked[s.Name]
+					if !ok {
+						return "", "", &Error{Msg: "not locked"}
+					}
+					return v[0], v[1], nil
+				}
+				got, pins, err := PinFile(client, file, in, lookup)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if update {
+					changed = setSection(a, "pin-out", got) || changed
+				} else if !bytes.Equal(got, sec["pin-out"]) {
+					t.Fatalf("PinFile:\n%s\nwant:\n%s", got, sec["pin-out"])
+				}
+				if len(pins) == 0 {
+					t.Fatal("nothing pinned")
+				}
+				again, more, err := PinFile(client, file, got, lookup)
+				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
+					t.Fatalf("pinning a pinned file changed it (%v, %+v)", err, more)
+				}
+				if w, _, _, err := WrapFile(client, file, in, WrapOptions{}); err == nil {
+					pw, _, err := PinFile(client, file, w, lookup)
+					if err != nil {
+						t.Fatal(err)
+					}
+					back, _, err := UnwrapFile(client, file, pw)
+					if err != nil || !bytes.Equal(back, got) {
+						t.Fatalf("unwrap(pin(wrap(in))) != pin(in) (%v):\n%s", err, back)
+					}
 				}
 			}
 			if changed {
