@@ -123,10 +123,11 @@ type wireResult struct {
 	ToolSizes  []int64    `json:"toolSizes"` // byte length of each raw tool, in order
 	// Byte lengths of each raw prompt, template and resource, after the
 	// tools in the same order; nil (absent) when the list is nil.
-	PromptSizes   []int64 `json:"promptSizes,omitempty"`
-	TemplateSizes []int64 `json:"templateSizes,omitempty"`
-	ResourceSizes []int64 `json:"resourceSizes,omitempty"`
-	Instructions  *string `json:"instructions,omitempty"`
+	PromptSizes   []int64  `json:"promptSizes,omitempty"`
+	TemplateSizes []int64  `json:"templateSizes,omitempty"`
+	ResourceSizes []int64  `json:"resourceSizes,omitempty"`
+	Instructions  *string  `json:"instructions,omitempty"`
+	Package       *Package `json:"package,omitempty"`
 }
 
 // lists returns the raw lists of res in the order their bytes travel, with
@@ -267,7 +268,7 @@ func WriteResponse(w io.Writer, results []Result) error {
 	for i, res := range results {
 		wr := wireResult{Protocol: res.Protocol, Elapsed: int64(res.Elapsed), StderrTail: res.StderrTail, ToolSizes: []int64{}}
 		if res.Err == nil {
-			wr.Instructions = res.Instructions
+			wr.Instructions, wr.Package = res.Instructions, res.Package
 		}
 		if res.Err != nil {
 			we := &wireError{Msg: res.Err.Error(), Kind: kindName(res.Err)}
@@ -396,7 +397,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 			}
 			res.Err = &Error{Server: s.Name, File: s.File, Stage: wr.Error.Stage, Msg: wr.Error.Msg, Kind: kind}
 		} else {
-			res.Instructions = wr.Instructions
+			res.Instructions, res.Package = wr.Instructions, wr.Package
 			for _, l := range lists(&res, &wr) {
 				if *l.sizes == nil {
 					continue

@@ -83,10 +83,25 @@ type Result struct {
 	// instructions, as sent (an unpaired surrogate escape as U+FFFD); nil
 	// when the result has no instructions string.
 	Instructions *string
-	Protocol     string        // negotiated protocol version
-	Elapsed      time.Duration // from start to the last page or the error
-	Err          error         // nil on success; messages are already redacted
-	StderrTail   string        // bounded tail of a stdio server's stderr, redacted
+	// Package is the package the stdio server runs, resolved to one
+	// immutable artefact; nil for a remote server or a command no package
+	// is attributed to.
+	Package    *Package
+	Protocol   string        // negotiated protocol version
+	Elapsed    time.Duration // from start to the last page or the error
+	Err        error         // nil on success; messages are already redacted
+	StderrTail string        // bounded tail of a stdio server's stderr, redacted
+}
+
+// Package is what lock.Package holds (see there for each ecosystem's
+// forms), as it travels from agentgate-mcp to agentgate: wire does not
+// import lock, so agentgate converts it (same fields, same JSON names).
+type Package struct {
+	Ecosystem string `json:"ecosystem"` // npm, pypi, oci, go or file
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Integrity string `json:"integrity"`
+	Registry  string `json:"registry,omitempty"` // "" for the launcher's default registry
 }
 
 // Sentinels that an *Error unwraps to (besides context.DeadlineExceeded

@@ -104,6 +104,9 @@ func echoCapture(ctx context.Context, servers []config.Resolved, opts Options) [
 				r.Err = &Error{Server: s.Name, File: s.File, Stage: StageList, Msg: "failed: " + kind, Kind: k}
 			}
 		} else {
+			if s.Command == "pkg" {
+				r.Package = &Package{Ecosystem: "file", Name: s.Name + ".js", Integrity: "sha256-x", Registry: s.Env["REGISTRY"]}
+			}
 			for _, a := range s.Args {
 				raw, err := base64.StdEncoding.DecodeString(a)
 				if err != nil {
@@ -193,6 +196,27 @@ func TestRoundTrip(t *testing.T) {
 	var e *Error
 	if !errors.As(plain.Err, &e) || e.Msg != "plain failure" || e.Kind != nil || e.Server != "plain" || e.File != "x.toml" {
 		t.Errorf("a plain error: %#v", plain.Err)
+	}
+}
+
+// TestPackageRoundTrip: a result's package arrives with every member; a
+// result without one has none.
+func TestPackageRoundTrip(t *testing.T) {
+	servers := []config.Resolved{
+		{Server: config.Server{Name: "local", Command: "pkg", Env: map[string]string{"REGISTRY": "http://127.0.0.1:1/r"}}},
+		{Server: config.Server{Name: "plain", Command: "pkg"}},
+		{Server: config.Server{Name: "none"}},
+	}
+	results := roundTrip(t, servers, Options{})
+	want := Package{Ecosystem: "file", Name: "local.js", Integrity: "sha256-x", Registry: "http://127.0.0.1:1/r"}
+	if p := results[0].Package; p == nil || *p != want {
+		t.Errorf("local: %+v, want %+v", p, want)
+	}
+	if p := results[1].Package; p == nil || p.Registry != "" || p.Name != "plain.js" {
+		t.Errorf("plain: %+v", p)
+	}
+	if results[2].Package != nil {
+		t.Errorf("none: %+v", results[2].Package)
 	}
 }
 
