@@ -64,6 +64,10 @@ func (p PackageSpec) PinnedArg(version, digest string) (string, error) {
 	return "", fmt.Errorf("cannot pin %s packages", p.Ecosystem)
 }
 
+// SkipPin, returned by PinFile's locked function, leaves a server unpinned
+// without an error (a server agentgate.toml excludes from the lockfile).
+var SkipPin = errors.New("not pinned")
+
 // Pin is one argument PinFile rewrote.
 type Pin struct {
 	Server   string
@@ -117,6 +121,9 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 			errs = append(errs, &e)
 		}
 		version, digest, err := locked(s, spec)
+		if errors.Is(err, SkipPin) {
+			continue
+		}
 		if err != nil {
 			fail(err)
 			continue
