@@ -136,6 +136,15 @@ type doc struct {
 	data         []byte
 	syn          syntax
 	entries      []*entry
+	lines        lineIndex // built on first use
+}
+
+// lineOf is the 1-based line of offset off.
+func (d *doc) lineOf(off int) int {
+	if d.lines == nil {
+		d.lines = newLineIndex(d.data)
+	}
+	return d.lines.pos(off).line
 }
 
 func (d *doc) entry(name string) *entry {
@@ -352,7 +361,8 @@ func verifyEdit(client, file string, before, after []byte, want map[string][]str
 // file of client (its path relative to the root is file): argument i of
 // the server's args as written, or its command when i is -1 (the
 // indices of PackageSpec.Arg). Only that value's bytes change; the new
-// value is written as a plain string of the file's syntax.
+// value keeps the old one's quoting style where it can hold it (a TOML
+// literal or YAML single-quoted string stays one).
 func SetArgument(client, file string, data []byte, server string, i int, value string) ([]byte, error) {
 	d, err := locate(client, file, data)
 	if err != nil {
@@ -362,13 +372,30 @@ func SetArgument(client, file string, data []byte, server string, i int, value s
 	if err != nil {
 		return nil, err
 	}
+	ed, argv, err := d.setEdit(raw, server, i, value)
+	if err != nil {
+		return nil, err
+	}
+	out, err := applyEdits(data, []Edit{ed})
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyEdit(client, file, data, out, map[string][]string{server: argv}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// setEdit is SetArgument's edit, and the server's argv after it, without
+// applying it.
+func (d *doc) setEdit(raw map[string]Server, server string, i int, value string) (Edit, []string, error) {
 	s, ok := raw[server]
 	e := d.entry(server)
 	if !ok || e == nil {
-		return nil, &Error{File: file, Server: server, Msg: "cannot edit: no such server in this file"}
+		return Edit{}, nil, &Error{File: d.file, Server: server, Msg: "cannot edit: no such server in this file"}
 	}
 	if err := d.check(e, s); err != nil {
-		return nil, err
+		return Edit{}, nil, err
 	}
 	var t tok
 	argv := append([]string{s.Command}, s.Args...)
@@ -380,15 +407,8 @@ func SetArgument(client, file string, data []byte, server string, i int, value s
 	case !e.argv && i >= 0 && e.args != nil && i < len(e.args.items):
 		t = e.args.items[i]
 	default:
-		return nil, &Error{File: file, Server: server, Field: e.argsField, Msg: fmt.Sprintf("cannot edit: no argument %d", i)}
+		return Edit{}, nil, &Error{File: d.file, Server: server, Field: e.argsField, Msg: fmt.Sprintf("cannot edit: no argument %d", i)}
 	}
 	argv[i+1] = value
-	out, err := applyEdits(data, []Edit{{t.start, t.end, d.strLike(t, value)}})
-	if err != nil {
-		return nil, err
-	}
-	if err := verifyEdit(client, file, data, out, map[string][]string{server: argv}); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return Edit{t.start, t.end, d.strLike(t, value)}, argv, nil
 }

@@ -79,7 +79,7 @@ func member(o *hujson.Object, name string) *hujson.Value {
 
 func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entry {
 	e := &entry{name: name, field: "command", argsField: "args"}
-	e.line, _ = offsetPos(d.data, keyOff+bom)
+	e.line = d.lineOf(keyOff + bom)
 	cmd, args := member(o, "command"), member(o, "args")
 	switch {
 	case cmd == nil:

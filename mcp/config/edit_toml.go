@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ func locateTOML(d *doc) error {
 			table = keys
 			if len(keys) == 2 && keys[0] == "mcp_servers" {
 				e := get(keys[1])
-				e.line, _ = offsetPos(d.data, s.i)
+				e.line = d.lineOf(s.i)
 			}
 			s.toEOL()
 			continue
@@ -63,7 +64,7 @@ func locateTOML(d *doc) error {
 		if len(full) == 3 && full[0] == "mcp_servers" && (full[2] == "command" || full[2] == "args") {
 			e := get(full[1])
 			if e.line == 0 {
-				e.line, _ = offsetPos(d.data, lineStart)
+				e.line = d.lineOf(lineStart)
 			}
 			if full[2] == "command" {
 				e.cmdAt = s.i
@@ -160,7 +161,7 @@ func (s *tomlScanner) str() *tok {
 		return nil
 	}
 	q := s.b[s.i]
-	if q != '"' && q != '\'' || strings.HasPrefix(string(s.b[s.i:]), `"""`) || strings.HasPrefix(string(s.b[s.i:]), "'''") {
+	if q != '"' && q != '\'' || bytes.HasPrefix(s.b[s.i:], []byte(`"""`)) || bytes.HasPrefix(s.b[s.i:], []byte("'''")) {
 		return nil
 	}
 	j := s.i + 1
@@ -237,7 +238,7 @@ func (s *tomlScanner) skipValue() {
 		return
 	}
 	switch c := s.b[s.i]; {
-	case strings.HasPrefix(string(s.b[s.i:]), `"""`) || strings.HasPrefix(string(s.b[s.i:]), "'''"):
+	case bytes.HasPrefix(s.b[s.i:], []byte(`"""`)) || bytes.HasPrefix(s.b[s.i:], []byte("'''")):
 		q := string(s.b[s.i : s.i+3])
 		j := s.i + 3
 		for j < len(s.b) {
@@ -245,7 +246,7 @@ func (s *tomlScanner) skipValue() {
 				j += 2
 				continue
 			}
-			if strings.HasPrefix(string(s.b[j:]), q) {
+			if bytes.HasPrefix(s.b[j:], []byte(q)) {
 				j += 3
 				for j < len(s.b) && s.b[j] == q[0] { // up to two quotes may end the content
 					j++

@@ -94,9 +94,14 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 	if err != nil {
 		return nil, nil, err
 	}
+	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
 	var errs Errors
 	var pins []Pin
-	cur := data
+	var edits []Edit
+	want := map[string][]string{}
 	for _, s := range res.servers {
 		spec, ok, perr := s.Package()
 		if perr != nil || !ok || spec.Exact || spec.Ecosystem == EcoFile {
@@ -133,21 +138,38 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 			fail(err)
 			continue
 		}
+		// The pinned argv must run the same package, exactly.
+		argv := append([]string{s.Command}, s.Args...)
+		argv[spec.Arg+1] = to
+		if after, err := RecognizePackage(argv[0], argv[1:]); err != nil || !after.Exact || after.Name != spec.Name || after.Arg != spec.Arg {
+			fail(fmt.Errorf("cannot pin %q: %s would no longer read it as the same package", spec.Raw, spec.Launcher))
+			continue
+		}
 		i := spec.Arg
 		if s.Guard != nil {
 			g, _, _ := parseGuard(raw[s.Name].Command, raw[s.Name].Args)
 			i += g.dashdash + 2 // the wrapped command's args follow "--" and the command
 		}
-		next, err := SetArgument(client, file, cur, s.Name, i, to)
+		ed, rawArgv, err := d.setEdit(raw, s.Name, i, to)
 		if err != nil {
 			fail(err)
 			continue
 		}
-		cur = next
+		edits, want[s.Name] = append(edits, ed), rawArgv
 		pins = append(pins, Pin{Server: s.Name, Line: s.Line, Spec: spec, From: spec.Raw, To: to})
 	}
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
-	return cur, pins, nil
+	if len(edits) == 0 {
+		return data, nil, nil
+	}
+	out, err := applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, err
+	}
+	return out, pins, nil
 }

@@ -181,7 +181,8 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cur := data
+	var edits []Edit
+	want := map[string][]string{}
 	for _, e := range d.entries {
 		s, ok := raw[e.name]
 		if !ok {
@@ -200,31 +201,49 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 			remote = append(remote, e.name)
 			continue
 		}
-		cd, err := locate(client, file, cur)
+		es, argv, err := d.wrapEdits(e, s, lockName, opt)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		next, err := cd.wrapOne(cd.entry(e.name), s, lockName, opt)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		back, _, err := UnwrapFile(client, file, next, e.name)
-		if err != nil || string(back) != string(cur) {
-			return nil, nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
-				`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
-		}
-		cur = next
+		edits, want[e.name] = append(edits, es...), argv
 		wrapped = append(wrapped, e.name)
 	}
-	return cur, wrapped, remote, nil
+	if len(edits) == 0 {
+		return data, nil, remote, nil
+	}
+	out, err = applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, nil, err
+	}
+	// Every wrap must come undone exactly. When the whole file does not,
+	// find the entry that does not, one by one.
+	if back, _, err := UnwrapFile(client, file, out); err != nil || string(back) != string(data) {
+		for _, name := range wrapped {
+			e := d.entry(name)
+			es, _, _ := d.wrapEdits(e, raw[name], name, opt)
+			one, _ := applyEdits(data, es)
+			if back, _, err := UnwrapFile(client, file, one, name); err != nil || string(back) != string(data) {
+				return nil, nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
+					`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
+			}
+		}
+		return nil, nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
+			Hint: "wrap its servers by hand as docs/GUARD.md shows"}
+	}
+	return out, wrapped, remote, nil
 }
 
-func (d *doc) wrapOne(e *entry, s Server, lockName string, opt WrapOptions) ([]byte, error) {
+// wrapEdits are the edits that wrap entry e (server s, locked as
+// lockName), and the argv the entry runs after them.
+func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
 	if e == nil {
-		return nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
+		return nil, nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
 	}
 	if err := d.check(e, s); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prefix := []string{"guard", "--server", lockName}
 	if opt.Lockfile != "" {
@@ -256,19 +275,11 @@ func (d *doc) wrapOne(e *entry, s Server, lockName string, opt WrapOptions) ([]b
 		case e.lineEnd >= 0:
 			edits = append(edits, Edit{e.lineEnd, e.lineEnd, d.syn.member(e, d.nl(e.lineEnd), raws)})
 		default:
-			return nil, d.errAt(e.cmd.start, e.name, e.argsField, "there is no args array and no safe place to add one after the command",
+			return nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "there is no args array and no safe place to add one after the command",
 				`add "args" (an empty array is fine) right after "command", then run agentgate wrap again`)
 		}
 	}
-	out, err := applyEdits(d.data, edits)
-	if err != nil {
-		return nil, err
-	}
-	argv := slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args)
-	if err := verifyEdit(d.client, d.file, d.data, out, map[string][]string{s.Name: argv}); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return edits, slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args), nil
 }
 
 // UnwrapFile restores every server of data that runs under the guard
