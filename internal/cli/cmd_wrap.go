@@ -175,6 +175,7 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]by
 	var out []fileEdit
 	var errs config.Errors
 	var other []error
+	byReal := map[string]int{} // a file read under two names (a link) is edited once
 	for _, rel := range ws.project.Files {
 		if filepath.IsAbs(rel) || strings.HasPrefix(rel, "~/") || rel == ".." || strings.HasPrefix(path.Clean(rel), "../") {
 			continue // a file outside the repository is the user's own, not the repository's
@@ -184,6 +185,19 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]by
 		data, err := os.ReadFile(abs)
 		if err != nil {
 			other = append(other, fmt.Errorf("cannot read %s: %w", rel, err))
+			continue
+		}
+		real, rerr := filepath.EvalSymlinks(abs)
+		if rerr != nil {
+			real = abs
+		}
+		if i, seen := byReal[real]; seen {
+			// The same file under another name (and maybe another
+			// client's format): what the first name's edit wrote must
+			// need no further edit under this one.
+			if _, more, _, err := edit(client, rel, out[i].new); err != nil || len(more) > 0 {
+				other = append(other, fmt.Errorf("%s and %s are the same file read as two clients' configs; edit it by hand", out[i].rel, rel))
+			}
 			continue
 		}
 		nd, servers, remote, err := edit(client, rel, data)
@@ -200,6 +214,7 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]by
 			}
 			continue
 		}
+		byReal[real] = len(out)
 		out = append(out, fileEdit{rel: rel, abs: abs, old: data, new: nd, servers: servers, remote: remote, unchanged: string(nd) == string(data)})
 	}
 	if len(other) > 0 {
