@@ -165,3 +165,46 @@ func appendPackage(b []byte, p *Package, indent int) []byte {
 	b = append(b, strings.Repeat(" ", indent)...)
 	return append(b, '}')
 }
+
+// PackageDiff is a change of the package a server runs. Old or New is nil
+// when that side pins none (only Old can be: see ComparePackages).
+// Fields names the members that differ, in the order ecosystem, name,
+// version, integrity.
+type PackageDiff struct {
+	Old, New *Package
+	Fields   []string
+}
+
+// ComparePackages returns how the package pinned for one server changed
+// from old to new, or nil when it did not in a way that matters:
+//
+//   - a different ecosystem, name, version or integrity is a change (a
+//     new release behind the same tools is drift);
+//   - a package pinned before and none now (the command no longer runs a
+//     package agentgate can attribute) is a change, with New nil;
+//   - none pinned before (a server locked before packages were pinned,
+//     or a version 1 lockfile) is no change: the next `agentgate lock`
+//     records it, as an upgrade of the format is not drift;
+//   - a different registry alone is no change: the same integrity is the
+//     same artefact.
+func ComparePackages(old, new *Package) *PackageDiff {
+	if old == nil {
+		return nil
+	}
+	if new == nil {
+		return &PackageDiff{Old: old}
+	}
+	var fields []string
+	for _, f := range []struct{ name, a, b string }{
+		{"ecosystem", old.Ecosystem, new.Ecosystem}, {"name", old.Name, new.Name},
+		{"version", old.Version, new.Version}, {"integrity", old.Integrity, new.Integrity},
+	} {
+		if f.a != f.b {
+			fields = append(fields, f.name)
+		}
+	}
+	if fields == nil {
+		return nil
+	}
+	return &PackageDiff{Old: old, New: new, Fields: fields}
+}

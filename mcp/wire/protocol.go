@@ -62,6 +62,8 @@ type RequestOptions struct {
 	MaxTools         int           `json:"maxTools"`              // Options.MaxTools
 	Progress         bool          `json:"progress"`              // Options.Progress was not nil
 	Interactive      bool          `json:"interactive,omitempty"` // Options.Interactive
+	Packages         bool          `json:"packages,omitempty"`    // Options.Packages
+	Root             string        `json:"root,omitempty"`        // Options.Root
 }
 
 // NewRequest returns the request to capture servers with opts.
@@ -74,6 +76,7 @@ func NewRequest(servers []config.Resolved, opts Options) *Request {
 			MaxResponseBytes: opts.MaxResponseBytes, MaxPages: opts.MaxPages,
 			MaxListingBytes: opts.MaxListingBytes, MaxTools: opts.MaxTools,
 			Progress: opts.Progress != nil, Interactive: opts.Interactive,
+			Packages: opts.Packages, Root: opts.Root,
 		},
 		Servers: servers,
 	}
@@ -86,7 +89,7 @@ func (r *Request) CaptureOptions(progress io.Writer) Options {
 		Timeout: r.Options.Timeout, Concurrency: r.Options.Concurrency,
 		MaxResponseBytes: r.Options.MaxResponseBytes, MaxPages: r.Options.MaxPages,
 		MaxListingBytes: r.Options.MaxListingBytes, MaxTools: r.Options.MaxTools,
-		Interactive: r.Options.Interactive,
+		Interactive: r.Options.Interactive, Packages: r.Options.Packages, Root: r.Options.Root,
 	}
 	if r.Options.Progress {
 		o.Progress = progress
@@ -166,6 +169,7 @@ var kinds = []struct {
 	{"pagination", ErrPagination},
 	{"protocol", ErrProtocol},
 	{"auth", ErrAuth},
+	{"package", ErrPackage},
 }
 
 func kindName(err error) string {

@@ -259,7 +259,7 @@ func TestRequestCarriesDefinitions(t *testing.T) {
 			Timeout: 7 * time.Second, AlsoIn: []string{".mcp.json:2"}},
 		Secrets: []string{"tok", "v"},
 	}
-	opts := Options{Timeout: 3 * time.Second, Concurrency: 2, MaxResponseBytes: 99, MaxPages: 4, Progress: io.Discard}
+	opts := Options{Timeout: 3 * time.Second, Concurrency: 2, MaxResponseBytes: 99, MaxPages: 4, Progress: io.Discard, Packages: true, Root: "/repo"}
 	data, err := json.Marshal(NewRequest([]config.Resolved{s}, opts))
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +274,7 @@ func TestRequestCarriesDefinitions(t *testing.T) {
 		t.Errorf("server:\n got %s\nwant %s", got, want)
 	}
 	o := req.CaptureOptions(os.Stderr)
-	if o.Timeout != 3*time.Second || o.Concurrency != 2 || o.MaxResponseBytes != 99 || o.MaxPages != 4 || o.Progress != os.Stderr {
+	if o.Timeout != 3*time.Second || o.Concurrency != 2 || o.MaxResponseBytes != 99 || o.MaxPages != 4 || o.Progress != os.Stderr || !o.Packages || o.Root != "/repo" {
 		t.Errorf("options: %+v", o)
 	}
 	if o := (&Request{}).CaptureOptions(os.Stderr); o.Progress != nil {
