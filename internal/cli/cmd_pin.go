@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -102,10 +101,8 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			if err != nil {
 				return "", "", err
 			}
-			if spec.Ecosystem == config.EcoOCI {
-				return k.Version, k.Integrity, nil
-			}
-			return k.Version, "", nil
+			version, digest := lockedVersion(spec, k)
+			return version, digest, nil
 		})
 		var names []string
 		for _, d := range done {
@@ -138,10 +135,25 @@ func lockedPackage(lf *lock.Lockfile, lockRel, name string, spec config.PackageS
 		return nil, &config.Error{Msg: fmt.Sprintf("%s pins no package for this server (lockfile version %d), so there is no locked version to pin %s to", lockRel, lf.LockfileVersion, spec.String()),
 			Hint: lockPackagesHint}
 	}
-	same := k.Ecosystem == spec.Ecosystem && (k.Name == spec.Name || spec.Ecosystem == config.EcoGo && strings.HasPrefix(spec.Name, k.Name+"/"))
-	if !same {
+	if !samePackage(spec, k) {
 		return nil, &config.Error{Msg: fmt.Sprintf("runs %s package %s, but %s pins %s package %s", spec.Ecosystem, spec.String(), lockRel, k.Ecosystem, k.String()),
 			Hint: "the config changed since it was locked: " + lockPackagesHint}
 	}
 	return k, nil
+}
+
+// lockedVersion is what PackageSpec.PinnedArg needs from the locked
+// package k: the version (for OCI the resolved tag) and, for OCI, the
+// manifest digest.
+func lockedVersion(spec config.PackageSpec, k *lock.Package) (version, digest string) {
+	if spec.Ecosystem == config.EcoOCI {
+		return k.Version, k.Integrity
+	}
+	return k.Version, ""
+}
+
+// pinArg is the argument `agentgate pin` writes for spec from the locked
+// package k.
+func pinArg(spec config.PackageSpec, k *lock.Package) (string, error) {
+	return spec.PinnedArg(lockedVersion(spec, k))
 }

@@ -29,10 +29,10 @@ func writePackageLock(t *testing.T, r *testRepo, pkgs map[string]*lock.Package) 
 }
 
 var (
-	memIntegrity   = "sha512-" + base64.StdEncoding.EncodeToString(make([]byte, 64))
-	timeIntegrity  = "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
-	fetchDigest    = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	goModIntegrity = "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	pinMemIntegrity   = "sha512-" + base64.StdEncoding.EncodeToString(make([]byte, 64))
+	pinTimeIntegrity  = "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	pinFetchDigest    = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	pinGoModIntegrity = "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 )
 
 // pinRepo has one unpinned server in each format agentgate reads (JSON,
@@ -51,11 +51,11 @@ func pinRepo(t *testing.T) *testRepo {
 	r.write(".codex/config.toml", "# Codex\n[mcp_servers.time]\ncommand = \"uvx\" # launcher\nargs = ['mcp-server-time', \"--local-timezone=UTC\"]\n")
 	r.write(".continue/mcpServers/go.yaml", "name: go\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: gosrv\n    command: go\n    args:\n      - run\n      - example.com/mcp/cmd/server@latest # module\n")
 	writePackageLock(t, r, map[string]*lock.Package{
-		"memory": {Ecosystem: "npm", Name: "@modelcontextprotocol/server-memory", Version: "2026.8.31", Integrity: memIntegrity},
-		"exact":  {Ecosystem: "npm", Name: "pkg", Version: "1.0.0", Integrity: memIntegrity},
-		"fetch":  {Ecosystem: "oci", Name: "mcp/fetch", Version: "latest", Integrity: fetchDigest},
-		"time":   {Ecosystem: "pypi", Name: "mcp-server-time", Version: "2026.1.0", Integrity: timeIntegrity},
-		"gosrv":  {Ecosystem: "go", Name: "example.com/mcp", Version: "v1.2.3", Integrity: goModIntegrity},
+		"memory": {Ecosystem: "npm", Name: "@modelcontextprotocol/server-memory", Version: "2026.8.31", Integrity: pinMemIntegrity},
+		"exact":  {Ecosystem: "npm", Name: "pkg", Version: "1.0.0", Integrity: pinMemIntegrity},
+		"fetch":  {Ecosystem: "oci", Name: "mcp/fetch", Version: "latest", Integrity: pinFetchDigest},
+		"time":   {Ecosystem: "pypi", Name: "mcp-server-time", Version: "2026.1.0", Integrity: pinTimeIntegrity},
+		"gosrv":  {Ecosystem: "go", Name: "example.com/mcp", Version: "v1.2.3", Integrity: pinGoModIntegrity},
 	})
 	return r
 }
@@ -75,7 +75,7 @@ func TestPin(t *testing.T) {
   }
 }
 `,
-		".vscode/mcp.json":             "// workspace servers\r\n{\r\n  \"servers\": {\r\n    \"fetch\": {\r\n      \"command\": \"docker\", // image\r\n      \"args\": [\"run\", \"-i\", \"--rm\", \"mcp/fetch:latest@" + fetchDigest + "\",],\r\n    },\r\n  },\r\n}\r\n",
+		".vscode/mcp.json":             "// workspace servers\r\n{\r\n  \"servers\": {\r\n    \"fetch\": {\r\n      \"command\": \"docker\", // image\r\n      \"args\": [\"run\", \"-i\", \"--rm\", \"mcp/fetch:latest@" + pinFetchDigest + "\",],\r\n    },\r\n  },\r\n}\r\n",
 		".codex/config.toml":           "# Codex\n[mcp_servers.time]\ncommand = \"uvx\" # launcher\nargs = ['mcp-server-time==2026.1.0', \"--local-timezone=UTC\"]\n",
 		".continue/mcpServers/go.yaml": "name: go\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: gosrv\n    command: go\n    args:\n      - run\n      - example.com/mcp/cmd/server@v1.2.3 # module\n",
 	}
@@ -116,11 +116,11 @@ func TestPinWrapped(t *testing.T) {
 func TestPinErrors(t *testing.T) {
 	r := pinRepo(t)
 	writePackageLock(t, r, map[string]*lock.Package{
-		"memory": {Ecosystem: "npm", Name: "@modelcontextprotocol/server-everything", Version: "1.0.0", Integrity: memIntegrity},
+		"memory": {Ecosystem: "npm", Name: "@modelcontextprotocol/server-everything", Version: "1.0.0", Integrity: pinMemIntegrity},
 		"fetch":  nil,
-		"time":   {Ecosystem: "pypi", Name: "mcp-server-time", Version: "2026.1.0", Integrity: timeIntegrity},
-		"gosrv":  {Ecosystem: "go", Name: "example.com/mcp", Version: "v1.2.3", Integrity: goModIntegrity},
-		"exact":  {Ecosystem: "npm", Name: "pkg", Version: "1.0.0", Integrity: memIntegrity},
+		"time":   {Ecosystem: "pypi", Name: "mcp-server-time", Version: "2026.1.0", Integrity: pinTimeIntegrity},
+		"gosrv":  {Ecosystem: "go", Name: "example.com/mcp", Version: "v1.2.3", Integrity: pinGoModIntegrity},
+		"exact":  {Ecosystem: "npm", Name: "pkg", Version: "1.0.0", Integrity: pinMemIntegrity},
 	})
 	before := map[string]string{}
 	for _, f := range []string{".mcp.json", ".vscode/mcp.json", ".codex/config.toml"} {
