@@ -219,22 +219,9 @@ func locate(client, file string, data []byte) (*doc, error) {
 	return d, nil
 }
 
-// parsedServers reads data with the client's parser: the servers by name
-// (skipped ones are not there).
-func parsedServers(client, file string, data []byte) (map[string]Server, error) {
-	res, err := parseFile(client, file, data)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]Server{}
-	for _, s := range res.servers {
-		m[s.Name] = s
-	}
-	return m, nil
-}
-
-// rawServers is parsedServers without seeing through the guard wrapper:
-// the command and args as written.
+// rawServers reads data with the client's parser without seeing through
+// the guard wrapper: the enabled servers by name, command and args as
+// written.
 func rawServers(client, file string, data []byte) (map[string]Server, error) {
 	res, err := parseFileRaw(client, file, data)
 	if err != nil {
