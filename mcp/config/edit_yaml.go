@@ -48,8 +48,9 @@ func locateYAML(d *doc) error {
 			e.remote = yamlGet(it, "url") != nil
 			continue
 		}
-		e.cmd, e.cmdAt = y.scalar(cmd, false), max(0, y.off(cmd))
-		if e.cmd != nil && it.Style&yaml.FlowStyle == 0 {
+		inFlow := it.Style&yaml.FlowStyle != 0 || list.Style&yaml.FlowStyle != 0 || top.Style&yaml.FlowStyle != 0
+		e.cmd, e.cmdAt = y.scalar(cmd, inFlow), max(0, y.off(cmd))
+		if e.cmd != nil && !inFlow {
 			keyOff := y.off(cmdKey)
 			ls := y.idx[cmdKey.Line-1]
 			if prefix := string(d.data[ls:keyOff]); strings.Trim(prefix, " -") == "" {

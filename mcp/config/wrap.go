@@ -183,6 +183,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	}
 	var edits []Edit
 	want := map[string][]string{}
+	lockNames := map[string]string{}
 	for _, e := range d.entries {
 		s, ok := raw[e.name]
 		if !ok {
@@ -205,6 +206,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		lockNames[e.name] = lockName
 		edits, want[e.name] = append(edits, es...), argv
 		wrapped = append(wrapped, e.name)
 	}
@@ -223,7 +225,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	if back, _, err := UnwrapFile(client, file, out); err != nil || string(back) != string(data) {
 		for _, name := range wrapped {
 			e := d.entry(name)
-			es, _, _ := d.wrapEdits(e, raw[name], name, opt)
+			es, _, _ := d.wrapEdits(e, raw[name], lockNames[name], opt)
 			one, _ := applyEdits(data, es)
 			if back, _, err := UnwrapFile(client, file, one, name); err != nil || string(back) != string(data) {
 				return nil, nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
@@ -276,7 +278,7 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 			edits = append(edits, Edit{e.lineEnd, e.lineEnd, d.syn.member(e, d.nl(e.lineEnd), raws)})
 		default:
 			return nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "there is no args array and no safe place to add one after the command",
-				`add "args" (an empty array is fine) right after "command", then run agentgate wrap again`)
+				`write the server as a [mcp_servers.NAME] table (TOML) or a block mapping (YAML) with "command" on its own line, then run agentgate wrap again`)
 		}
 	}
 	return edits, slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args), nil
