@@ -15,7 +15,8 @@ import (
 //
 //	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] --url URL [--header K:V ...] [--transport http|sse]
 //
-// for a remote one. Every flag may also be written --flag=value.
+// for a remote one. As guard's flag parser reads them, a flag may also be
+// written -flag, and a value --flag=value.
 type Guard struct {
 	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
 	Lockfile      string `json:"lockfile,omitempty"`
@@ -57,8 +58,17 @@ func parseGuard(command string, args []string) (g guardCall, ok bool, err error)
 			break
 		}
 		name, val, eq := strings.Cut(a, "=")
-		if name == "--allow-unlocked" && !eq {
-			g.AllowUnlocked = true
+		if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
+			name = "-" + name // guard's flag package reads -flag as --flag
+		}
+		if name == "--allow-unlocked" {
+			switch {
+			case !eq || val == "true":
+				g.AllowUnlocked = true
+			case val == "false":
+			default:
+				return g, true, fmt.Errorf("agentgate guard: --allow-unlocked=%q: use true or false", val)
+			}
 			continue
 		}
 		if !eq {
@@ -127,13 +137,9 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 		}
 		s.Command, s.Args, s.Env, s.EnvVars, s.Cwd, s.EnvFile = "", nil, nil, nil, "", ""
 		s.URL = g.url
-		switch g.transport {
-		case "http":
-			s.Transport, s.FallbackSSE = StreamableHTTP, false
-		case "sse":
-			s.Transport, s.FallbackSSE = SSE, false
-		default:
-			s.Transport, s.FallbackSSE = StreamableHTTP, true
+		s.Transport, s.FallbackSSE = StreamableHTTP, false // guard's default
+		if g.transport == "sse" {
+			s.Transport = SSE
 		}
 		s.Headers = nil
 		for _, h := range g.headers {
