@@ -12,7 +12,9 @@
 // died or wants the capture stopped) stop every server it started; it still
 // answers, with the servers marked cancelled. It answers as soon as it has
 // the results and exits once every server it started is gone.
-// "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve).
+// "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve);
+// "agentgate-mcp guard" is `agentgate guard`, the stdio proxy that checks
+// what a client receives against agentgate.lock (see mcp/guard.Serve).
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/guard"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -39,9 +42,15 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var code int
-	if len(os.Args) > 1 && os.Args[1] == "auth" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "auth":
 		code = auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == "guard":
+		// A client that goes away must not kill guard with SIGPIPE before
+		// it has stopped the server: writes fail with EPIPE instead.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		code = guard.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, nil)
+	default:
 		code = wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
 	}
 	stop()
