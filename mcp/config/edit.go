@@ -93,8 +93,6 @@ type entry struct {
 	// of its line) or right after the command's value (JSON: from the
 	// command's end to the end of the args value); [0,0) otherwise.
 	argsMember [2]int
-	// remote: the entry is a remote server (no command).
-	remote bool
 	// compact: a JSON entry written without spaces ("command":"x").
 	compact bool
 	// cmdAt is the offset of the command's value, also when it is not a

@@ -83,7 +83,6 @@ func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entr
 	cmd, args := member(o, "command"), member(o, "args")
 	switch {
 	case cmd == nil:
-		e.remote = member(o, "url") != nil || member(o, "httpUrl") != nil || member(o, "serverUrl") != nil
 		return e
 	case d.client == "opencode":
 		e.argv, e.argsField = true, "command"

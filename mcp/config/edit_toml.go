@@ -95,11 +95,6 @@ func locateTOML(d *doc) error {
 		}
 		s.toEOL()
 	}
-	for _, e := range d.entries {
-		if e.cmd == nil && e.args == nil {
-			e.remote = true
-		}
-	}
 	return nil
 }
 

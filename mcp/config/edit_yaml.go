@@ -45,7 +45,6 @@ func locateYAML(d *doc) error {
 		}
 		cmd, args := yamlGet(it, "command"), yamlGet(it, "args")
 		if cmd == nil {
-			e.remote = yamlGet(it, "url") != nil
 			continue
 		}
 		inFlow := it.Style&yaml.FlowStyle != 0 || list.Style&yaml.FlowStyle != 0 || top.Style&yaml.FlowStyle != 0
