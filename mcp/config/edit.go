@@ -98,6 +98,9 @@ type entry struct {
 	// cmdAt is the offset of the command's value, also when it is not a
 	// string the editor can read (for errors).
 	cmdAt int
+	// argsSeen: the entry has an args member (args is nil when its value
+	// is not an array of strings the editor can read, e.g. null).
+	argsSeen bool
 }
 
 // syntax is what differs between formats when the editor writes text.
@@ -256,7 +259,7 @@ func (d *doc) check(e *entry, s Server) *Error {
 	case e.cmd == nil || e.cmd.val != s.Command:
 		return d.errAt(e.cmdAt, e.name, e.field, "the command is written in a form the editor does not read the same way as the client",
 			"write it as a plain one-line string")
-	case !slices.Equal(argv, s.Args):
+	case !slices.Equal(argv, s.Args) || e.args == nil && e.argsSeen:
 		if e.args != nil {
 			off = e.args.open
 		}

@@ -103,6 +103,7 @@ func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entr
 		e.compact = e.cmd.start > 0 && d.data[e.cmd.start-1] == ':'
 	}
 	if args != nil {
+		e.argsSeen = true
 		e.args = jsonSeq(args, bom)
 		// The args member right after the command, as `, "args": [...]`
 		// on the same line.

@@ -77,6 +77,7 @@ func locateTOML(d *doc) error {
 					}
 				}
 			} else {
+				e.argsSeen = true
 				e.args = s.array()
 				if e.args != nil && e.lineEnd >= 0 && len(keys) == 1 {
 					nl := d.nl(e.lineEnd)

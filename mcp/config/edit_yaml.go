@@ -64,6 +64,7 @@ func locateYAML(d *doc) error {
 			}
 		}
 		if args != nil {
+			e.argsSeen = true
 			e.args = y.seq(args)
 			if e.args != nil && !e.args.block && e.lineEnd >= 0 {
 				nl := d.nl(e.lineEnd)
