@@ -71,6 +71,9 @@ type serverEntry struct {
 	AlsoIn      []string    `json:"alsoIn,omitempty"`
 	RenamedFrom string      `json:"renamedFrom,omitempty"`
 	Notes       []string    `json:"notes,omitempty"`
+	// Guard is set when the entry runs the server under agentgate guard
+	// (agentgate wrap); the fields above are then the wrapped server's.
+	Guard *config.Guard `json:"guard,omitempty"`
 }
 
 // namedItem is an env variable or header: its name, and its value only when
@@ -165,7 +168,7 @@ func clientOf(p *config.Project, file string) string {
 func entryOf(s config.Server, status, reason string) serverEntry {
 	en := serverEntry{Name: s.Name, Status: status, Reason: reason, Client: s.Client, File: s.File, Line: s.Line,
 		Transport: string(s.Transport), FallbackSSE: s.FallbackSSE, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
-		URL: config.StripURL(s.URL), AlsoIn: s.AlsoIn, RenamedFrom: s.RenamedFrom, Notes: s.Notes}
+		URL: config.StripURL(s.URL), AlsoIn: s.AlsoIn, RenamedFrom: s.RenamedFrom, Notes: s.Notes, Guard: s.Guard}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		en.Env = append(en.Env, shown(s, "env."+k, k, s.Env[k]))
 	}
@@ -221,6 +224,9 @@ func printServers(w io.Writer, p *config.Project, rep serversReport) {
 				t += " (SSE fallback)"
 			}
 			fmt.Fprintf(w, "  transport: %s\n", t)
+		}
+		if s.Guard != nil {
+			fmt.Fprintf(w, "  guard: runs under agentgate guard --server %s (agentgate wrap)\n", v(config.ShellQuote(s.Guard.Server)))
 		}
 		if s.Command != "" {
 			words := []string{config.ShellQuote(s.Command)}

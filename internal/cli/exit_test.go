@@ -212,6 +212,43 @@ func TestExitCodes(t *testing.T) {
 			r.write(".cursor/mcp.json", `{"servers": {}}`)
 			return r
 		}, args: []string{"servers"}, want: ExitInvalid},
+		// wrap, unwrap
+		{name: "wrap ok", setup: func(t *testing.T) *testRepo { return newRepo(t, true, notesServer) },
+			args: []string{"wrap"}, want: ExitOK, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+				if got := string(r.read(".mcp.json")); !strings.Contains(got, `"command": "agentgate"`) || !strings.Contains(got, `"guard",`) {
+					t.Errorf(".mcp.json not wrapped:\n%s", got)
+				}
+			}},
+		{name: "wrap dry run", setup: func(t *testing.T) *testRepo { return newRepo(t, true, notesServer) },
+			args: []string{"wrap", "--dry-run"}, want: ExitOK, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+				if !strings.Contains(stdout, "+++ b/.mcp.json") || strings.Contains(string(r.read(".mcp.json")), "guard") {
+					t.Errorf("dry run: stdout %q, file %s", stdout, r.read(".mcp.json"))
+				}
+			}},
+		{name: "wrap extra argument", args: []string{"wrap", "all"}, want: ExitInvalid},
+		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold, block or warn`)},
+		{name: "wrap invalid config", setup: func(t *testing.T) *testRepo {
+			r := newRepo(t, true, notesServer)
+			r.write(".cursor/mcp.json", `{"servers": {}}`)
+			return r
+		}, args: []string{"wrap"}, want: ExitInvalid},
+		{name: "wrap cannot edit safely", setup: func(t *testing.T) *testRepo {
+			r := newRepo(t, true, notesServer)
+			r.write(".codex/config.toml", "[mcp_servers.multi]\ncommand = \"\"\"npx\"\"\"\n")
+			return r
+		}, args: []string{"wrap"}, want: ExitInvalid, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			wantStderr(`.codex/config.toml:2:11: server "multi": command: cannot edit: the command is written in a form the editor does not read the same way as the client`)(t, r, stdout, stderr)
+			wantStderr("agentgate: hint: write it as a plain one-line string")(t, r, stdout, stderr)
+			if strings.Contains(string(r.read(".mcp.json")), "guard") {
+				t.Error(".mcp.json was written although another file could not be edited")
+			}
+		}},
+		{name: "unwrap nothing to do", setup: func(t *testing.T) *testRepo { return newRepo(t, true, notesServer) },
+			args: []string{"unwrap"}, want: ExitOK},
+		{name: "unwrap malformed wrapper", setup: func(t *testing.T) *testRepo {
+			return newRepo(t, true, map[string]any{"w": map[string]any{"command": "agentgate", "args": []string{"guard", "--", "npx"}}})
+		}, args: []string{"unwrap"}, want: ExitInvalid, check: wantStderr(`server "w": args: agentgate guard: --server is missing`)},
+
 		// Every config error in one run, each on its own line, each hint once.
 		{name: "verify every config error", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)

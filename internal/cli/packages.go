@@ -84,31 +84,18 @@ func fileRel(s config.Server, spec config.PackageSpec) (string, bool) {
 }
 
 // pinnedSpec is the exact spec `agentgate pin` writes for spec from the
-// locked package k (samePackage): name@version for npm and Go,
-// name==version for PyPI, image:tag@digest for OCI.
+// locked package k (samePackage): the argument pinArg gives, without a
+// --package= or --from= prefix (name@version for npm and Go,
+// name==version for PyPI, image:tag@digest for OCI, each as written).
 func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
-	switch spec.Ecosystem {
-	case config.EcoOCI:
-		tag, _, _ := strings.Cut(spec.Version, "@")
-		if tag == "" {
-			tag = k.Version
-		}
-		if tag == "" {
-			return spec.Name + "@" + k.Integrity
-		}
-		return spec.Name + ":" + tag + "@" + k.Integrity
-	case config.EcoPyPI:
-		return spec.Name + "==" + k.Version
-	case config.EcoNPM:
-		if i := strings.Index(spec.Raw, "@npm:"); i > 0 { // alias@npm:real
-			alias := spec.Raw[:i]
-			if j := strings.LastIndex(alias, "="); strings.HasPrefix(alias, "-") && j >= 0 { // --package=alias@npm:...
-				alias = alias[j+1:]
-			}
-			return alias + "@npm:" + spec.Name + "@" + k.Version
-		}
+	arg, err := pinArg(spec, k)
+	if err != nil {
+		return spec.String() + " (it cannot: " + err.Error() + ")"
 	}
-	return spec.Name + "@" + k.Version
+	if strings.HasPrefix(arg, "-") {
+		_, arg, _ = strings.Cut(arg, "=")
+	}
+	return arg
 }
 
 // versionDiffers reports whether an exact spec names another version than

@@ -63,6 +63,11 @@ type Server struct {
 	// OAuth is agentgate.toml's [servers.NAME.oauth], nil when absent.
 	OAuth *OAuth
 
+	// Guard is the agentgate guard wrapper the entry runs the server
+	// under (see Guard), nil when it does not; Command, Args, URL and
+	// Headers are then the wrapped server's.
+	Guard *Guard `json:",omitempty"`
+
 	// AlsoIn lists "file:line" of other files with the same name and the
 	// same effective definition, merged into this one. Sorted.
 	AlsoIn []string

@@ -261,8 +261,19 @@ func readSource(s source) (fileResult, error) {
 	return parseFile(s.client, s.rel, data)
 }
 
-// parseFile parses data as the given client's config.
+// parseFile parses data as the given client's config, seeing through the
+// agentgate guard wrapper (see seeThrough).
 func parseFile(client, file string, data []byte) (fileResult, error) {
+	res, err := parseFileRaw(client, file, data)
+	if err != nil {
+		return res, err
+	}
+	return seeThrough(file, res)
+}
+
+// parseFileRaw parses data as the given client's config, commands and args
+// as written.
+func parseFileRaw(client, file string, data []byte) (fileResult, error) {
 	switch {
 	case client == "codex":
 		root, err := parseTOML(file, data)

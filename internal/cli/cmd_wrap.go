@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
+)
+
+func init() {
+	register(&command{
+		name:    "wrap",
+		summary: "rewrite the client configs so every stdio server runs under 'agentgate guard'",
+		usage: `Usage: agentgate wrap [--dry-run] [--on-drift MODE]
+
+Wrap rewrites the repository's client configs so that each locked stdio
+server runs under 'agentgate guard', which checks every tool listing the
+client receives against agentgate.lock (docs/GUARD.md). An entry
+
+  "command": "npx", "args": ["-y", "pkg"]
+
+becomes
+
+  "command": "agentgate", "args": ["guard", "--server", "NAME", "--", "npx", "-y", "pkg"]
+
+with minimal edits: comments, trailing commas, key order, indentation,
+quoting and line endings stay as they are, in every format agentgate reads
+(JSON, JSONC, Codex TOML, Continue YAML). 'agentgate unwrap' restores
+each file byte for byte; wrap checks that before it writes, and refuses a
+server it could not restore exactly. Servers already wrapped, servers
+excluded in agentgate.toml, disabled servers and files outside the
+repository are left alone; remote (HTTP/SSE) servers are not wrapped yet
+and are named on stderr.
+
+agentgate itself sees through the wrapper: a wrapped config locks,
+verifies and pins exactly like the unwrapped one.
+
+With --dry-run nothing is written and the edits are printed as a unified
+diff. Nothing is written unless every file could be edited (a config
+agentgate cannot edit safely is an error naming the file, the server and
+the field); each file is then written atomically.
+
+Exit codes: 0 done (or nothing to do), 2 invalid configs or an entry that
+cannot be edited safely, 3 a file could not be written or git failed.
+
+Examples:
+  agentgate wrap --dry-run
+  agentgate wrap
+  agentgate wrap --on-drift block`,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
+			fs.String("on-drift", "", "write `MODE` (withhold, block or warn) as guard's --on-drift; default: guard's own default")
+		},
+		run: func(e *env, fs *flag.FlagSet, args []string) error { return runWrap(e, fs, args, false) },
+	})
+	register(&command{
+		name:    "unwrap",
+		summary: "undo 'agentgate wrap': restore every wrapped server's original entry",
+		usage: `Usage: agentgate unwrap [--dry-run]
+
+Unwrap restores every server entry that runs under 'agentgate guard' to
+the entry it was before 'agentgate wrap', removing exactly what wrap
+inserted: after wrap and unwrap every config file is byte for byte what it
+was. Entries wrapped by hand in the same form are unwrapped too.
+
+With --dry-run nothing is written and the edits are printed as a unified
+diff.
+
+Exit codes: 0 done (or nothing to do), 2 invalid configs or a wrapper that
+cannot be undone safely, 3 a file could not be written or git failed.
+
+Examples:
+  agentgate unwrap --dry-run
+  agentgate unwrap`,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
+		},
+		run: func(e *env, fs *flag.FlagSet, args []string) error { return runWrap(e, fs, args, true) },
+	})
+}
+
+// fileEdit is one config file's new content.
+type fileEdit struct {
+	rel, abs  string
+	old, new  []byte
+	servers   []string
+	remote    []string
+	unchanged bool
+}
+
+func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
+	name := "wrap"
+	if undo {
+		name = "unwrap"
+	}
+	if len(args) > 0 {
+		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate "+name+" -h' for usage")
+	}
+	onDrift := flagValue[string](fs, "on-drift")
+	switch onDrift {
+	case "", "withhold", "block", "warn":
+	default:
+		return invalid(fmt.Errorf("--on-drift %q: use withhold, block or warn", onDrift))
+	}
+	ws, err := configWorkspace(e, name)
+	if err != nil {
+		return err
+	}
+	p := ws.project
+	opt := config.WrapOptions{OnDrift: onDrift}
+	if p.Settings.Lockfile != config.DefaultLockfile {
+		opt.Lockfile = p.Settings.Lockfile
+	}
+	// The lockfile name of each entry (a [[rename]] locks it under
+	// another) and the entries not to wrap (excluded: guard would find
+	// no lockfile entry for them).
+	opt.Select = func(file, server string) (string, bool) {
+		for _, s := range p.Skipped {
+			if s.Excluded && s.Name == server && s.File == file {
+				return "", false
+			}
+		}
+		for _, s := range p.Servers {
+			if s.RenamedFrom == server && s.File == file {
+				return s.Name, true
+			}
+		}
+		return server, true
+	}
+	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, []string, error) {
+		if undo {
+			out, names, err := config.UnwrapFile(client, rel, data)
+			return out, names, nil, err
+		}
+		return config.WrapFile(client, rel, data, opt)
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range edits {
+		for _, r := range f.remote {
+			fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s: server %s is a remote server: not wrapped (docs/GUARD.md shows how to run it under guard)\n",
+				render.VisibleLine(f.rel), quoteVisible(r))
+		}
+	}
+	verb := "wrapped"
+	if undo {
+		verb = "unwrapped"
+	}
+	return writeEdits(e, fs, edits, verb)
+}
+
+// configWorkspace opens the repository and loads its configs (exit 2 when
+// they are invalid), for the commands that edit them.
+func configWorkspace(e *env, cmd string) (*workspace, error) {
+	repo, root, err := openRepo(e, false, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return newWorkspace(e, repo, root, true, "")
+}
+
+// editConfigs runs edit on every config file of the project inside the
+// repository, and returns the files it changed, in path order. Every
+// file's errors are collected; on any error nothing is returned, so
+// nothing is written.
+func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]byte, []string, []string, error)) ([]fileEdit, error) {
+	var out []fileEdit
+	var errs config.Errors
+	var other []error
+	byReal := map[string]int{} // a file read under two names (a link) is edited once
+	for _, rel := range ws.project.Files {
+		if filepath.IsAbs(rel) || strings.HasPrefix(rel, "~/") || rel == ".." || strings.HasPrefix(path.Clean(rel), "../") {
+			continue // a file outside the repository is the user's own, not the repository's
+		}
+		client := config.ClientOf(rel, ws.project.Settings)
+		abs := filepath.Join(ws.root, filepath.FromSlash(rel))
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			other = append(other, fmt.Errorf("cannot read %s: %w", rel, err))
+			continue
+		}
+		real, rerr := filepath.EvalSymlinks(abs)
+		if rerr != nil {
+			real = abs
+		}
+		if i, seen := byReal[real]; seen {
+			// The same file under another name (and maybe another
+			// client's format): what the first name's edit wrote must
+			// need no further edit under this one.
+			if _, more, _, err := edit(client, rel, out[i].new); err != nil || len(more) > 0 {
+				other = append(other, fmt.Errorf("%s and %s are the same file read as two clients' configs; edit it by hand", out[i].rel, rel))
+			}
+			continue
+		}
+		nd, servers, remote, err := edit(client, rel, data)
+		if err != nil {
+			var ce config.Errors
+			var one *config.Error
+			switch {
+			case errors.As(err, &ce):
+				errs = append(errs, ce...)
+			case errors.As(err, &one):
+				errs = append(errs, one)
+			default:
+				other = append(other, err)
+			}
+			continue
+		}
+		byReal[real] = len(out)
+		out = append(out, fileEdit{rel: rel, abs: abs, old: data, new: nd, servers: servers, remote: remote, unchanged: string(nd) == string(data)})
+	}
+	if len(other) > 0 {
+		return nil, invalid(errors.Join(other...))
+	}
+	if len(errs) > 0 {
+		return nil, classify(ExitInvalid, errs)
+	}
+	return out, nil
+}
+
+// writeEdits prints the edits as a unified diff (--dry-run) or writes each
+// changed file atomically, then says what changed.
+func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
+	dry := flagValue[bool](fs, "dry-run")
+	color := e.useColor(e.stdout)
+	n := 0
+	for _, f := range edits {
+		if f.unchanged {
+			continue
+		}
+		n++
+		if dry {
+			fmt.Fprint(e.stdout, render.UnifiedDiff(f.old, f.new, "a/"+f.rel, "b/"+f.rel, color))
+		}
+	}
+	if dry {
+		if n == 0 {
+			fmt.Fprintf(e.stderr, "agentgate: nothing to change\n")
+		}
+		return nil
+	}
+	for _, f := range edits {
+		if f.unchanged {
+			continue
+		}
+		if err := lock.WriteFile(f.abs, f.new, 0o644); err != nil {
+			return unverified(fmt.Errorf("could not write %s: %v; the file is unchanged", f.rel, err),
+				"make the file writable, then run the command again (files listed above were written)")
+		}
+		var names []string
+		for _, s := range f.servers {
+			names = append(names, quoteVisible(s))
+		}
+		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", render.VisibleLine(f.rel), verb, strings.Join(names, ", "))
+	}
+	if n == 0 {
+		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package config
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzEditRoundTrip: on any input the editor either refuses or edits
+// exactly: a file WrapFile accepts comes back byte for byte from
+// UnwrapFile and reads as the same servers through the wrapper; a pin of
+// every unpinned spec reads back as the pinned argv (SetArgument checks
+// that itself) and pins nothing twice. Seeded with every golden input.
+func FuzzEditRoundTrip(f *testing.F) {
+	files, _ := filepath.Glob("testdata/edit/*.txtar")
+	for _, name := range files {
+		a, err := readArchive(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var client, file string
+		for _, l := range strings.Split(string(a.Comment), "\n") {
+			if v, ok := strings.CutPrefix(l, "client: "); ok {
+				client = v
+			}
+			if v, ok := strings.CutPrefix(l, "file: "); ok {
+				file = v
+			}
+		}
+		for _, af := range a.Files {
+			if af.Name == "in" {
+				f.Add(client+"\n"+file, af.Data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, where string, data []byte) {
+		client, file, ok := strings.Cut(where, "\n")
+		if !ok || !knownEditFormat(client, file) {
+			return
+		}
+		out, wrapped, _, err := WrapFile(client, file, data, WrapOptions{})
+		if err != nil {
+			return
+		}
+		if len(wrapped) > 0 {
+			back, _, err := UnwrapFile(client, file, out)
+			if err != nil || !bytes.Equal(back, data) {
+				t.Fatalf("unwrap(wrap(x)) != x (%v):\n%q\n%q", err, back, data)
+			}
+			sa, err1 := parseFile(client, file, data)
+			sb, err2 := parseFile(client, file, out)
+			if err1 != nil || err2 != nil || len(sa.servers) != len(sb.servers) {
+				t.Fatalf("wrapped file reads differently: %v %v", err1, err2)
+			}
+			for i := range sa.servers {
+				if d := differ(sa.servers[i], sb.servers[i]); d != "" {
+					t.Fatalf("server %q: %s differs through the wrapper", sa.servers[i].Name, d)
+				}
+			}
+		}
+		pinned, pins, err := PinFile(client, file, data, func(_ Server, p PackageSpec) (string, string, error) {
+			if p.Ecosystem == EcoGo {
+				return "v1.2.3", "", nil
+			}
+			return "1.2.3", "sha256:" + strings.Repeat("ab", 32), nil
+		})
+		if err != nil || len(pins) == 0 {
+			return
+		}
+		again, more, err := PinFile(client, file, pinned, func(Server, PackageSpec) (string, string, error) {
+			return "9.9.9", "sha256:" + strings.Repeat("cd", 32), nil
+		})
+		if err != nil || len(more) > 0 || !bytes.Equal(again, pinned) {
+			t.Fatalf("a pinned file pins again (%v, %+v)", err, more)
+		}
+	})
+}
+
+func knownEditFormat(client, file string) bool {
+	switch client {
+	case "codex", "zed", "opencode":
+		return true
+	case "continue":
+		return strings.HasPrefix(file, ".continue/mcpServers/") && len(file) > len(".continue/mcpServers/")
+	}
+	_, ok := jsonClients[client]
+	return ok
+}

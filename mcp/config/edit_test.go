@@ -1,0 +1,201 @@
+package config
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The golden files in testdata/edit each hold one client config file and
+// what the editor must make of it. The comment names the client and the
+// file's path; the sections are:
+//
+//	in         the file as the user wrote it
+//	wrapped    WrapFile's output (then UnwrapFile must give back in)
+//	wrap-error a substring of the error WrapFile must return instead
+//	remote     the remote servers WrapFile leaves alone
+//	set        lines "SERVER ARG VALUE": SetArgument calls, in order
+//	set-out    the file after them
+//	locked     lines "SERVER VERSION [DIGEST]": the lockfile's packages
+//	pin-out    PinFile's output with those (a server not listed is an
+//	           error); pinning a wrapped file and unwrapping it must give
+//	           the same bytes
+//
+// AGENTGATE_UPDATE_GOLDEN=1 rewrites the wrapped and set-out sections; read
+// the diff before committing it.
+func TestEditGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/edit/*.txtar")
+	if len(files) < 10 {
+		t.Fatalf("found %d golden files, want every client format", len(files))
+	}
+	update := os.Getenv("AGENTGATE_UPDATE_GOLDEN") != ""
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			a, err := readArchive(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var client, file string
+			for _, l := range strings.Split(string(a.Comment), "\n") {
+				if v, ok := strings.CutPrefix(l, "client: "); ok {
+					client = v
+				}
+				if v, ok := strings.CutPrefix(l, "file: "); ok {
+					file = v
+				}
+			}
+			sec := map[string][]byte{}
+			for _, af := range a.Files {
+				sec[af.Name] = af.Data
+			}
+			in, ok := sec["in"]
+			if client == "" || file == "" || !ok {
+				t.Fatal("need client:, file: and an in section")
+			}
+			changed := false
+			if want, ok := sec["wrap-error"]; ok {
+				_, _, _, err := WrapFile(client, file, in, WrapOptions{})
+				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
+					t.Fatalf("WrapFile error = %v, want one containing %q", err, want)
+				}
+			}
+			if want, ok := sec["wrapped"]; ok {
+				got, names, remote, err := WrapFile(client, file, in, WrapOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if update {
+					changed = changed || setSection(a, "wrapped", got)
+				} else if !bytes.Equal(got, want) {
+					t.Fatalf("WrapFile:\n%s\nwant:\n%s", got, want)
+				}
+				back, unames, err := UnwrapFile(client, file, got)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(back, in) {
+					t.Fatalf("UnwrapFile(WrapFile(in)) != in:\n%q\nwant\n%q", back, in)
+				}
+				if !slices.Equal(names, unames) || len(names) == 0 {
+					t.Fatalf("wrapped %q, unwrapped %q", names, unames)
+				}
+				if want := strings.Fields(sectionOr(sec, "remote")); !slices.Equal(remote, want) && (len(remote) > 0 || len(want) > 0) {
+					t.Fatalf("remote servers left alone: %q, want %q", remote, want)
+				}
+				again, more, _, err := WrapFile(client, file, got, WrapOptions{})
+				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
+					t.Fatalf("wrapping a wrapped file changed it (%v, %q)", err, more)
+				}
+				sameServers(t, client, file, in, got)
+			}
+			if ops, ok := sec["set"]; ok {
+				cur := in
+				for _, l := range strings.Split(strings.TrimSpace(string(ops)), "\n") {
+					fs := strings.SplitN(l, " ", 3)
+					i, _ := strconv.Atoi(fs[1])
+					var err error
+					if cur, err = SetArgument(client, file, cur, fs[0], i, fs[2]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if update {
+					changed = setSection(a, "set-out", cur) || changed
+				} else if !bytes.Equal(cur, sec["set-out"]) {
+					t.Fatalf("SetArgument:\n%s\nwant:\n%s", cur, sec["set-out"])
+				}
+			}
+			if lines, ok := sec["locked"]; ok {
+				locked := map[string][]string{}
+				for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+					fs := strings.Fields(l)
+					locked[fs[0]] = append(fs[1:], "")
+				}
+				lookup := func(s Server, spec PackageSpec) (string, string, error) {
+					v, ok := locked[s.Name]
+					if !ok {
+						return "", "", &Error{Msg: "not locked"}
+					}
+					return v[0], v[1], nil
+				}
+				got, pins, err := PinFile(client, file, in, lookup)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if update {
+					changed = setSection(a, "pin-out", got) || changed
+				} else if !bytes.Equal(got, sec["pin-out"]) {
+					t.Fatalf("PinFile:\n%s\nwant:\n%s", got, sec["pin-out"])
+				}
+				if len(pins) == 0 {
+					t.Fatal("nothing pinned")
+				}
+				again, more, err := PinFile(client, file, got, lookup)
+				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
+					t.Fatalf("pinning a pinned file changed it (%v, %+v)", err, more)
+				}
+				if w, _, _, err := WrapFile(client, file, in, WrapOptions{}); err == nil {
+					pw, _, err := PinFile(client, file, w, lookup)
+					if err != nil {
+						t.Fatal(err)
+					}
+					back, _, err := UnwrapFile(client, file, pw)
+					if err != nil || !bytes.Equal(back, got) {
+						t.Fatalf("unwrap(pin(wrap(in))) != pin(in) (%v):\n%s", err, back)
+					}
+				}
+			}
+			if changed {
+				os.WriteFile(f, a.format(), 0o644)
+			}
+		})
+	}
+}
+
+func sectionOr(sec map[string][]byte, name string) string { return string(sec[name]) }
+
+func setSection(a *archive, name string, data []byte) bool {
+	for i := range a.Files {
+		if a.Files[i].Name == name {
+			if bytes.Equal(a.Files[i].Data, data) {
+				return false
+			}
+			a.Files[i].Data = data
+			return true
+		}
+	}
+	return false
+}
+
+// sameServers checks that the client's parser reads the same servers from
+// a and b once it sees through the guard wrapper: what agentgate locks,
+// verifies and pins does not change when a config is wrapped.
+func sameServers(t *testing.T, client, file string, a, b []byte) {
+	t.Helper()
+	sa, err := parseFile(client, file, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := parseFile(client, file, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sa.servers) != len(sb.servers) || len(sa.skipped) != len(sb.skipped) {
+		t.Fatalf("servers %d/%d, skipped %d/%d", len(sa.servers), len(sb.servers), len(sa.skipped), len(sb.skipped))
+	}
+	for i := range sa.servers {
+		x, y := sa.servers[i], sb.servers[i]
+		if x.Transport != Stdio {
+			continue
+		}
+		if y.Guard == nil || y.Guard.Server != x.Name {
+			t.Errorf("server %q: wrapped entry has Guard %+v", x.Name, y.Guard)
+		}
+		if x.Command != y.Command || !slices.Equal(x.Args, y.Args) || differ(x, y) != "" || x.Transport != y.Transport {
+			t.Errorf("server %q reads differently when wrapped: %q %q vs %q %q (%s)", x.Name, x.Command, x.Args, y.Command, y.Args, differ(x, y))
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// PinnedArg returns the argument that runs exactly version of the package
+// p names, written as p.Raw was: the version part replaced or added and
+// everything else kept (a --package= or --from= prefix, an npm: alias,
+// Python extras, an image's registry and tag). For OCI, digest is the
+// manifest digest ("sha256:..."), added after the tag, and version the
+// tag to add when the image has none (may be ""); npm, PyPI and Go ignore
+// digest. An exact spec is returned unchanged.
+func (p PackageSpec) PinnedArg(version, digest string) (string, error) {
+	raw := p.Raw
+	if p.Exact || p.Ecosystem == EcoFile {
+		return raw, nil
+	}
+	switch p.Ecosystem {
+	case EcoNPM, EcoGo:
+		if version == "" {
+			return "", fmt.Errorf("no version to pin %s to", p.String())
+		}
+		head := raw
+		if p.Version != "" {
+			var ok bool
+			if head, ok = strings.CutSuffix(raw, "@"+p.Version); !ok {
+				return "", fmt.Errorf("cannot find the version %q in %q", p.Version, raw)
+			}
+		}
+		return head + "@" + version, nil
+	case EcoPyPI:
+		if version == "" {
+			return "", fmt.Errorf("no version to pin %s to", p.String())
+		}
+		prefix, spec := "", raw
+		if strings.HasPrefix(raw, "-") {
+			name, val, ok := strings.Cut(raw, "=")
+			if !ok {
+				return "", fmt.Errorf("cannot find the package in %q", raw)
+			}
+			prefix, spec = name+"=", val
+		}
+		m := pypiNameRE().FindStringIndex(spec)
+		if m == nil || strings.TrimSpace(spec) != spec {
+			return "", fmt.Errorf("cannot find the package in %q", raw)
+		}
+		op := "=="
+		if strings.HasPrefix(spec[m[1]:], "@") {
+			op = "@" // uvx tool@version: keep uv's own form
+		}
+		return prefix + spec[:m[1]] + op + version, nil
+	case EcoOCI:
+		if !ociDigestRE().MatchString(digest) {
+			return "", fmt.Errorf("no manifest digest to pin %s to", p.String())
+		}
+		if p.Version == "" && version != "" {
+			return raw + ":" + version + "@" + digest, nil
+		}
+		return raw + "@" + digest, nil
+	}
+	return "", fmt.Errorf("cannot pin %s packages", p.Ecosystem)
+}
+
+// SkipPin, returned by PinFile's locked function, leaves a server unpinned
+// without an error (a server agentgate.toml excludes from the lockfile).
+var SkipPin = errors.New("not pinned")
+
+// Pin is one argument PinFile rewrote.
+type Pin struct {
+	Server   string
+	Line     int
+	Spec     PackageSpec
+	From, To string // the argument before and after
+}
+
+// PinFile rewrites, in data (a config file of client, named file relative
+// to the root), the package spec of every stdio server that runs a
+// package without an exact version, to the version locked returns for it
+// (version, and for OCI the manifest digest), with minimal edits (see
+// SetArgument). Exact specs, remote servers and commands no package is
+// attributed to are left alone. Servers running under the guard wrapper
+// are pinned inside it. An error from locked, for any server, fails the
+// whole file: every server's error is returned (an Errors) and nothing is
+// pinned.
+func PinFile(client, file string, data []byte, locked func(s Server, spec PackageSpec) (version, digest string, err error)) ([]byte, []Pin, error) {
+	res, err := parseFile(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := rawServers(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var errs Errors
+	var pins []Pin
+	var edits []Edit
+	want := map[string][]string{}
+	for _, s := range res.servers {
+		spec, ok, perr := s.Package()
+		if perr != nil || !ok || spec.Exact || spec.Ecosystem == EcoFile {
+			continue
+		}
+		field := "command"
+		if spec.Arg >= 0 {
+			field = fmt.Sprintf("args[%d]", spec.Arg)
+		}
+		fail := func(err error) {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				ce = &Error{Msg: err.Error()}
+			}
+			e := *ce
+			if e.File == "" {
+				e.File, e.Line, e.Column = file, s.Line, s.Column
+			}
+			if e.Server == "" {
+				e.Server, e.Field = s.Name, field
+			}
+			errs = append(errs, &e)
+		}
+		version, digest, err := locked(s, spec)
+		if errors.Is(err, SkipPin) {
+			continue
+		}
+		if err != nil {
+			fail(err)
+			continue
+		}
+		to, err := spec.PinnedArg(version, digest)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		// The pinned argv must run the same package, exactly.
+		argv := append([]string{s.Command}, s.Args...)
+		argv[spec.Arg+1] = to
+		if after, err := RecognizePackage(argv[0], argv[1:]); err != nil || !after.Exact || after.Name != spec.Name || after.Arg != spec.Arg {
+			fail(fmt.Errorf("cannot pin %q: %s would no longer read it as the same package", spec.Raw, spec.Launcher))
+			continue
+		}
+		i := spec.Arg
+		if s.Guard != nil {
+			g, _, _ := parseGuard(raw[s.Name].Command, raw[s.Name].Args)
+			i += g.dashdash + 2 // the wrapped command's args follow "--" and the command
+		}
+		ed, rawArgv, err := d.setEdit(raw, s.Name, i, to)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		edits, want[s.Name] = append(edits, ed), rawArgv
+		pins = append(pins, Pin{Server: s.Name, Line: s.Line, Spec: spec, From: spec.Raw, To: to})
+	}
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	if len(edits) == 0 {
+		return data, nil, nil
+	}
+	out, err := applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, err
+	}
+	return out, pins, nil
+}

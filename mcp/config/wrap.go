@@ -1,0 +1,362 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Guard is the `agentgate guard` wrapper that `agentgate wrap` puts around
+// a server entry: the entry's command is agentgate and its args are
+//
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] -- COMMAND ARGS...
+//
+// for a stdio server, and
+//
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] --url URL [--header K:V ...] [--transport http|sse]
+//
+// for a remote one. As guard's flag parser reads them, a flag may also be
+// written -flag, and a value --flag=value.
+type Guard struct {
+	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
+	Lockfile      string `json:"lockfile,omitempty"`
+	OnDrift       string `json:"onDrift,omitempty"`
+	AllowUnlocked bool   `json:"allowUnlocked,omitempty"`
+}
+
+// guardCall is a parsed wrapper.
+type guardCall struct {
+	Guard
+	argv      []string // stdio: COMMAND ARGS...
+	dashdash  int      // stdio: index in args of "--"
+	url       string
+	headers   []string // K:V, in order
+	transport string
+}
+
+// isAgentgate reports whether command runs agentgate itself (a bare name,
+// a path, with or without a Windows executable extension).
+func isAgentgate(command string) bool { return launcherName(command) == "agentgate" }
+
+// parseGuard reads command and args as the guard wrapper. ok is false when
+// they are not one (the command is not agentgate, or its first argument is
+// not "guard"); err says what is wrong with a wrapper that is malformed.
+func parseGuard(command string, args []string) (g guardCall, ok bool, err error) {
+	if !isAgentgate(command) || len(args) == 0 || args[0] != "guard" {
+		return g, false, nil
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if g.url != "" {
+				return g, true, fmt.Errorf("agentgate guard: --url and a command after \"--\" exclude each other")
+			}
+			if i+1 >= len(args) {
+				return g, true, fmt.Errorf(`agentgate guard: no command after "--"`)
+			}
+			g.dashdash, g.argv = i, args[i+1:]
+			break
+		}
+		name, val, eq := strings.Cut(a, "=")
+		if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
+			name = "-" + name // guard's flag package reads -flag as --flag
+		}
+		if name == "--allow-unlocked" {
+			switch {
+			case !eq || val == "true":
+				g.AllowUnlocked = true
+			case val == "false":
+			default:
+				return g, true, fmt.Errorf("agentgate guard: --allow-unlocked=%q: use true or false", val)
+			}
+			continue
+		}
+		if !eq {
+			if i+1 >= len(args) {
+				return g, true, fmt.Errorf("agentgate guard: %s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "--server":
+			g.Server = val
+		case "--lockfile":
+			g.Lockfile = val
+		case "--on-drift":
+			g.OnDrift = val
+		case "--url":
+			g.url = val
+		case "--header":
+			if k, _, ok := strings.Cut(val, ":"); !ok || strings.TrimSpace(k) == "" {
+				return g, true, fmt.Errorf("agentgate guard: --header %q is not NAME:VALUE", val)
+			}
+			g.headers = append(g.headers, val)
+		case "--transport":
+			if val != "http" && val != "sse" {
+				return g, true, fmt.Errorf("agentgate guard: --transport %q: use http or sse", val)
+			}
+			g.transport = val
+		default:
+			return g, true, fmt.Errorf("agentgate guard: unknown flag %s", name)
+		}
+	}
+	switch {
+	case g.Server == "":
+		return g, true, fmt.Errorf("agentgate guard: --server is missing")
+	case g.argv == nil && g.url == "":
+		return g, true, fmt.Errorf(`agentgate guard: neither --url nor a command after "--"`)
+	}
+	return g, true, nil
+}
+
+// seeThrough replaces the guard wrapper of every server in res by the
+// server it runs, so that a wrapped config locks, verifies and pins like
+// the unwrapped one. The wrapper itself is kept in Server.Guard.
+func seeThrough(file string, res fileResult) (fileResult, error) {
+	var errs Errors
+	for i := range res.servers {
+		s := &res.servers[i]
+		if s.Transport != Stdio {
+			continue
+		}
+		g, ok, err := parseGuard(s.Command, s.Args)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "args", Msg: err.Error(),
+				Hint: "restore the entry with 'agentgate unwrap' (after fixing the flag), or write the wrapper as 'agentgate wrap' does (docs/GUARD.md)"})
+			continue
+		}
+		guard := g.Guard
+		s.Guard = &guard
+		if g.argv != nil {
+			s.Command, s.Args = g.argv[0], slices.Clone(g.argv[1:])
+			continue
+		}
+		s.Command, s.Args, s.Env, s.EnvVars, s.Cwd, s.EnvFile = "", nil, nil, nil, "", ""
+		s.URL = g.url
+		s.Transport, s.FallbackSSE = StreamableHTTP, false // guard's default
+		if g.transport == "sse" {
+			s.Transport = SSE
+		}
+		s.Headers = nil
+		for _, h := range g.headers {
+			k, v, _ := strings.Cut(h, ":")
+			if s.Headers == nil {
+				s.Headers = map[string]string{}
+			}
+			s.Headers[k] = v
+		}
+	}
+	if len(errs) > 0 {
+		return res, errs
+	}
+	return res, nil
+}
+
+// WrapOptions are the guard flags `agentgate wrap` writes into every
+// wrapper besides --server.
+type WrapOptions struct {
+	Program  string // the command written; "" is "agentgate"
+	Lockfile string // --lockfile, "" for none
+	OnDrift  string // --on-drift, "" for none
+	// Select returns the name to write as --server for the entry server
+	// of file (its lockfile name), and false for an entry not to wrap;
+	// nil wraps every entry under its own name.
+	Select func(file, server string) (string, bool)
+}
+
+// WrapFile rewrites every enabled stdio server of data (a config file of
+// client, named file relative to the root) to run under agentgate guard,
+// in the form Guard describes, and returns the new content, the servers
+// it wrapped and the remote servers it left alone, each in file order.
+// Servers already wrapped are left alone. Each wrap is checked to come
+// undone exactly: UnwrapFile on the result restores data byte for byte,
+// or WrapFile refuses with an *Error naming the server.
+func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped, remote []string, err error) {
+	if opt.Program == "" {
+		opt.Program = "agentgate"
+	}
+	raw, err := rawServers(client, file, data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var edits []Edit
+	want := map[string][]string{}
+	lockNames := map[string]string{}
+	for _, e := range d.entries {
+		s, ok := raw[e.name]
+		if !ok {
+			continue
+		}
+		if _, already, _ := parseGuard(s.Command, s.Args); already {
+			continue
+		}
+		lockName := e.name
+		if opt.Select != nil {
+			if lockName, ok = opt.Select(file, e.name); !ok {
+				continue
+			}
+		}
+		if s.Transport != Stdio {
+			remote = append(remote, e.name)
+			continue
+		}
+		es, argv, err := d.wrapEdits(e, s, lockName, opt)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		lockNames[e.name] = lockName
+		edits, want[e.name] = append(edits, es...), argv
+		wrapped = append(wrapped, e.name)
+	}
+	if len(edits) == 0 {
+		return data, nil, remote, nil
+	}
+	out, err = applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, nil, err
+	}
+	// Every wrap must come undone exactly. When the whole file does not,
+	// find the entry that does not, one by one.
+	if back, _, err := UnwrapFile(client, file, out); err != nil || string(back) != string(data) {
+		for _, name := range wrapped {
+			e := d.entry(name)
+			es, _, _ := d.wrapEdits(e, raw[name], lockNames[name], opt)
+			one, _ := applyEdits(data, es)
+			if back, _, err := UnwrapFile(client, file, one, name); err != nil || string(back) != string(data) {
+				return nil, nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
+					`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
+			}
+		}
+		return nil, nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
+			Hint: "wrap its servers by hand as docs/GUARD.md shows"}
+	}
+	return out, wrapped, remote, nil
+}
+
+// wrapEdits are the edits that wrap entry e (server s, locked as
+// lockName), and the argv the entry runs after them.
+func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
+	if e == nil {
+		return nil, nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
+	}
+	if err := d.check(e, s); err != nil {
+		return nil, nil, err
+	}
+	prefix := []string{"guard", "--server", lockName}
+	if opt.Lockfile != "" {
+		prefix = append(prefix, "--lockfile", opt.Lockfile)
+	}
+	if opt.OnDrift != "" {
+		prefix = append(prefix, "--on-drift", opt.OnDrift)
+	}
+	prefix = append(prefix, "--")
+	var raws []string
+	for _, p := range prefix {
+		raws = append(raws, d.syn.str(p))
+	}
+	var edits []Edit
+	switch {
+	case e.argv:
+		edits = append(edits, d.insertItems(e.args, append([]string{d.syn.str(opt.Program)}, raws...)))
+	default:
+		edits = append(edits, Edit{e.cmd.start, e.cmd.end, d.syn.str(opt.Program)})
+		cmdRaw := d.raw(*e.cmd)
+		flow := e.args == nil || !e.args.block
+		if d.syn.kind == "yaml" && flow && !strings.ContainsAny(cmdRaw[:1], `"'`) && !yamlPlainRE().MatchString(cmdRaw) {
+			cmdRaw = yamlString(e.cmd.val)
+		}
+		raws = append(raws, cmdRaw)
+		switch {
+		case e.args != nil:
+			edits = append(edits, d.insertItems(e.args, raws))
+		case e.lineEnd >= 0:
+			edits = append(edits, Edit{e.lineEnd, e.lineEnd, d.syn.member(e, d.nl(e.lineEnd), raws)})
+		default:
+			return nil, nil, d.errAt(e.cmd.start, e.name, e.argsField, "there is no args array and no safe place to add one after the command",
+				`write the server as a [mcp_servers.NAME] table (TOML) or a block mapping (YAML) with "command" on its own line, then run agentgate wrap again`)
+		}
+	}
+	return edits, slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args), nil
+}
+
+// UnwrapFile restores every server of data that runs under the guard
+// wrapper (only those named, when names are given) to the entry it was
+// before `agentgate wrap`, and returns the new content and the servers it
+// unwrapped. It removes exactly what WrapFile inserted.
+func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []string, error) {
+	raw, err := rawServers(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var edits []Edit
+	var done []string
+	want := map[string][]string{}
+	for _, e := range d.entries {
+		s, ok := raw[e.name]
+		if !ok || len(names) > 0 && !slices.Contains(names, e.name) {
+			continue
+		}
+		g, wrapped, gerr := parseGuard(s.Command, s.Args)
+		if !wrapped {
+			continue
+		}
+		if gerr != nil {
+			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Field: e.argsField, Msg: "cannot unwrap: " + gerr.Error(),
+				Hint: "fix the wrapper by hand: the original command follows \"--\""}
+		}
+		if g.argv == nil {
+			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Msg: "cannot unwrap a remote server's wrapper (--url): agentgate wrap does not write one",
+				Hint: "restore the entry by hand"}
+		}
+		if err := d.check(e, s); err != nil {
+			return nil, nil, err
+		}
+		items := e.args.items
+		orig := g.dashdash + 1 // index in s.Args of the original command
+		if e.argv {
+			edits = append(edits, Edit{e.args.at(0), e.args.at(orig + 1), ""})
+		} else {
+			back := d.raw(items[orig])
+			edits = append(edits, Edit{e.cmd.start, e.cmd.end, back})
+			switch {
+			case orig+1 < len(items):
+				edits = append(edits, Edit{e.args.at(0), e.args.at(orig + 1), ""})
+			case e.argsMember[1] > 0:
+				edits = append(edits, Edit{e.argsMember[0], e.argsMember[1], ""})
+			case !e.args.block:
+				edits = append(edits, Edit{e.args.at(0), items[orig].end, ""})
+			default:
+				return nil, nil, d.errAt(e.args.at(0), e.name, e.argsField, "the wrapped args hold no argument of the original command",
+					"restore the entry by hand: the original command follows \"--\"")
+			}
+		}
+		want[e.name] = g.argv
+		done = append(done, e.name)
+	}
+	if len(edits) == 0 {
+		return data, nil, nil
+	}
+	out, err := applyEdits(data, edits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, err
+	}
+	return out, done, nil
+}
