@@ -13,6 +13,9 @@
 // answers, with the servers marked cancelled. It answers as soon as it has
 // the results and exits once every server it started is gone.
 // "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve).
+// "agentgate-mcp bridge --url URL [--header K:V ...] [--transport http|sse]"
+// speaks stdio to its caller and streamable HTTP or SSE to the server (see
+// mcp/bridge.Serve).
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/agentgate/agentgate/mcp/auth"
+	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -39,9 +43,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var code int
-	if len(os.Args) > 1 && os.Args[1] == "auth" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "auth":
 		code = auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == "bridge":
+		code = bridge.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
+	default:
 		code = wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
 	}
 	stop()

@@ -233,7 +233,6 @@ type httpFailure struct {
 	code   int
 	method string
 	url    string
-	origin string // scheme://host:port of the failing request
 }
 
 func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -265,8 +264,7 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 400 {
 		t.mu.Lock()
 		if t.failure == nil {
-			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String(),
-				origin: req.URL.Scheme + "://" + req.URL.Host}
+			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String()}
 		}
 		t.mu.Unlock()
 	}
@@ -350,23 +348,30 @@ func (t *httpTripper) firstFailure() string {
 	if f == nil {
 		return ""
 	}
+	return FailureText(f.code, f.method, f.url, t.origin)
+}
+
+// FailureText describes an HTTP failure: the status code of the method's
+// request to rawURL (shown as DisplayURL does), and a hint; origin is the
+// configured one (scheme://host:port), for the hint about redirects.
+func FailureText(code int, method, rawURL, configured string) string {
 	hint := ""
 	switch {
-	case f.code == http.StatusUnauthorized:
+	case code == http.StatusUnauthorized:
 		hint = "check the Authorization (or API key) header and that its variable is set"
-	case f.code == http.StatusForbidden:
+	case code == http.StatusForbidden:
 		hint = "the credentials were refused: check the token's scope or the headers"
-	case f.code == http.StatusNotFound || f.code == http.StatusMethodNotAllowed:
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		hint = "check the url; a legacy SSE server needs \"type\": \"sse\""
-	case f.code >= 500:
+	case code >= 500:
 		hint = "the server failed; see its logs or try again"
 	default:
 		hint = "check the url and headers"
 	}
-	if f.origin != t.origin { // compared without userinfo, which the URL may carry
+	if u, err := url.Parse(rawURL); err == nil && origin(u) != configured { // compared without userinfo, which the URL may carry
 		hint += "; the request was redirected to another host, which agentgate does not send the configured headers to"
 	}
-	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", f.code, http.StatusText(f.code), f.method, displayURL(f.url), hint)
+	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", code, http.StatusText(code), method, displayURL(rawURL), hint)
 }
 
 // fallbackOK reports whether the streamable-HTTP failure allows the SSE

@@ -1,0 +1,93 @@
+//go:build linux
+
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgate/agentgate/internal/testenv"
+)
+
+// inspect runs the pinned MCP Inspector CLI with args and returns its
+// stdout.
+func inspect(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cli, env := testenv.Inspector(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli[0], append(cli[1:], args...)...)
+	cmd.Env = append(env, "HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mcp-inspector %q: %v\nstdout: %s\nstderr: %s", args, err, out.String(), errb.String())
+	}
+	return out.Bytes()
+}
+
+// toolNames decodes the Inspector's tools/list output.
+func toolNames(t *testing.T, out []byte) (names []string, tools []json.RawMessage) {
+	t.Helper()
+	var v struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("tools/list output: %v\n%s", err, out)
+	}
+	for _, raw := range v.Tools {
+		var tool struct{ Name string }
+		if err := json.Unmarshal(raw, &tool); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	return names, v.Tools
+}
+
+// TestInspectorThroughBridge: the official MCP Inspector CLI, as a stdio
+// client of agentgate-mcp bridge, lists and calls the tools of the real
+// server-everything over streamable HTTP and over legacy SSE (explicitly
+// and by the fallback), and gets exactly what it gets talking to the
+// server directly.
+func TestInspectorThroughBridge(t *testing.T) {
+	ev := testenv.NPMBin(t, "mcp-server-everything")
+	helper := helperBin(t)
+	httpURL := "http://127.0.0.1:" + strconv.Itoa(testenv.StartNPMServer(t, ev, "streamableHttp")) + "/mcp"
+	sseURL := "http://127.0.0.1:" + strconv.Itoa(testenv.StartNPMServer(t, ev, "sse")) + "/sse"
+	for _, tc := range []struct {
+		name, url, transport string
+		bridge               []string
+	}{
+		{"http", httpURL, "http", []string{"--url", httpURL, "--transport", "http"}},
+		{"sse", sseURL, "sse", []string{"--url", sseURL, "--transport", "sse"}},
+		{"fallback", sseURL, "sse", []string{"--url", sseURL}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			direct := inspect(t, "--cli", tc.url, "--transport", tc.transport, "--method", "tools/list")
+			bridged := inspect(t, append([]string{"--cli", "--method", "tools/list", "--", helper, "bridge"}, tc.bridge...)...)
+			names, tools := toolNames(t, bridged)
+			wantNames, wantTools := toolNames(t, direct)
+			if !slices.Contains(names, "echo") || len(names) < 5 {
+				t.Errorf("tools through the bridge: %v", names)
+			}
+			if !slices.Equal(names, wantNames) {
+				t.Errorf("tools through the bridge %v, directly %v", names, wantNames)
+			}
+			for i := range tools {
+				if i < len(wantTools) && !bytes.Equal(tools[i], wantTools[i]) {
+					t.Errorf("tool %s differs:\n%s\n%s", names[i], tools[i], wantTools[i])
+				}
+			}
+			call := inspect(t, append([]string{"--cli", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hello bridge", "--", helper, "bridge"}, tc.bridge...)...)
+			if !strings.Contains(string(call), `"text": "Echo: hello bridge"`) {
+				t.Errorf("tools/call echo through the bridge: %s", call)
+			}
+		})
+	}
+}
