@@ -1,12 +1,15 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
@@ -40,8 +43,10 @@ const CommandLine = "the command line"
 // expands its own syntax in args has done so already; what is left is
 // expanded here), an unset variable without a default is an error naming
 // it; every header value and URL credential is a secret, redacted from
-// every message. root is the directory relative paths would be taken
-// against (the working directory). The error is a *config.Error
+// every message. root is the repository the client runs the server in
+// (the working directory): its agentgate.toml's [servers.NAME] settings
+// apply as they do to capture (timeout, cross-origin-redirects, and
+// [servers.NAME.oauth], whose client id picks the stored token). The error is a *config.Error
 // (Unverifiable for a missing variable: exit 3; else invalid input: exit
 // 2).
 func (f *Flags) Resolve(name, root string, lookup func(string) (string, bool)) (config.Resolved, error) {
@@ -74,6 +79,19 @@ func (f *Flags) Resolve(name, root string, lookup func(string) (string, bool)) (
 		s.Headers[k] = strings.TrimSpace(v)
 	}
 	p := &config.Project{Root: root}
+	data, err := os.ReadFile(filepath.Join(root, config.SettingsFile))
+	switch {
+	case err == nil:
+		if p.Settings, err = config.ParseSettings(config.SettingsFile, data); err != nil {
+			return config.Resolved{}, err
+		}
+		ss := p.Settings.Servers[name]
+		s.Timeout = cmp.Or(ss.Timeout, p.Settings.Timeout)
+		s.CrossOriginRedirects = ss.CrossOriginRedirects
+		s.OAuth = ss.OAuth
+	case !errors.Is(err, fs.ErrNotExist):
+		return config.Resolved{}, &config.Error{File: config.SettingsFile, Msg: "cannot read: " + err.Error()}
+	}
 	return p.Resolve(s, lookup)
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -99,5 +100,32 @@ func TestServeExitCodes(t *testing.T) {
 		if code != tc.code || !strings.Contains(errb.String(), tc.want) || out.Len() != 0 {
 			t.Errorf("%q: exit %d, want %d; stdout %q; stderr %s", tc.args, code, tc.code, out.String(), errb.String())
 		}
+	}
+}
+
+func TestFlagsResolveSettings(t *testing.T) {
+	root := t.TempDir()
+	toml := "[servers.remote]\ntimeout = \"7s\"\ncross-origin-redirects = true\n\n[servers.remote.oauth]\nclient-id = \"cid-1\"\n"
+	if err := os.WriteFile(filepath.Join(root, config.SettingsFile), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) (string, bool) { return "", false }
+	r, err := (&Flags{URL: "http://h/"}).Resolve("remote", root, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Timeout != 7*time.Second || !r.CrossOriginRedirects || r.OAuth == nil || r.OAuth.ClientID != "cid-1" {
+		t.Errorf("settings not applied: timeout %v, cross-origin %v, oauth %+v", r.Timeout, r.CrossOriginRedirects, r.OAuth)
+	}
+	other, err := (&Flags{URL: "http://h/"}).Resolve("other", root, none)
+	if err != nil || other.Timeout != 0 || other.CrossOriginRedirects || other.OAuth != nil {
+		t.Errorf("another server got remote's settings: %+v %v", other, err)
+	}
+	if err := os.WriteFile(filepath.Join(root, config.SettingsFile), []byte("[servers.remote]\nbogus = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ce *config.Error
+	if _, err := (&Flags{URL: "http://h/"}).Resolve("remote", root, none); !errors.As(err, &ce) || ce.Unverifiable {
+		t.Errorf("damaged agentgate.toml: %v", err)
 	}
 }
