@@ -137,7 +137,7 @@ func Open(ctx context.Context, r config.Resolved, opts Options) (*Conn, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	b := &bridge{r: r, opts: opts, parent: ctx, done: make(chan struct{})}
+	b := &bridge{r: r, opts: opts, parent: ctx, done: make(chan struct{}), jobs: make(chan func())}
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
 	rm, err := capture.NewRemote(r, capture.RemoteOptions{
 		MaxResponseBytes: opts.MaxResponseBytes,
@@ -182,14 +182,16 @@ type bridge struct {
 	rm   *capture.Remote
 	t    transport
 
-	parent context.Context // Open's
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	inR    *io.PipeReader
-	out    *io.PipeWriter
-	outMu  sync.Mutex
-	wg     sync.WaitGroup // goroutines that may write to out
-	done   chan struct{}  // run has returned
+	parent  context.Context // Open's
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	inR     *io.PipeReader
+	out     *io.PipeWriter
+	outMu   sync.Mutex
+	wg      sync.WaitGroup // goroutines that may write to out
+	jobs    chan func()    // to an idle worker (goAsync)
+	workers sync.WaitGroup
+	done    chan struct{} // run has returned
 
 	mu  sync.Mutex
 	err error // why the server was lost; nil: still there, or the client left
@@ -249,6 +251,7 @@ func (b *bridge) run() {
 	b.cancel(nil)
 	b.wg.Wait()
 	b.out.Close()
+	b.workers.Wait()
 }
 
 // wait is Conn.Wait.
@@ -294,30 +297,34 @@ func (b *bridge) emit(msg []byte) {
 	_, _ = b.out.Write(append(buf, '\n'))
 }
 
+// copyBufs holds emitJSON's buffers.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // emitJSON streams a JSON body to Out as one line, dropping the line
-// breaks between its tokens (JSON strings hold none). A body that fails
-// midway still ends its line, so the next message starts on its own; ok
-// reports whether it was read whole.
+// breaks between its tokens (JSON strings hold none) and the white space
+// before its first token. A body that fails midway still ends its line,
+// so the next message starts on its own; wrote reports whether anything
+// but white space came.
 func (b *bridge) emitJSON(body io.Reader) (wrote bool, err error) {
 	b.outMu.Lock()
 	defer b.outMu.Unlock()
-	buf := make([]byte, 32<<10)
-	out := make([]byte, 0, 32<<10)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	for {
 		n, rerr := body.Read(buf)
-		out = out[:0]
-		for _, c := range buf[:n] {
+		chunk := buf[:n]
+		if !wrote {
+			chunk = bytes.TrimLeft(chunk, " \t\r\n")
+		}
+		out := chunk[:0]
+		for _, c := range chunk {
 			if c != '\n' && c != '\r' {
 				out = append(out, c)
 			}
 		}
 		if len(out) > 0 {
-			if len(bytes.TrimSpace(out)) > 0 {
-				wrote = true
-			}
-			if !wrote {
-				out = bytes.TrimSpace(out)
-			}
+			wrote = true
 			if _, werr := b.out.Write(out); werr != nil {
 				return wrote, werr
 			}
@@ -334,6 +341,43 @@ func (b *bridge) emitJSON(body io.Reader) (wrote bool, err error) {
 		_, _ = b.out.Write([]byte{'\n'})
 	}
 	return wrote, err
+}
+
+// goAsync runs f on a goroutine of the bridge: an idle worker when one
+// waits (its stack already grown by net/http), else a new one, which then
+// waits up to workerIdle for more work. run waits for every f.
+func (b *bridge) goAsync(f func()) {
+	b.wg.Add(1)
+	job := func() {
+		defer b.wg.Done()
+		f()
+	}
+	select {
+	case b.jobs <- job:
+	default:
+		b.workers.Add(1)
+		go b.worker(job)
+	}
+}
+
+// workerIdle is how long a worker waits for more work before it ends.
+const workerIdle = 10 * time.Second
+
+func (b *bridge) worker(job func()) {
+	defer b.workers.Done()
+	t := time.NewTimer(workerIdle)
+	defer t.Stop()
+	for {
+		job()
+		t.Reset(workerIdle)
+		select {
+		case job = <-b.jobs:
+		case <-t.C:
+			return
+		case <-b.ctx.Done():
+			return
+		}
+	}
 }
 
 // answerError answers request m with a JSON-RPC error saying why it could

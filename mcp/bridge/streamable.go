@@ -133,9 +133,7 @@ func (s *streamable) post(m message) {
 		WroteRequest: func(httptrace.WroteRequestInfo) { wrote() },
 	})
 	req := s.request(ctx, http.MethodPost, m.raw)
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
+	b.goAsync(func() {
 		resp, err := b.rm.Client.Do(req)
 		wrote()
 		if err != nil {
@@ -143,7 +141,7 @@ func (s *streamable) post(m message) {
 			return
 		}
 		s.handle(m, resp)
-	}()
+	})
 	select {
 	case <-written:
 	case <-b.ctx.Done():
