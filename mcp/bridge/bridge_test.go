@@ -557,3 +557,22 @@ func TestStoredOAuthToken(t *testing.T) {
 		t.Errorf("Authorization headers sent: %q", seen)
 	}
 }
+
+func TestOAuthLoginNeeded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv(auth.StoreEnv, "file")
+	c := open(t, remote(srv.URL+"/mcp", config.StreamableHTTP), Options{})
+	c.send(initReq)
+	if got := c.recv(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, "agentgate auth login remote") {
+		t.Errorf("initialize answer: %s", got)
+	}
+	c.eof()
+	if err := c.conn.Wait(); err == nil || !strings.Contains(err.Error(), "initialize failed: OAuth: ") || !strings.Contains(err.Error(), "agentgate auth login remote") {
+		t.Errorf("Wait: %v", err)
+	}
+}

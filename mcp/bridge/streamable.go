@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/capture"
 )
 
@@ -118,7 +119,7 @@ func (s *streamable) initialize(m message) {
 		return
 	}
 	if !s.handle(m, resp) {
-		b.fail(fmt.Errorf("initialize failed: %s", statusText(resp)))
+		b.fail(fmt.Errorf("initialize failed: %s", b.failureText(resp)))
 	}
 }
 
@@ -441,7 +442,11 @@ func statusText(resp *http.Response) string {
 func (b *bridge) failureText(resp *http.Response) string {
 	if resp.StatusCode == http.StatusUnauthorized {
 		if aerr := b.rm.AuthFailure(); aerr != nil {
-			return "OAuth: " + aerr.Error()
+			text := "OAuth: " + aerr.Error()
+			if hints := auth.Hints(aerr, b.r.Name); len(hints) > 0 {
+				text += " (" + strings.Join(hints, "; ") + ")"
+			}
+			return text
 		}
 	}
 	return capture.FailureText(resp.StatusCode, resp.Request.Method, resp.Request.URL.String(), b.rm.Origin())
