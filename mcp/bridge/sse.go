@@ -18,7 +18,8 @@ type event struct {
 // sseReader reads the events of a text/event-stream body, as the HTML
 // event-stream rules say: lines end at LF or CRLF (a lone CR is not taken
 // as an end of line), a line starting with ":" is a comment, an event ends
-// at a blank line, and an event without data is not dispatched. One event's
+// at a blank line, and an event without data (or with empty data) is
+// not dispatched, though its id and retry count. One event's
 // data is at most max bytes.
 type sseReader struct {
 	br  *bufio.Reader
@@ -52,11 +53,13 @@ func (s *sseReader) next() (event, error) {
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(line) == 0 {
-			if have {
+			if have && len(data) > 0 {
 				ev.data = data
 				return ev, nil
 			}
-			ev = event{}
+			// An event with no data, or only empty data (a "priming"
+			// event that carries an id or retry), is not dispatched.
+			ev, data, have = event{}, nil, false
 			continue
 		}
 		if line[0] == ':' {
