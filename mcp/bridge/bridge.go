@@ -245,8 +245,11 @@ func (b *bridge) run() {
 			break
 		}
 	}
-	if b.ctx.Err() == nil {
-		b.t.close()
+	b.mu.Lock()
+	lost := b.err != nil
+	b.mu.Unlock()
+	if !lost {
+		b.t.close() // the client left, or Open's ctx ended (a signal)
 	}
 	b.cancel(nil)
 	b.wg.Wait()

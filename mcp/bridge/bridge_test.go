@@ -576,3 +576,29 @@ func TestOAuthLoginNeeded(t *testing.T) {
 		t.Errorf("Wait: %v", err)
 	}
 }
+
+func TestCancelEndsSessionWithDelete(t *testing.T) {
+	f, srv := newFakeStreamable(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	conn, err := Open(ctx, remote(srv.URL, config.StreamableHTTP), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(conn.Out)
+	io.WriteString(conn.In, initReq+"\n")
+	if _, err := out.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	cancel() // SIGTERM in agentgate-mcp
+	select {
+	case <-f.deleted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no DELETE of the session after the context ended")
+	}
+	if _, err := io.Copy(io.Discard, out); err != nil {
+		t.Errorf("Out: %v", err)
+	}
+	if err := conn.Wait(); err != context.Canceled {
+		t.Errorf("Wait: %v, want context.Canceled", err)
+	}
+}

@@ -374,7 +374,8 @@ func (s *streamable) sessionID() string {
 	return s.session
 }
 
-// close ends the session with a DELETE (at most 5 s).
+// close ends the session with a DELETE (at most closeTimeout), also when
+// the bridge's context has ended.
 func (s *streamable) close() {
 	if s.fallback != nil {
 		s.fallback.close()
@@ -383,13 +384,16 @@ func (s *streamable) close() {
 	if s.sessionID() == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.b.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.b.ctx), closeTimeout)
 	defer cancel()
 	resp, err := s.b.rm.Client.Do(s.request(ctx, http.MethodDelete, nil))
 	if err == nil {
 		drain(resp.Body)
 	}
 }
+
+// closeTimeout bounds the DELETE that ends a session.
+const closeTimeout = 2 * time.Second
 
 // answers reports whether data is a response to id.
 func answers(data []byte, id json.RawMessage) bool {
