@@ -5,7 +5,6 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,36 +21,13 @@ import (
 
 // inspect runs the pinned MCP Inspector CLI with args and returns its
 // stdout.
-func inspect(t *testing.T, args ...string) []byte {
+func inspect(t *testing.T, args ...string) string {
 	t.Helper()
-	cli, env := testenv.Inspector(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cli[0], append(cli[1:], args...)...)
-	cmd.Env = append(env, "HOME="+t.TempDir())
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("mcp-inspector %q: %v\nstdout: %s\nstderr: %s", args, err, out.String(), errb.String())
+	out, stderr, err := testenv.RunInspector(t, "", nil, args...)
+	if err != nil {
+		t.Fatalf("mcp-inspector %q: %v\nstdout: %s\nstderr: %s", args, err, out, stderr)
 	}
-	return out.Bytes()
-}
-
-// toolNames decodes the Inspector's tools/list output.
-func toolNames(t *testing.T, out []byte) (names []string, tools []json.RawMessage) {
-	t.Helper()
-	var v struct{ Tools []json.RawMessage }
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("tools/list output: %v\n%s", err, out)
-	}
-	for _, raw := range v.Tools {
-		var tool struct{ Name string }
-		if err := json.Unmarshal(raw, &tool); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, tool.Name)
-	}
-	return names, v.Tools
+	return out
 }
 
 // TestInspectorThroughBridge: the official MCP Inspector CLI, as a stdio
@@ -75,8 +51,8 @@ func TestInspectorThroughBridge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			direct := inspect(t, "--cli", tc.url, "--transport", tc.transport, "--method", "tools/list")
 			bridged := inspect(t, append([]string{"--cli", "--method", "tools/list", "--", helper, "bridge"}, tc.bridge...)...)
-			names, tools := toolNames(t, bridged)
-			wantNames, wantTools := toolNames(t, direct)
+			names, tools := testenv.InspectorTools(t, bridged)
+			wantNames, wantTools := testenv.InspectorTools(t, direct)
 			if !slices.Contains(names, "echo") || len(names) < 5 {
 				t.Errorf("tools through the bridge: %v", names)
 			}
@@ -89,7 +65,7 @@ func TestInspectorThroughBridge(t *testing.T) {
 				}
 			}
 			call := inspect(t, append([]string{"--cli", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=hello bridge", "--", helper, "bridge"}, tc.bridge...)...)
-			if !strings.Contains(string(call), `"text": "Echo: hello bridge"`) {
+			if !strings.Contains(call, `"text": "Echo: hello bridge"`) {
 				t.Errorf("tools/call echo through the bridge: %s", call)
 			}
 		})
