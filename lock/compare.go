@@ -34,6 +34,8 @@ type ServerDiff struct {
 	// Instructions is set when the instructions hash differs (version 2
 	// on both sides only).
 	Instructions *InstructionsDiff
+	// Package is set when the pinned package differs (see PackageDiff).
+	Package *PackageDiff
 }
 
 // ToolDiff is one tool that differs. Fields lists, for Changed, which of
@@ -58,7 +60,9 @@ func (d Diff) Empty() bool { return len(d.Servers) == 0 }
 // whose name changed is therefore reported as one tool Removed and another
 // Added; "name" appears in Fields only when two tools of one name have
 // different nameHashes, which Parse never accepts. A tool is Changed when
-// its descriptionHash or inputSchemaHash differs.
+// its descriptionHash or inputSchemaHash differs. A server is Changed
+// when its pinned package differs as ComparePackages says, even with the
+// same tools.
 func Compare(old, new *Lockfile) Diff {
 	var o, n map[string]Server
 	if old != nil {
@@ -86,8 +90,9 @@ func Compare(old, new *Lockfile) Diff {
 		default:
 			tools := compareTools2(os.Tools, ns.Tools)
 			entries, instr := compareV2(os, ns)
-			if len(tools) > 0 || os.SurfaceHash != ns.SurfaceHash || len(entries) > 0 || instr != nil {
-				d.Servers = append(d.Servers, ServerDiff{Name: name, Change: Changed, Tools: tools, Entries: entries, Instructions: instr})
+			pkg := ComparePackages(os.Package, ns.Package)
+			if len(tools) > 0 || os.SurfaceHash != ns.SurfaceHash || len(entries) > 0 || instr != nil || pkg != nil {
+				d.Servers = append(d.Servers, ServerDiff{Name: name, Change: Changed, Tools: tools, Entries: entries, Instructions: instr, Package: pkg})
 			}
 		}
 	}

@@ -33,6 +33,10 @@ type ServerV2Fields struct {
 	// Resources are sorted by URI; nil when resources are not locked for
 	// this server (agentgate.toml decides).
 	Resources []Entry `json:"resources,omitempty"`
+	// Package is the package a stdio server runs, pinned; nil for a remote
+	// server, a command no package is attributed to, or a server locked
+	// before packages were pinned.
+	Package *Package `json:"package,omitempty"`
 }
 
 // Entry is one locked prompt, resource template or resource.
@@ -209,7 +213,8 @@ func SameServer(a, b Server) bool {
 		a.ToolsSetHash == b.ToolsSetHash && eqp(a.InstructionsHash, b.InstructionsHash) && eqp(a.Instructions, b.Instructions) &&
 		a.PromptsSetHash == b.PromptsSetHash && slices.Equal(a.Prompts, b.Prompts) &&
 		slices.Equal(a.ResourceTemplates, b.ResourceTemplates) &&
-		(a.Resources == nil) == (b.Resources == nil) && slices.Equal(a.Resources, b.Resources)
+		(a.Resources == nil) == (b.Resources == nil) && slices.Equal(a.Resources, b.Resources) &&
+		samePackage(a.Package, b.Package)
 }
 
 // NewV2 is New for a version 2 lockfile: the same, with lockfileVersion 2,
@@ -243,6 +248,10 @@ func cloneV2(srv Server) Server {
 		srv.ResourceTemplates = []Entry{}
 	}
 	srv.Resources = sorted(KindResource, srv.Resources)
+	if srv.Package != nil {
+		p := *srv.Package
+		srv.Package = &p
+	}
 	return srv
 }
 

@@ -9,7 +9,8 @@ import (
 // docs/spec/lockfile-v2.md): Format's layout and string escaping, with
 // lockfileVersion 2 and, per server, the members surfaceHash,
 // toolsSetHash, instructionsHash (a hash or null), instructions (only when
-// kept), tools, promptsSetHash, prompts, resourceTemplates and resources
+// kept), package (only for a server with a pinned package: ecosystem,
+// name, version, integrity, and registry when not empty), tools, promptsSetHash, prompts, resourceTemplates and resources
 // (only when locked), in that order; per tool name, nameHash,
 // descriptionHash, inputSchemaHash, definitionHash, definition (only when
 // kept); per prompt name, definitionHash, definition; per resource
@@ -36,6 +37,10 @@ func FormatV2(l *Lockfile) []byte {
 		if srv.Instructions != nil {
 			b = appendKey(b, 6, "instructions", false)
 			b = appendRecipeString(b, *srv.Instructions, appendString)
+		}
+		if srv.Package != nil {
+			b = appendKey(b, 6, "package", false)
+			b = appendPackage(b, srv.Package, 6)
 		}
 		b = appendKey(b, 6, "tools", false)
 		b = append(b, '[')

@@ -132,7 +132,7 @@ func (p *v2parser) lockfile(root *rv) (*Lockfile, error) {
 
 var (
 	v2ServerRequired = []string{"surfaceHash", "toolsSetHash", "instructionsHash", "tools", "promptsSetHash", "prompts", "resourceTemplates"}
-	v2ServerOptional = []string{"instructions", "resources"}
+	v2ServerOptional = []string{"instructions", "package", "resources"}
 )
 
 func (p *v2parser) server(obj *rv, path, name string) (Server, error) {
@@ -166,6 +166,11 @@ func (p *v2parser) server(obj *rv, path, name string) (Server, error) {
 		if srv.InstructionsHash == nil || *InstructionsHash(&s) != *srv.InstructionsHash {
 			return Server{}, &IntegrityError{Line: line(p.data, in.off), Server: name, Field: "instructionsHash",
 				Msg: "is not the hash of the instructions kept beside it: the text or its hash was edited by hand or damaged"}
+		}
+	}
+	if pv, ok := obj.member("package"); ok {
+		if srv.Package, err = p.pkg(pv, pathKey(path, "package")); err != nil {
+			return Server{}, err
 		}
 	}
 	if srv.Tools, err = p.tools(obj, path, name); err != nil {
@@ -353,4 +358,42 @@ func (p *v2parser) entries(obj *rv, spath, server, key, kind string) ([]Entry, e
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+var (
+	v2PackageRequired = []string{"ecosystem", "name", "version", "integrity"}
+	v2PackageOptional = []string{"registry"}
+)
+
+// pkg reads a server's package member: the four required strings, an
+// optional non-empty registry, in the form Package.Validate checks.
+func (p *v2parser) pkg(obj *rv, path string) (*Package, error) {
+	if err := p.fields(obj, path, v2PackageRequired, v2PackageOptional); err != nil {
+		return nil, err
+	}
+	var pk Package
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"ecosystem", &pk.Ecosystem}, {"name", &pk.Name}, {"version", &pk.Version}, {"integrity", &pk.Integrity}, {"registry", &pk.Registry}} {
+		if _, ok := obj.member(f.key); !ok {
+			continue
+		}
+		var err error
+		if *f.dst, err = p.str(obj, path, f.key); err != nil {
+			return nil, err
+		}
+	}
+	if r, ok := obj.member("registry"); ok && pk.Registry == "" {
+		return nil, p.errAt(r, pathKey(path, "registry"), "must not be empty (omit it for the launcher's default registry)")
+	}
+	if err := pk.Validate(); err != nil {
+		member, _, _ := strings.Cut(err.Error(), ":")
+		v, ok := obj.member(member)
+		if !ok {
+			v = obj
+		}
+		return nil, p.errAt(v, pathKey(path, member), "%s", strings.TrimSpace(strings.TrimPrefix(err.Error(), member+":")))
+	}
+	return &pk, nil
 }

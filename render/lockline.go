@@ -99,3 +99,20 @@ func skip(dec *json.Decoder) bool {
 	var v json.RawMessage
 	return dec.Decode(&v) == nil
 }
+
+// LockfileMemberLine returns the 1-based line in lockfile of the key of
+// the member servers.<server>.<member> (e.g. "package"), or 0 when there
+// is none or lockfile is not valid JSON.
+func LockfileMemberLine(lockfile []byte, server, member string) int {
+	dec := json.NewDecoder(bytes.NewReader(lockfile))
+	if found, _ := findMember(dec, "servers"); !found {
+		return 0
+	}
+	if found, _ := findMember(dec, server); !found {
+		return 0
+	}
+	if found, _ := findMember(dec, member); !found {
+		return 0
+	}
+	return 1 + bytes.Count(lockfile[:dec.InputOffset()], []byte("\n"))
+}

@@ -70,7 +70,7 @@ func Markdown(r *Review) string {
 	}
 	var details strings.Builder
 	for _, d := range r.Diff.Servers {
-		if len(d.Tools) > 0 || d.Instructions != nil || len(d.Entries) > 0 {
+		if len(d.Tools) > 0 || d.Instructions != nil || len(d.Entries) > 0 || d.Package != nil {
 			writeServerDetails(&details, d, r.Live[d.Name])
 		}
 	}
@@ -146,9 +146,14 @@ func writeServerDetails(w *strings.Builder, d lock.ServerDiff, live map[string]l
 			w.WriteString("\n  " + label + "\n\n" + indent(fenced("json", shown(text)), "  "))
 		}
 	}
+	if d.Package != nil {
+		w.WriteString("- **package**\n\n" + indent(fenced("text", strings.Join(PackageLines(d.Package), "\n")), "  "))
+	}
 	if d.Instructions != nil || len(d.Entries) > 0 {
 		w.WriteString("- **instructions, prompts and resources**\n\n" + indent(fenced("text", plainText(func(paint func(c, s string), b *strings.Builder) {
-			writeServerV2(paint, b, d)
+			rest := d
+			rest.Package = nil // shown above
+			writeServerV2(paint, b, rest)
 		})), "  "))
 	}
 	w.WriteString("\n</details>\n\n")

@@ -124,8 +124,16 @@ func words(s string) []string {
 	return out
 }
 
-// writeServerV2 writes a server's changed instructions and entries.
+// writeServerV2 writes a server's changed package, instructions and
+// entries.
 func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDiff) {
+	for i, line := range PackageLines(s.Package) {
+		if i == 0 {
+			paint(ansiYel, "  ~ "+line)
+		} else {
+			paint(ansiYel, "      "+line)
+		}
+	}
 	if in := s.Instructions; in != nil {
 		switch {
 		case in.OldHash == nil:
@@ -169,6 +177,9 @@ func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDif
 // v2Counts describes the version 2 changes of a server for its header.
 func v2Counts(s lock.ServerDiff) []string {
 	var parts []string
+	if s.Package != nil {
+		parts = append(parts, "package changed")
+	}
 	if s.Instructions != nil {
 		parts = append(parts, "instructions changed")
 	}

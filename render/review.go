@@ -99,7 +99,7 @@ type Finding struct {
 	Rule     string // a Rules ID
 	Server   string // as sent; escape before display
 	Tool     string // "" for a server-level finding
-	Entry    string // version 2: "prompt NAME", "resource template NAME", "resource URI" or "instructions"; "" otherwise
+	Entry    string // version 2: "prompt NAME", "resource template NAME", "resource URI", "instructions" or "package"; "" otherwise
 	Message  string
 	File     string // client config, "" when unknown
 	Line     int    // line in File, 0 when unknown
@@ -111,7 +111,7 @@ type Finding struct {
 // tool (sorted) added, removed, changed per field (a version 2 definition
 // change as annotations-changed and tool-changed, see memberFindings), and
 // hidden characters in the live text of added and changed tools; then the
-// server's instructions (and hidden characters in them), prompts, resource
+// server's package (package-changed), its instructions (and hidden characters in them), prompts, resource
 // templates and resources (lockfile version 2).
 func (r *Review) Findings() []Finding {
 	var out []Finding
@@ -188,6 +188,14 @@ func (r *Review) Findings() []Finding {
 					out = append(out, at("hidden-characters", t.Name, fmt.Sprintf("server %s tool %s: %s", name, tool, w)))
 				}
 			}
+		}
+		if lines := PackageLines(d.Package); lines != nil {
+			f := at("package-changed", "", "server "+name+": "+strings.Join(lines, "\n"))
+			f.Entry = "package"
+			if n := LockfileMemberLine(r.LockData, s.Name, "package"); n > 0 {
+				f.LockLine = n
+			}
+			out = append(out, f)
 		}
 		if in := d.Instructions; in != nil {
 			msg := "server " + name + ": instructions "
@@ -374,6 +382,9 @@ func (r *Review) Title() string {
 			sign := map[lock.Change]string{lock.Added: "+", lock.Removed: "-", lock.Changed: "~"}
 			for _, t := range s.Tools {
 				tools = append(tools, sign[t.Change]+VisibleLine(t.Name))
+			}
+			if s.Package != nil {
+				tools = append(tools, "~"+packageTitle(s.Package))
 			}
 			if s.Instructions != nil {
 				tools = append(tools, "~instructions")

@@ -93,6 +93,18 @@ type ciServer struct {
 	// differ.
 	Instructions string    `json:"instructions,omitempty"`
 	Entries      []ciEntry `json:"entries,omitempty"`
+	// Package is the change of the package the server runs (version 2
+	// lockfiles only, and only when it differs).
+	Package *ciPackage `json:"package,omitempty"`
+}
+
+// ciPackage is a change of a server's pinned package: the locked and the
+// live one (nil: none), and which of ecosystem, name, version, integrity
+// differ.
+type ciPackage struct {
+	Old    *lock.Package `json:"old"`
+	New    *lock.Package `json:"new"`
+	Fields []string      `json:"fields"`
 }
 
 type ciTools struct {

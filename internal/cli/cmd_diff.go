@@ -79,13 +79,14 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 		return nil, err
 	}
 	printSkipped(e, ws.project)
-	l, err := guardedCapture(e, fs, ws, capture, opts)
-	if err != nil {
-		return nil, err
-	}
 	version := lock.Version
 	if old != nil {
 		version = old.LockfileVersion
+	}
+	opts.Packages, opts.Root = version == lock.VersionV2, ws.root
+	l, err := guardedCapture(e, fs, ws, capture, opts)
+	if err != nil {
+		return nil, err
 	}
 	if version == lock.VersionV2 {
 		l.toV2(e, ws.project)

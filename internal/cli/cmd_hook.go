@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentgate/agentgate/lock"
@@ -120,6 +121,13 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	plan := planHook(e, staged, hv.project, hv.projectErr, old, hv.lf, all,
 		func(abs string) bool { return committedUnchanged(repo, abs) })
 	plan.print(e)
+	if old != nil && len(plan.unchanged) > 0 {
+		// The servers not started keep their staged entries: their
+		// packages are checked offline.
+		if err := hookPackages(e, ws, old, plan.unchanged); err != nil {
+			return err
+		}
+	}
 	c, err := compareLive(e, fs, ws, old, plan.capture)
 	if err != nil {
 		return err
@@ -182,9 +190,38 @@ func hookOffline(e *env, ws *workspace, data []byte, exists bool) error {
 	if err := matchConfigs(lf, ws.project, ws.lockRel); err != nil {
 		return err
 	}
+	if err := hookPackages(e, ws, lf, nil); err != nil {
+		return err
+	}
 	fmt.Fprintf(e.stdout, "agentgate: lock ok; %s: %s, %s (offline check: no config or lockfile change staged)\n",
 		ws.lockRel, plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
 	return nil
+}
+
+// hookPackages checks, without starting any server, the packages of the
+// staged servers (those in names; all when names is nil) against the
+// staged lockfile lf: an exact spec in the staged config that names
+// another version or package than lf pins, or a file package whose staged
+// bytes (the index's, links followed inside the repository) hash to
+// another integrity, is drift (exit 1), and nothing is written. What an
+// unpinned spec runs today, and a file the commit does not hold, cannot be
+// told offline: 'agentgate ci' checks those live (a note says so for the
+// file).
+func hookPackages(e *env, ws *workspace, lf *lock.Lockfile, names []string) error {
+	checks, err := checkPackages(ws.project, lf)
+	if err != nil {
+		return err
+	}
+	problems, notes := offlinePackageDrift(checks, names, followLinks(ws.repo.FileInIndex, ws.repo.SymlinkInIndex))
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.Sort(problems)
+	lines := errorLines{fmt.Sprintf("the staged %s does not pin the packages the staged configs run (offline check, no server started):", ws.lockRel)}
+	return drift(append(lines, problems...), packageDriftHint+"; then git add "+ws.lockRel)
 }
 
 // commitChange describes d in one line: "no surface change", or per server

@@ -98,6 +98,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	opts.Packages, opts.Root = version == lock.VersionV2, ws.root
 	st, err := stampNow(e)
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if p != nil {
-		if err := reportPackages(e, p); err != nil {
+		if err := reportPackages(e, ws, p, lf); err != nil {
 			return err
 		}
 	}
@@ -161,34 +161,44 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// reportPackages names, on stderr, every stdio server whose package spec
-// has no exact version (it runs whatever the registry serves today) and
-// every command no package can be attributed to. With agentgate.toml
-// require-pinned-packages = true they are drift (exit 1).
-func reportPackages(e *env, p *config.Project) error {
-	var problems []string
-	for _, s := range p.Servers {
-		spec, ok, err := s.Package()
-		var u *config.UnpinnableError
-		switch {
-		case errors.As(err, &u):
-			problems = append(problems, fmt.Sprintf("server %q (%s) is unpinnable: %s", s.Name, where(s), u.Reason))
-		case err != nil:
-			return err
-		case ok && !spec.Exact:
-			problems = append(problems, fmt.Sprintf("server %q (%s) runs %s package %q with no exact version", s.Name, where(s), spec.Ecosystem, spec.String()))
-		}
+// reportPackages checks, offline, the packages p's stdio servers run
+// against the ones lf pins: an exact spec naming another version or
+// package, or a file package whose bytes in the work tree changed, is
+// drift (exit 1). It names, on stderr, every spec without an exact version
+// (with the exact spec `agentgate pin` would write from lf, or "not locked
+// yet") and every command no package can be attributed to; with
+// agentgate.toml require-pinned-packages = true those are drift too.
+func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile) error {
+	checks, err := checkPackages(p, lf)
+	if err != nil {
+		return err
 	}
-	if len(problems) == 0 {
+	problems, notes := offlinePackageDrift(checks, nil, workTreeFile(ws.root))
+	unpinned := unpinnedNotes(checks)
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
+	}
+	if !p.Settings.RequirePinnedPackages {
+		for _, line := range unpinned {
+			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(line))
+		}
+		unpinned = nil
+	}
+	var lines errorLines
+	var hints []string
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		lines = append(lines, ws.lockRel+" does not pin the packages the configs run:")
+		lines = append(lines, problems...)
+		hints = append(hints, packageDriftHint)
+	}
+	if len(unpinned) > 0 {
+		lines = append(lines, "agentgate.toml requires pinned packages:")
+		lines = append(lines, unpinned...)
+		hints = append(hints, "pin each spec to an exact version (agentgate pin writes the versions the lockfile pins: npx -y pkg@1.4.2, image:tag@sha256:...), or set require-pinned-packages = false")
+	}
+	if len(lines) == 0 {
 		return nil
 	}
-	slices.Sort(problems)
-	if p.Settings.RequirePinnedPackages {
-		return drift(errors.New("agentgate.toml requires pinned packages:\n  "+strings.Join(problems, "\n  ")),
-			"pin each spec to an exact version (npx -y pkg@1.4.2, image@sha256:...), or set require-pinned-packages = false")
-	}
-	for _, line := range problems {
-		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(line))
-	}
-	return nil
+	return drift(lines, hints...)
 }

@@ -202,3 +202,45 @@ func TestLeanBinaries(t *testing.T) {
 		t.Errorf("cmd/agentgate-mcp does not link mcp-go's client")
 	}
 }
+
+// TestLeanInit keeps package initialisation of agentgate's own packages
+// out of every start: `agentgate version` run with GODEBUG=inittrace=1
+// must show no package of this module allocating more than 64 KB at
+// init (a package-level regexp.MustCompile costs about 100 KB and 0.2 ms
+// each; mcp/config's eager package-spec expressions once cost 242 KB and
+// 1.5 ms, a third of `agentgate version`). Allocation counts do not depend
+// on the machine's speed or load, so this is not a timing assertion.
+// Expressions belong in lazyRegexp (mcp/config) or a sync.OnceValue.
+func TestLeanInit(t *testing.T) {
+	bin := buildAgentgate(t)
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(builtEnv(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("agentgate version: %v\n%s", err, stderr.String())
+	}
+	const limit = 64 << 10
+	seen := 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		// init github.com/agentgate/agentgate/mcp/config @4.1 ms, 1.5 ms clock, 242456 bytes, 2686 allocs
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		seen++
+		if !strings.HasPrefix(f[1], "github.com/agentgate/agentgate/") {
+			continue
+		}
+		n, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("inittrace line %q: %v", line, err)
+		}
+		if n > limit {
+			t.Errorf("%s allocates %d bytes at init (limit %d): make its package-level values lazy\n%s", f[1], n, limit, line)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no inittrace lines in agentgate version's stderr:\n%s", stderr.String())
+	}
+}

@@ -296,8 +296,10 @@ func guardedCapture(e *env, fs *flag.FlagSet, ws *workspace, servers []config.Se
 	if err != nil {
 		return nil, err
 	}
+	packages, root := opts.Packages, opts.Root
 	if opts, err = captureOptions(e, fs, settings); err != nil {
 		return nil, err
 	}
+	opts.Packages, opts.Root = packages, root
 	return captureResolved(e, ok, refused, opts), nil
 }

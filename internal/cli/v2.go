@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
 )
 
 // toV2 rebuilds every captured server as a version 2 entry (whole
@@ -43,6 +44,19 @@ func (l *live) toV2(e *env, p *config.Project) {
 			l.failures = append(l.failures, f)
 			printFailure(e, f)
 			continue
+		}
+		if pk := res.Package; pk != nil {
+			lp := &lock.Package{Ecosystem: pk.Ecosystem, Name: pk.Name, Version: pk.Version, Integrity: pk.Integrity, Registry: pk.Registry}
+			if err := lp.Validate(); err != nil {
+				delete(l.servers, name)
+				f := failure{server: name, file: l.files[name], code: ExitUnverified,
+					msg:   fmt.Sprintf("package %s: the resolved package cannot be pinned: %v", quoteVisible(lp.String()), err),
+					hints: []string{"the registry's answer is not what its API promises; try again, or report it to agentgate's maintainers (docs/spec/lockfile-v2.md, Packages)"}}
+				l.failures = append(l.failures, f)
+				printFailure(e, f)
+				continue
+			}
+			srv.Package = lp
 		}
 		l.servers[name] = srv
 	}
@@ -213,7 +227,10 @@ func ciV2(s *ciServer, d lock.ServerDiff) {
 	for _, e := range d.Entries {
 		s.Entries = append(s.Entries, ciEntry{Kind: e.Kind, Name: e.Name, Change: string(e.Change), Members: ciMemberChanges(e.Members)})
 	}
-	if len(d.Entries) > 0 || d.Instructions != nil {
+	if p := d.Package; p != nil {
+		s.Package = &ciPackage{Old: p.Old, New: p.New, Fields: nonNil(p.Fields)}
+	}
+	if len(d.Entries) > 0 || d.Instructions != nil || d.Package != nil {
 		if s.Change == "" {
 			s.Change = string(lock.Changed)
 		}
@@ -223,6 +240,9 @@ func ciV2(s *ciServer, d lock.ServerDiff) {
 // v2Detail adds a drifted server's version 2 changes to ci's table line.
 func v2Detail(s ciServer) string {
 	var parts []string
+	if p := s.Package; p != nil {
+		parts = append(parts, render.PackageLines(&lock.PackageDiff{Old: p.Old, New: p.New, Fields: p.Fields})[0])
+	}
 	if s.Instructions != "" {
 		parts = append(parts, "instructions "+s.Instructions)
 	}

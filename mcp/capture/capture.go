@@ -111,6 +111,7 @@ const (
 	StagePrompts    = wire.StagePrompts
 	StageTemplates  = wire.StageTemplates
 	StageResources  = wire.StageResources
+	StagePackage    = wire.StagePackage
 )
 
 // Sentinels that an *Error unwraps to (besides context.DeadlineExceeded
@@ -124,6 +125,7 @@ var (
 	ErrPagination = wire.ErrPagination
 	ErrProtocol   = wire.ErrProtocol
 	ErrAuth       = wire.ErrAuth
+	ErrPackage    = wire.ErrPackage
 )
 
 // CaptureAll captures every server in parallel (bounded by Concurrency) and

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // clientInfo is how agentgate introduces itself in initialize.
@@ -69,8 +70,26 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 	s.cancel = cancel
 	tctx, cancelT := context.WithTimeout(sctx, s.timeout)
 	prog.report(r.Name, "starting", start)
+	// The package is resolved (Options.Packages) while the server starts
+	// and lists; a failure to resolve it fails the server once it listed.
+	var pkg *wire.Package
+	var pkgErr error
+	pkgDone := make(chan struct{})
+	if opts.Packages {
+		go func() {
+			defer close(pkgDone)
+			pkg, pkgErr = resolvePackage(tctx, r, opts.Root)
+		}()
+	} else {
+		close(pkgDone)
+	}
 	l, err := s.run(tctx, func(state string) { prog.report(r.Name, state, start) })
-	if err == nil && s.proc != nil {
+	<-pkgDone
+	byPackage := err == nil && pkgErr != nil
+	if byPackage {
+		err = packageError(r, pkgErr)
+	}
+	if (err == nil || byPackage) && s.proc != nil {
 		closing.Add(1)
 		go func() {
 			defer closing.Done()
@@ -84,12 +103,12 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 		cancel(nil)
 	}
 	res := Result{Server: r.Name, Tools: l.tools, Prompts: l.prompts, ResourceTemplates: l.templates, Resources: l.resources,
-		Instructions: s.instructions, Protocol: s.protocol, Elapsed: time.Since(start)}
+		Instructions: s.instructions, Package: pkg, Protocol: s.protocol, Elapsed: time.Since(start)}
 	tools := l.tools
 	if err != nil {
 		res = Result{Server: r.Name, Protocol: s.protocol, Elapsed: res.Elapsed}
 		res.Err = err
-		if s.proc != nil {
+		if s.proc != nil && !byPackage {
 			res.StderrTail = s.stderrTail()
 		}
 		prog.report(r.Name, "failed", start)

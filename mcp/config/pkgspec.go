@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -343,10 +342,10 @@ func npmExecWith(command, launcher string, args []string, from int, stopAtPositi
 }
 
 var (
-	npmNameRE = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$`)
+	npmNameRE = lazyRegexp(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$`)
 	// semverRE is a full semver 2.0.0 version, with npm's loose leading
 	// "v" or "=".
-	semverRE = regexp.MustCompile(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+	semverRE = lazyRegexp(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 )
 
 // npmSpec parses an npm package spec as npm-package-arg does for registry
@@ -377,10 +376,10 @@ func npmSpec(command, launcher, spec string, arg int) (PackageSpec, error) {
 	case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "/") || strings.Contains(name, ":") || strings.Contains(name, "#") ||
 		(strings.Contains(name, "/") && !strings.HasPrefix(name, "@")) || strings.HasSuffix(name, ".tgz"):
 		return PackageSpec{}, unpinnable(command, "%s %q is a git, URL, tarball or directory spec, not a registry package", launcher, spec)
-	case !npmNameRE.MatchString(name):
+	case !npmNameRE().MatchString(name):
 		return PackageSpec{}, unpinnable(command, "%s %q is not a valid npm package name", launcher, spec)
 	}
-	return PackageSpec{Ecosystem: EcoNPM, Launcher: launcher, Name: name, Version: ver, Exact: semverRE.MatchString(ver), Arg: arg}, nil
+	return PackageSpec{Ecosystem: EcoNPM, Launcher: launcher, Name: name, Version: ver, Exact: semverRE().MatchString(ver), Arg: arg}, nil
 }
 
 // uv's options that take a value (uv tool run --help, uv 0.9).
@@ -464,9 +463,9 @@ func pipxRun(command string, args []string, from int) (PackageSpec, error) {
 }
 
 var (
-	pypiNameRE    = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
-	pep440ExactRE = regexp.MustCompile(`^(\d+!)?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[a-z0-9.]+)?$`)
-	pep503RE      = regexp.MustCompile(`[-_.]+`)
+	pypiNameRE    = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
+	pep440ExactRE = lazyRegexp(`^(\d+!)?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[a-z0-9.]+)?$`)
+	pep503RE      = lazyRegexp(`[-_.]+`)
 )
 
 // pypiSpec parses a PEP 508 requirement as uv and pipx accept it on the
@@ -482,24 +481,24 @@ func pypiSpec(command, launcher, spec string, arg int, raw string) (PackageSpec,
 	if strings.Contains(s, "://") || strings.HasPrefix(s, "git+") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.Contains(s, " @ ") {
 		return PackageSpec{}, unpinnable(command, "%s %q is a URL, git or path spec, not a registry package", launcher, spec)
 	}
-	m := pypiNameRE.FindStringSubmatchIndex(s)
+	m := pypiNameRE().FindStringSubmatchIndex(s)
 	if m == nil {
 		return PackageSpec{}, unpinnable(command, "%s %q is not a valid Python package spec", launcher, spec)
 	}
-	name := strings.ToLower(pep503RE.ReplaceAllString(s[m[2]:m[3]], "-"))
+	name := strings.ToLower(pep503RE().ReplaceAllString(s[m[2]:m[3]], "-"))
 	rest := strings.TrimSpace(s[m[1]:])
 	p := PackageSpec{Ecosystem: EcoPyPI, Launcher: launcher, Name: name, Arg: arg, Raw: raw}
 	switch {
 	case rest == "":
 	case strings.HasPrefix(rest, "@"):
 		p.Version = strings.TrimSpace(rest[1:])
-		p.Exact = pep440ExactRE.MatchString(p.Version)
+		p.Exact = pep440ExactRE().MatchString(p.Version)
 	case strings.HasPrefix(rest, "==="):
 		p.Version = strings.TrimSpace(rest[3:])
 		p.Exact = p.Version != "" && !strings.ContainsAny(p.Version, ",;*")
 	case strings.HasPrefix(rest, "==") && !strings.Contains(rest, ","):
 		p.Version = strings.TrimSpace(rest[2:])
-		p.Exact = pep440ExactRE.MatchString(p.Version)
+		p.Exact = pep440ExactRE().MatchString(p.Version)
 	case strings.ContainsAny(rest[:1], "<>=!~"):
 		p.Version = rest
 	default:
@@ -554,9 +553,9 @@ var dockerBoolFlags = flagSet{
 var dockerGlobalValueFlags = flagSet{"--config": true, "-c": true, "--context": true, "-H": true, "--host": true, "-l": true, "--log-level": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--connection": true, "--url": true, "--identity": true, "--root": true, "--runroot": true, "--storage-driver": true, "--cgroup-manager": true, "--events-backend": true, "--network-cmd-path": true, "--runtime": true, "--tmpdir": true, "--module": true}
 
 var (
-	ociRefRE    = regexp.MustCompile(`^[a-z0-9]+([._-]+[a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$`)
-	ociTagRE    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
-	ociDigestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$|^sha512:[0-9a-f]{128}$`)
+	ociRefRE    = lazyRegexp(`^[a-z0-9]+([._-]+[a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$`)
+	ociTagRE    = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	ociDigestRE = lazyRegexp(`^sha256:[0-9a-f]{64}$|^sha512:[0-9a-f]{128}$`)
 )
 
 func dockerRun(command, launcher string, args []string, from int) (PackageSpec, error) {
@@ -613,11 +612,11 @@ func ociSpec(command, launcher, ref string, arg int) (PackageSpec, error) {
 		name, tag = name[:i], name[i+1:]
 	}
 	switch {
-	case !ociRefRE.MatchString(name):
+	case !ociRefRE().MatchString(name):
 		return PackageSpec{}, unpinnable(command, "%s image %q is not a valid image reference", launcher, ref)
-	case tag != "" && !ociTagRE.MatchString(tag):
+	case tag != "" && !ociTagRE().MatchString(tag):
 		return PackageSpec{}, unpinnable(command, "%s image %q has an invalid tag", launcher, ref)
-	case hasDigest && !ociDigestRE.MatchString(digest):
+	case hasDigest && !ociDigestRE().MatchString(digest):
 		return PackageSpec{}, unpinnable(command, "%s image %q has an invalid digest", launcher, ref)
 	}
 	v := tag
@@ -630,7 +629,7 @@ func ociSpec(command, launcher, ref string, arg int) (PackageSpec, error) {
 // go run build flags that take a value (go help build).
 var goValueFlags = flagSet{"-C": true, "-p": true, "-asmflags": true, "-buildmode": true, "-compiler": true, "-gccgoflags": true, "-gcflags": true, "-installsuffix": true, "-ldflags": true, "-mod": true, "-modfile": true, "-overlay": true, "-pgo": true, "-pkgdir": true, "-tags": true, "-toolexec": true, "-exec": true, "-covermode": true, "-coverpkg": true, "-o": true}
 
-var goPathRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~+-]*(/[A-Za-z0-9._~+-]+)+$`)
+var goPathRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._~+-]*(/[A-Za-z0-9._~+-]+)+$`)
 
 func goRun(command string, args []string, from int) (PackageSpec, error) {
 	vf := flagSet{}
@@ -646,10 +645,10 @@ func goRun(command string, args []string, from int) (PackageSpec, error) {
 	if !hasVer {
 		return PackageSpec{}, unpinnable(command, "go run %q builds source from the working tree, not a module version (write pkg@version)", spec)
 	}
-	if !goPathRE.MatchString(pkg) || ver == "" {
+	if !goPathRE().MatchString(pkg) || ver == "" {
 		return PackageSpec{}, unpinnable(command, "go run %q is not a valid package@version", spec)
 	}
-	exact := semverRE.MatchString(ver) && strings.HasPrefix(ver, "v")
+	exact := semverRE().MatchString(ver) && strings.HasPrefix(ver, "v")
 	return PackageSpec{Ecosystem: EcoGo, Launcher: "go run", Name: pkg, Version: ver, Exact: exact, Arg: i, Raw: spec}, nil
 }
 

@@ -62,6 +62,8 @@ type RequestOptions struct {
 	MaxTools         int           `json:"maxTools"`              // Options.MaxTools
 	Progress         bool          `json:"progress"`              // Options.Progress was not nil
 	Interactive      bool          `json:"interactive,omitempty"` // Options.Interactive
+	Packages         bool          `json:"packages,omitempty"`    // Options.Packages
+	Root             string        `json:"root,omitempty"`        // Options.Root
 }
 
 // NewRequest returns the request to capture servers with opts.
@@ -74,6 +76,7 @@ func NewRequest(servers []config.Resolved, opts Options) *Request {
 			MaxResponseBytes: opts.MaxResponseBytes, MaxPages: opts.MaxPages,
 			MaxListingBytes: opts.MaxListingBytes, MaxTools: opts.MaxTools,
 			Progress: opts.Progress != nil, Interactive: opts.Interactive,
+			Packages: opts.Packages, Root: opts.Root,
 		},
 		Servers: servers,
 	}
@@ -86,7 +89,7 @@ func (r *Request) CaptureOptions(progress io.Writer) Options {
 		Timeout: r.Options.Timeout, Concurrency: r.Options.Concurrency,
 		MaxResponseBytes: r.Options.MaxResponseBytes, MaxPages: r.Options.MaxPages,
 		MaxListingBytes: r.Options.MaxListingBytes, MaxTools: r.Options.MaxTools,
-		Interactive: r.Options.Interactive,
+		Interactive: r.Options.Interactive, Packages: r.Options.Packages, Root: r.Options.Root,
 	}
 	if r.Options.Progress {
 		o.Progress = progress
@@ -123,10 +126,11 @@ type wireResult struct {
 	ToolSizes  []int64    `json:"toolSizes"` // byte length of each raw tool, in order
 	// Byte lengths of each raw prompt, template and resource, after the
 	// tools in the same order; nil (absent) when the list is nil.
-	PromptSizes   []int64 `json:"promptSizes,omitempty"`
-	TemplateSizes []int64 `json:"templateSizes,omitempty"`
-	ResourceSizes []int64 `json:"resourceSizes,omitempty"`
-	Instructions  *string `json:"instructions,omitempty"`
+	PromptSizes   []int64  `json:"promptSizes,omitempty"`
+	TemplateSizes []int64  `json:"templateSizes,omitempty"`
+	ResourceSizes []int64  `json:"resourceSizes,omitempty"`
+	Instructions  *string  `json:"instructions,omitempty"`
+	Package       *Package `json:"package,omitempty"`
 }
 
 // lists returns the raw lists of res in the order their bytes travel, with
@@ -165,6 +169,7 @@ var kinds = []struct {
 	{"pagination", ErrPagination},
 	{"protocol", ErrProtocol},
 	{"auth", ErrAuth},
+	{"package", ErrPackage},
 }
 
 func kindName(err error) string {
@@ -267,7 +272,7 @@ func WriteResponse(w io.Writer, results []Result) error {
 	for i, res := range results {
 		wr := wireResult{Protocol: res.Protocol, Elapsed: int64(res.Elapsed), StderrTail: res.StderrTail, ToolSizes: []int64{}}
 		if res.Err == nil {
-			wr.Instructions = res.Instructions
+			wr.Instructions, wr.Package = res.Instructions, res.Package
 		}
 		if res.Err != nil {
 			we := &wireError{Msg: res.Err.Error(), Kind: kindName(res.Err)}
@@ -396,7 +401,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 			}
 			res.Err = &Error{Server: s.Name, File: s.File, Stage: wr.Error.Stage, Msg: wr.Error.Msg, Kind: kind}
 		} else {
-			res.Instructions = wr.Instructions
+			res.Instructions, res.Package = wr.Instructions, wr.Package
 			for _, l := range lists(&res, &wr) {
 				if *l.sizes == nil {
 					continue

@@ -65,6 +65,14 @@ type Options struct {
 	// Interactive allows a browser login for a server that needs OAuth
 	// and has no usable token (stdin and stderr are terminals, CI unset).
 	Interactive bool
+	// Packages asks for the package each stdio server runs, resolved to
+	// one immutable artefact (Result.Package): set for lockfile version 2,
+	// which pins it. A package that cannot be resolved fails the server at
+	// StagePackage.
+	Packages bool
+	// Root is the repository root, absolute: a file package (a script or
+	// binary inside the repository) is named relative to it.
+	Root string
 }
 
 // Result is the outcome for one server.
@@ -83,23 +91,39 @@ type Result struct {
 	// instructions, as sent (an unpaired surrogate escape as U+FFFD); nil
 	// when the result has no instructions string.
 	Instructions *string
-	Protocol     string        // negotiated protocol version
-	Elapsed      time.Duration // from start to the last page or the error
-	Err          error         // nil on success; messages are already redacted
-	StderrTail   string        // bounded tail of a stdio server's stderr, redacted
+	// Package is the package the stdio server runs, resolved to one
+	// immutable artefact; nil for a remote server or a command no package
+	// is attributed to.
+	Package    *Package
+	Protocol   string        // negotiated protocol version
+	Elapsed    time.Duration // from start to the last page or the error
+	Err        error         // nil on success; messages are already redacted
+	StderrTail string        // bounded tail of a stdio server's stderr, redacted
+}
+
+// Package is what lock.Package holds (see there for each ecosystem's
+// forms), as it travels from agentgate-mcp to agentgate: wire does not
+// import lock, so agentgate converts it (same fields, same JSON names).
+type Package struct {
+	Ecosystem string `json:"ecosystem"` // npm, pypi, oci, go or file
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Integrity string `json:"integrity"`
+	Registry  string `json:"registry,omitempty"` // "" for the launcher's default registry
 }
 
 // Sentinels that an *Error unwraps to (besides context.DeadlineExceeded
 // and context.Canceled).
 var (
-	ErrConnect    = errors.New("cannot connect")            // spawn failed, connection refused, bad URL
-	ErrExited     = errors.New("server process exited")     // the stdio server died or closed stdout
-	ErrHTTP       = errors.New("HTTP error status")         // a non-2xx reply
-	ErrRPC        = errors.New("JSON-RPC error reply")      // the server answered with an error object
-	ErrTooLarge   = errors.New("response too large")        // over MaxResponseBytes, MaxListingBytes or MaxTools
-	ErrPagination = errors.New("endless tools/list paging") // repeated cursor or over MaxPages
-	ErrProtocol   = errors.New("protocol violation")        // a malformed result
-	ErrAuth       = errors.New("authorization required")    // OAuth: no token, and none could be had
+	ErrConnect    = errors.New("cannot connect")             // spawn failed, connection refused, bad URL
+	ErrExited     = errors.New("server process exited")      // the stdio server died or closed stdout
+	ErrHTTP       = errors.New("HTTP error status")          // a non-2xx reply
+	ErrRPC        = errors.New("JSON-RPC error reply")       // the server answered with an error object
+	ErrTooLarge   = errors.New("response too large")         // over MaxResponseBytes, MaxListingBytes or MaxTools
+	ErrPagination = errors.New("endless tools/list paging")  // repeated cursor or over MaxPages
+	ErrProtocol   = errors.New("protocol violation")         // a malformed result
+	ErrAuth       = errors.New("authorization required")     // OAuth: no token, and none could be had
+	ErrPackage    = errors.New("cannot resolve the package") // the package's file, registry or version could not be read
 )
 
 // Stage is the step of a capture at which it failed.
@@ -115,6 +139,9 @@ const (
 	StagePrompts   Stage = "prompts/list"
 	StageTemplates Stage = "resources/templates/list"
 	StageResources Stage = "resources/list"
+	// StagePackage is resolving the package a stdio server runs (only
+	// with Options.Packages).
+	StagePackage Stage = "package"
 )
 
 // Error is why one server could not be captured. Msg is redacted.

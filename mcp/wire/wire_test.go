@@ -104,6 +104,9 @@ func echoCapture(ctx context.Context, servers []config.Resolved, opts Options) [
 				r.Err = &Error{Server: s.Name, File: s.File, Stage: StageList, Msg: "failed: " + kind, Kind: k}
 			}
 		} else {
+			if s.Command == "pkg" {
+				r.Package = &Package{Ecosystem: "file", Name: s.Name + ".js", Integrity: "sha256-x", Registry: s.Env["REGISTRY"]}
+			}
 			for _, a := range s.Args {
 				raw, err := base64.StdEncoding.DecodeString(a)
 				if err != nil {
@@ -196,6 +199,27 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPackageRoundTrip: a result's package arrives with every member; a
+// result without one has none.
+func TestPackageRoundTrip(t *testing.T) {
+	servers := []config.Resolved{
+		{Server: config.Server{Name: "local", Command: "pkg", Env: map[string]string{"REGISTRY": "http://127.0.0.1:1/r"}}},
+		{Server: config.Server{Name: "plain", Command: "pkg"}},
+		{Server: config.Server{Name: "none"}},
+	}
+	results := roundTrip(t, servers, Options{})
+	want := Package{Ecosystem: "file", Name: "local.js", Integrity: "sha256-x", Registry: "http://127.0.0.1:1/r"}
+	if p := results[0].Package; p == nil || *p != want {
+		t.Errorf("local: %+v, want %+v", p, want)
+	}
+	if p := results[1].Package; p == nil || p.Registry != "" || p.Name != "plain.js" {
+		t.Errorf("plain: %+v", p)
+	}
+	if results[2].Package != nil {
+		t.Errorf("none: %+v", results[2].Package)
+	}
+}
+
 // staged is c as a CaptureFunc whose processes are gone when it returns.
 func staged(c func(context.Context, []config.Resolved, Options) []Result) CaptureFunc {
 	return func(ctx context.Context, s []config.Resolved, o Options) ([]Result, func()) {
@@ -235,7 +259,7 @@ func TestRequestCarriesDefinitions(t *testing.T) {
 			Timeout: 7 * time.Second, AlsoIn: []string{".mcp.json:2"}},
 		Secrets: []string{"tok", "v"},
 	}
-	opts := Options{Timeout: 3 * time.Second, Concurrency: 2, MaxResponseBytes: 99, MaxPages: 4, Progress: io.Discard}
+	opts := Options{Timeout: 3 * time.Second, Concurrency: 2, MaxResponseBytes: 99, MaxPages: 4, Progress: io.Discard, Packages: true, Root: "/repo"}
 	data, err := json.Marshal(NewRequest([]config.Resolved{s}, opts))
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +274,7 @@ func TestRequestCarriesDefinitions(t *testing.T) {
 		t.Errorf("server:\n got %s\nwant %s", got, want)
 	}
 	o := req.CaptureOptions(os.Stderr)
-	if o.Timeout != 3*time.Second || o.Concurrency != 2 || o.MaxResponseBytes != 99 || o.MaxPages != 4 || o.Progress != os.Stderr {
+	if o.Timeout != 3*time.Second || o.Concurrency != 2 || o.MaxResponseBytes != 99 || o.MaxPages != 4 || o.Progress != os.Stderr || !o.Packages || o.Root != "/repo" {
 		t.Errorf("options: %+v", o)
 	}
 	if o := (&Request{}).CaptureOptions(os.Stderr); o.Progress != nil {

@@ -1,0 +1,204 @@
+package cli
+
+// packages.go: what verify and the offline hook can tell about the package
+// a stdio server runs (issue #11) without starting it or asking a
+// registry: the spec in the config against the package the lockfile pins,
+// and a file package's bytes against its pinned integrity.
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// packageCheck is the offline view of one server's package.
+type packageCheck struct {
+	server config.Server
+	spec   config.PackageSpec // valid when ok
+	ok     bool               // the command runs a recognised package
+	unpin  *config.UnpinnableError
+	locked *lock.Package // the lockfile's, nil when none
+}
+
+// where is "file:line" of the server's entry.
+func (c packageCheck) where() string { return where(c.server) }
+
+// checkPackages recognises the package of each of p's servers and pairs it
+// with lf's entry (lf may be nil). An error other than unpinnable is
+// returned as is.
+func checkPackages(p *config.Project, lf *lock.Lockfile) ([]packageCheck, error) {
+	var out []packageCheck
+	for _, s := range p.Servers {
+		spec, ok, err := s.Package()
+		c := packageCheck{server: s, spec: spec, ok: ok}
+		var u *config.UnpinnableError
+		switch {
+		case errors.As(err, &u):
+			c.unpin = u
+		case err != nil:
+			return nil, err
+		}
+		if srv, found := prevServer(lf, s.Name); found {
+			c.locked = srv.Package
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// samePackage reports whether the lockfile's package k is the package
+// spec names (same ecosystem and name; a Go package path may lie inside
+// the locked module).
+func samePackage(spec config.PackageSpec, k *lock.Package) bool {
+	if k == nil || spec.Ecosystem != k.Ecosystem {
+		return false
+	}
+	if spec.Ecosystem == config.EcoGo {
+		return spec.Name == k.Name || strings.HasPrefix(spec.Name, k.Name+"/")
+	}
+	if spec.Ecosystem == config.EcoFile {
+		return true // the locked name is root-relative, the spec's cwd-relative: compared by content
+	}
+	return spec.Name == k.Name
+}
+
+// pinnedSpec is the exact spec `agentgate pin` writes for spec from the
+// locked package k (samePackage): name@version for npm and Go,
+// name==version for PyPI, image:tag@digest for OCI.
+func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
+	switch spec.Ecosystem {
+	case config.EcoOCI:
+		tag, _, _ := strings.Cut(spec.Version, "@")
+		if tag == "" {
+			tag = k.Version
+		}
+		if tag == "" {
+			return spec.Name + "@" + k.Integrity
+		}
+		return spec.Name + ":" + tag + "@" + k.Integrity
+	case config.EcoPyPI:
+		return spec.Name + "==" + k.Version
+	}
+	return spec.Name + "@" + k.Version
+}
+
+// versionDiffers reports whether an exact spec names another version than
+// the locked package k (samePackage): npm and Go compare versions (npm's
+// loose "v"/"=" prefix ignored), PyPI versions as written after ==, ===
+// or @, OCI the digest with the locked integrity (and the tag, when both
+// have one).
+func versionDiffers(spec config.PackageSpec, k *lock.Package) (locked, written string, differs bool) {
+	switch spec.Ecosystem {
+	case config.EcoOCI:
+		tag, digest, _ := strings.Cut(spec.Version, "@")
+		if digest != k.Integrity {
+			return k.Integrity, digest, true
+		}
+		if tag != "" && k.Version != "" && tag != k.Version {
+			return k.Version, tag, true
+		}
+		return "", "", false
+	case config.EcoNPM:
+		v := strings.TrimLeft(spec.Version, "v=")
+		return k.Version, v, v != k.Version
+	}
+	return k.Version, spec.Version, spec.Version != k.Version
+}
+
+// offlinePackageDrift names each server of checks (only those in names,
+// when names is not nil) whose package differs from the one lf pins in a
+// way that needs no server and no registry to see: an exact spec naming
+// another version (or digest) or another package, or a file package whose
+// bytes (read with read, root-relative: the index for the hook, the work
+// tree for verify) hash to another integrity. notes are what cannot be
+// told offline (a file package the commit does not hold).
+func offlinePackageDrift(checks []packageCheck, names []string, read func(string) ([]byte, bool, error)) (problems, notes []string) {
+	for _, c := range checks {
+		k := c.locked
+		if k == nil || !c.ok || names != nil && !slices.Contains(names, c.server.Name) {
+			continue
+		}
+		who := fmt.Sprintf("server %q (%s)", c.server.Name, c.where())
+		if !samePackage(c.spec, k) {
+			problems = append(problems, fmt.Sprintf("%s runs %s package %s; the lockfile pins %s package %s",
+				who, c.spec.Ecosystem, c.spec.String(), k.Ecosystem, k.String()))
+			continue
+		}
+		if c.spec.Ecosystem == config.EcoFile {
+			data, ok, err := read(k.Name)
+			switch {
+			case err != nil:
+				notes = append(notes, fmt.Sprintf("%s: the file %s cannot be checked offline: %v", who, k.Name, err))
+			case !ok:
+				notes = append(notes, fmt.Sprintf("%s: the file %s is not committed, so it cannot be checked offline ('agentgate ci' checks it live)", who, k.Name))
+			default:
+				sum := sha256.Sum256(data)
+				if got := "sha256-" + base64.StdEncoding.EncodeToString(sum[:]); got != k.Integrity {
+					problems = append(problems, fmt.Sprintf("%s runs %s, whose bytes changed: integrity %s, the lockfile pins %s", who, k.Name, got, k.Integrity))
+				}
+			}
+			continue
+		}
+		if !c.spec.Exact {
+			continue // what an unpinned spec runs today needs the registry: ci checks it
+		}
+		if locked, written, differs := versionDiffers(c.spec, k); differs {
+			problems = append(problems, fmt.Sprintf("%s runs %s; the lockfile pins %s (package: %s -> %s)",
+				who, c.spec.String(), k.String(), locked, written))
+		}
+	}
+	return problems, notes
+}
+
+// unpinnedNotes names every server whose command runs a package without
+// an exact version (with the exact spec `agentgate pin` would write, from
+// lf's package entry, or "not locked yet") and every command no package
+// can be attributed to.
+func unpinnedNotes(checks []packageCheck) []string {
+	var out []string
+	for _, c := range checks {
+		who := fmt.Sprintf("server %q (%s)", c.server.Name, c.where())
+		switch {
+		case c.unpin != nil:
+			out = append(out, fmt.Sprintf("%s is unpinnable: %s", who, c.unpin.Reason))
+		case c.ok && !c.spec.Exact:
+			pin := "not locked yet: lock it with --lockfile-version 2 to pin the exact version"
+			if samePackage(c.spec, c.locked) {
+				pin = "agentgate pin would write " + pinnedSpec(c.spec, c.locked)
+			}
+			raw := c.spec.Raw
+			if strings.HasPrefix(raw, "-") { // --package=SPEC, --from=SPEC
+				_, raw, _ = strings.Cut(raw, "=")
+			}
+			if raw == "" {
+				raw = c.spec.String()
+			}
+			out = append(out, fmt.Sprintf("%s runs %s package %q with no exact version; %s", who, c.spec.Ecosystem, raw, pin))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// workTreeFile reads a root-relative, slash-separated path from the work
+// tree at root (for verify); ok is false when there is no such file.
+func workTreeFile(root string) func(string) ([]byte, bool, error) {
+	return func(name string) ([]byte, bool, error) {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false, nil
+		}
+		return data, err == nil, err
+	}
+}
+
+// packageDriftHint is the fix for offline package drift.
+const packageDriftHint = "run 'agentgate lock' (it starts the server and pins what it runs now), review the change and commit the lockfile; or restore the version the lockfile pins"

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgate/agentgate/lock"
+)
+
+// Real published values, read from this repository's own files (not
+// computed by agentgate): the npm registry's dist.integrity of
+// @modelcontextprotocol/server-memory@2026.8.31 as
+// testdata/npm/package-lock.json records it.
+const (
+	memName      = "@modelcontextprotocol/server-memory"
+	memVersion   = "2026.8.31"
+	memIntegrity = "sha512-ljj/3S4aGjxdNSQWw6gucKKGnTLdBPWxzapyY/MT2tOVyZwvxChvevXSLPwx59nKJAlVpUVW+cOlnVRXRwiqMQ=="
+)
+
+// ociDigest is a manifest digest: the SHA-256 of some bytes, as hex.
+func ociDigest(s string) string { return fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(s))) }
+
+// pkgRepo is a git repository whose .mcp.json defines servers and whose
+// committed version 2 lockfile (written here, no server started: verify
+// and the offline hook start none) locks each with no tools and the
+// package in pkgs (none when absent).
+func pkgRepo(t *testing.T, servers map[string]any, pkgs map[string]*lock.Package) *testRepo {
+	t.Helper()
+	r := newRepo(t, true, servers)
+	locked := map[string]lock.Server{}
+	for name := range servers {
+		srv, err := lock.BuildServerV2(nil, lock.Listing{}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Package = pkgs[name]
+		locked[name] = srv
+	}
+	r.write("agentgate.lock", string(lock.Format(lock.NewV2(locked, lock.Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))))
+	r.commitAll()
+	return r
+}
+
+func stdio(command string, args ...string) map[string]any {
+	return map[string]any{"command": command, "args": args}
+}
+
+// TestVerifyPackages: verify names every unpinned spec with its server,
+// file:line, the spec as written and the exact spec `agentgate pin` would
+// write (from the lockfile's package; "not locked yet" without one), and
+// every unpinnable command; require-pinned-packages makes them exit 1;
+// an exact spec that names another version, digest or package than the
+// lockfile pins is drift (exit 1) offline.
+func TestVerifyPackages(t *testing.T) {
+	mem := &lock.Package{Ecosystem: "npm", Name: memName, Version: memVersion, Integrity: memIntegrity}
+	fetch := &lock.Package{Ecosystem: "pypi", Name: "mcp-server-fetch", Version: "2025.4.7", Integrity: "sha256-yUqH3YpMyl8RI5k/hJwA9SMvfVPuJPErtFleyyPzoaU="}
+	gh := &lock.Package{Ecosystem: "oci", Name: "ghcr.io/github/github-mcp-server", Version: "latest", Integrity: ociDigest("manifest A")}
+	unpinned := map[string]any{
+		"mem":    stdio("npx", "-y", memName),
+		"fetch":  stdio("uvx", "mcp-server-fetch"),
+		"gh":     stdio("docker", "run", "-i", "--rm", "ghcr.io/github/github-mcp-server"),
+		"new":    stdio("npx", "-y", "--package=@scope/other", "other"),
+		"script": stdio("python", "-m", "tools.server"),
+	}
+	pkgs := map[string]*lock.Package{"mem": mem, "fetch": fetch, "gh": gh}
+
+	r := pkgRepo(t, unpinned, pkgs)
+	stdout, stderr := r.mustRun(ExitOK, "verify")
+	if !strings.Contains(stdout, "integrity ok, matches configs") {
+		t.Errorf("stdout %q", stdout)
+	}
+	// .mcp.json is written by json.MarshalIndent with sorted keys: fetch
+	// is on line 3, gh 9, mem 18, new 25, script 33 (counted here).
+	for name, want := range map[string]int{"fetch": 3, "gh": 9, "mem": 18, "new": 25, "script": 33} {
+		if got := lineOf(t, r.read(".mcp.json"), `"`+name+`": {`); got != want {
+			t.Fatalf("%s is on line %d of .mcp.json, not %d", name, got, want)
+		}
+	}
+	for _, want := range []string{
+		`agentgate: note: server "fetch" (.mcp.json:3) runs pypi package "mcp-server-fetch" with no exact version; agentgate pin would write mcp-server-fetch==2025.4.7`,
+		`agentgate: note: server "gh" (.mcp.json:9) runs oci package "ghcr.io/github/github-mcp-server" with no exact version; agentgate pin would write ghcr.io/github/github-mcp-server:latest@` + gh.Integrity,
+		`agentgate: note: server "mem" (.mcp.json:18) runs npm package "` + memName + `" with no exact version; agentgate pin would write ` + memName + `@` + memVersion,
+		`agentgate: note: server "new" (.mcp.json:25) runs npm package "@scope/other" with no exact version; not locked yet`,
+		`agentgate: note: server "script" (.mcp.json:33) is unpinnable: python runs inline code or a module, not a file`,
+	} {
+		if !strings.Contains(stderr, want+"\n") && !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks\n%s\ngot:\n%s", want, stderr)
+		}
+	}
+
+	r.write("agentgate.toml", "require-pinned-packages = true\n")
+	_, stderr = r.mustRun(ExitDrift, "verify")
+	for _, want := range []string{"agentgate.toml requires pinned packages:", "agentgate pin would write " + memName + "@" + memVersion, `server "script" (.mcp.json:33) is unpinnable`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("require-pinned-packages: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// Exact specs: the locked version is in sync; another version, digest
+	// or package is drift, offline.
+	for _, c := range []struct {
+		name   string
+		server map[string]any
+		pkg    *lock.Package
+		want   int
+		msg    string
+	}{
+		{"npm same", stdio("npx", "-y", memName+"@"+memVersion), mem, ExitOK, ""},
+		{"npm loose v", stdio("npx", "-y", memName+"@v"+memVersion), mem, ExitOK, ""},
+		{"npm other version", stdio("npx", "-y", memName+"@2026.8.30"), mem, ExitDrift, "(package: 2026.8.31 -> 2026.8.30)"},
+		{"npm other package", stdio("npx", "-y", "@scope/evil@1.0.0"), mem, ExitDrift, "runs npm package @scope/evil@1.0.0; the lockfile pins npm package " + memName + "@" + memVersion},
+		{"pypi same", stdio("uvx", "mcp-server-fetch==2025.4.7"), fetch, ExitOK, ""},
+		{"pypi other", stdio("uvx", "--from", "mcp-server-fetch==2025.5.0", "mcp-server-fetch"), fetch, ExitDrift, "(package: 2025.4.7 -> 2025.5.0)"},
+		{"oci same digest", stdio("docker", "run", "-i", "ghcr.io/github/github-mcp-server:latest@"+gh.Integrity), gh, ExitOK, ""},
+		{"oci other digest", stdio("docker", "run", "-i", "ghcr.io/github/github-mcp-server@"+ociDigest("manifest B")), gh, ExitDrift, "(package: " + gh.Integrity + " -> " + ociDigest("manifest B") + ")"},
+		{"unpinned spec: the registry decides, not verify", stdio("npx", "-y", memName+"@latest"), mem, ExitOK, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := pkgRepo(t, map[string]any{"s": c.server}, map[string]*lock.Package{"s": c.pkg})
+			before := r.read("agentgate.lock")
+			code, stdout, stderr := r.agentgate("verify")
+			if code != c.want || c.msg != "" && !strings.Contains(stderr, c.msg) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s%s", code, c.want, c.msg, stdout, stderr)
+			}
+			if c.want == ExitDrift && !strings.Contains(stderr, "agentgate.lock does not pin the packages the configs run:") {
+				t.Errorf("stderr:\n%s", stderr)
+			}
+			if string(r.read("agentgate.lock")) != string(before) {
+				t.Errorf("verify changed the lockfile")
+			}
+			// The offline hook (nothing but README staged) says the same
+			// from the staged config.
+			r.write("README", "x")
+			r.git("add", "README")
+			code, _, stderr = r.agentgate("hook")
+			if code != c.want || c.msg != "" && !strings.Contains(stderr, c.msg) {
+				t.Errorf("hook: exit %d, want %d; stderr lacks %q:\n%s", code, c.want, c.msg, stderr)
+			}
+		})
+	}
+}
+
+// lineOf is the 1-based line of the first occurrence of s in data.
+func lineOf(t *testing.T, data []byte, s string) int {
+	t.Helper()
+	i := strings.Index(string(data), s)
+	if i < 0 {
+		t.Fatalf("%q not in\n%s", s, data)
+	}
+	return 1 + strings.Count(string(data[:i]), "\n")
+}
