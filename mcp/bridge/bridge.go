@@ -252,7 +252,16 @@ func (b *bridge) run() {
 		b.t.close() // the client left, or Open's ctx ended (a signal)
 	}
 	b.cancel(nil)
-	b.wg.Wait()
+	// What is in flight ends with the context; one blocked writing to Out
+	// (nobody reads it any more) is released after closeTimeout.
+	flushed := make(chan struct{})
+	go func() { b.wg.Wait(); close(flushed) }()
+	select {
+	case <-flushed:
+	case <-time.After(closeTimeout):
+		b.out.CloseWithError(io.ErrClosedPipe)
+		<-flushed
+	}
 	b.out.Close()
 	b.workers.Wait()
 }

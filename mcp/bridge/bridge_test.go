@@ -602,3 +602,43 @@ func TestCancelEndsSessionWithDelete(t *testing.T) {
 		t.Errorf("Wait: %v, want context.Canceled", err)
 	}
 }
+
+// TestNobodyReadsOut: the client closes In and never reads Out again while
+// the server is still sending; the bridge ends anyway.
+func TestNobodyReadsOut(t *testing.T) {
+	f, srv := newFakeStreamable(t)
+	f.handle = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		if body["method"] == "flood" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := 0; r.Context().Err() == nil && i < 100000; i++ {
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"i\":%d}}\n\n", i)
+			}
+			return true
+		}
+		return false
+	}
+	conn, err := Open(context.Background(), remote(srv.URL, config.StreamableHTTP), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(conn.Out)
+	io.WriteString(conn.In, initReq+"\n")
+	if _, err := out.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(conn.In, `{"jsonrpc":"2.0","id":2,"method":"flood"}`+"\n")
+	if _, err := out.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	conn.In.Close()
+	done := make(chan error, 1)
+	go func() { done <- conn.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Wait: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the bridge did not end with Out unread")
+	}
+}
