@@ -183,12 +183,6 @@ func (f *fakeStreamable) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *fakeStreamable) request(i int) (*http.Request, string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[i], f.bodies[i]
-}
-
 func (f *fakeStreamable) count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
