@@ -1,6 +1,8 @@
 package gitint
 
 import (
+	"github.com/agentgate/agentgate/internal/mmap"
+
 	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
@@ -78,7 +80,7 @@ func openMapped(path string) (io.ReaderAt, []byte, int64, error) {
 		f.Close()
 		return nil, nil, 0, err
 	}
-	if m := mapFile(f, fi.Size()); m != nil {
+	if m := mmap.Map(f, fi.Size()); m != nil {
 		f.Close() // the mapping stays valid
 		return bytes.NewReader(m), m, fi.Size(), nil
 	}
@@ -133,8 +135,8 @@ func (o *objects) close() {
 				c.Close()
 			}
 		}
-		unmapFile(p.idxMap)
-		unmapFile(p.dataMap)
+		mmap.Unmap(p.idxMap)
+		mmap.Unmap(p.dataMap)
 		p.idx, p.data, p.idxMap, p.dataMap = nil, nil, nil, nil
 	}
 	o.packs = nil

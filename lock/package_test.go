@@ -187,6 +187,8 @@ func TestPackageSchema(t *testing.T) {
 		{`"version": "",`, `"version": "1.0",`},
 		{`"integrity": "sha256-E0Nb`, `"integrity": "sha512-E0Nb`},
 		{`"registry": "http://127.0.0.1:8080/simple"`, `"registry": ""`},
+		{`"name": "tools/server.js"`, `"name": "/etc/passwd"`},
+		{`"name": "tools/server.js"`, `"name": "../x.js"`},
 	} {
 		bad := strings.Replace(string(data), c[0], c[1], 1)
 		if bad == string(data) {
@@ -195,5 +197,64 @@ func TestPackageSchema(t *testing.T) {
 		if validate(bad) == nil {
 			t.Errorf("the schema accepts %q -> %q", c[0], c[1])
 		}
+	}
+}
+
+// TestComparePackages: a package change is a Changed server even with the
+// same tools; a package locked for the first time and a registry-only
+// change are not.
+func TestComparePackages(t *testing.T) {
+	data, err := os.ReadFile(packagesGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(name string, edit func(p *Package) *Package) *Lockfile {
+		l, _ := Parse(data)
+		srv := l.Servers[name]
+		var p *Package
+		if srv.Package != nil {
+			c := *srv.Package
+			p = &c
+		}
+		srv.Package = edit(p)
+		l.Servers[name] = srv
+		return l
+	}
+	if d := Compare(old, old); !d.Empty() {
+		t.Fatalf("self: %+v", d)
+	}
+	newVersion := with("memory", func(p *Package) *Package { p.Version, p.Integrity = "2026.9.1", "sha512-other"; return p })
+	d := Compare(old, newVersion)
+	if len(d.Servers) != 1 || d.Servers[0].Name != "memory" || d.Servers[0].Change != Changed || len(d.Servers[0].Tools) != 0 ||
+		d.Servers[0].Package == nil || !slices.Equal(d.Servers[0].Package.Fields, []string{"version", "integrity"}) ||
+		d.Servers[0].Package.Old.Version != "2026.8.31" || d.Servers[0].Package.New.Version != "2026.9.1" {
+		t.Errorf("version change: %+v", d)
+	}
+	d = Compare(old, with("local", func(p *Package) *Package { p.Integrity = sri256([]byte("changed")); return p }))
+	if len(d.Servers) != 1 || d.Servers[0].Package == nil || !slices.Equal(d.Servers[0].Package.Fields, []string{"integrity"}) {
+		t.Errorf("file change: %+v", d)
+	}
+	d = Compare(old, with("memory", func(*Package) *Package { return nil }))
+	if len(d.Servers) != 1 || d.Servers[0].Package == nil || d.Servers[0].Package.New != nil {
+		t.Errorf("package gone: %+v", d)
+	}
+	if d := Compare(with("memory", func(*Package) *Package { return nil }), old); !d.Empty() {
+		t.Errorf("a package locked for the first time is drift: %+v", d)
+	}
+	if d := Compare(old, with("fetch", func(p *Package) *Package { p.Registry = "http://127.0.0.1:9/simple"; return p })); !d.Empty() {
+		t.Errorf("a registry-only change is drift: %+v", d)
+	}
+	// Drift needs no tool change, but the stamp is not kept: the locked
+	// surface differs.
+	st := Stamp{By: "agentgate@next", At: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)}
+	if l := NewV2(newVersion.Servers, st, old); l.GeneratedBy != "agentgate@next" {
+		t.Errorf("a package change kept the old stamp")
+	}
+	if l := NewV2(old.Servers, st, old); l.GeneratedBy != "agentgate@test" {
+		t.Errorf("an unchanged lockfile got a new stamp")
 	}
 }

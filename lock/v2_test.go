@@ -3,6 +3,7 @@ package lock
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -204,6 +205,9 @@ func FuzzParseV2(f *testing.F) {
 		f.Add([]byte(strings.Replace(string(data), `"destructiveHint": true`, `"destructiveHint": false`, 1)))
 	}
 	f.Add([]byte(`{"lockfileVersion": 2, "generatedBy": "x", "generatedAt": "2026-08-03T12:00:00.000Z", "servers": {}}`))
+	if data, err := os.ReadFile(packagesGolden); err == nil {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		l, err := Parse(in)
 		if err != nil || l.LockfileVersion != VersionV2 {

@@ -12,14 +12,18 @@
 // died or wants the capture stopped) stop every server it started; it still
 // answers, with the servers marked cancelled. It answers as soon as it has
 // the results and exits once every server it started is gone.
-// "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve).
+// "agentgate-mcp auth" runs agentgate's auth subcommands (see mcp/auth.Serve);
+// "agentgate-mcp guard" is `agentgate guard`, the stdio proxy that checks
+// what a client receives against agentgate.lock (see mcp/guard.Serve),
+// reaching a remote server (--url) through mcp/bridge;
 // "agentgate-mcp bridge --url URL [--header K:V ...] [--transport http|sse]"
-// speaks stdio to its caller and streamable HTTP or SSE to the server (see
-// mcp/bridge.Serve).
+// is that bridge alone: stdio to its caller, streamable HTTP or SSE to the
+// server (see mcp/bridge.Serve).
 package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -28,6 +32,8 @@ import (
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/guard"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -46,11 +52,28 @@ func main() {
 	switch {
 	case len(os.Args) > 1 && os.Args[1] == "auth":
 		code = auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	case len(os.Args) > 1 && os.Args[1] == "guard":
+		// A client that goes away must not kill guard with SIGPIPE before
+		// it has stopped the server: writes fail with EPIPE instead.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		code = guard.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, remote)
 	case len(os.Args) > 1 && os.Args[1] == "bridge":
+		// As for guard: the session is ended (DELETE) when the client goes.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		code = bridge.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
 	default:
 		code = wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
 	}
 	stop()
 	os.Exit(code)
+}
+
+// remote is guard's way to a remote server (--url): the bridge, whose
+// messages go to guard's stderr.
+func remote(ctx context.Context, r config.Resolved, stderr io.Writer) (guard.Upstream, error) {
+	c, err := bridge.Open(ctx, r, bridge.Options{Log: stderr})
+	if err != nil {
+		return guard.Upstream{}, err
+	}
+	return guard.Upstream{Out: c.Out, In: c.In, Wait: c.Wait}, nil
 }

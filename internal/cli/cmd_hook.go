@@ -23,8 +23,11 @@ holds them (what the commit records), never the work tree's copies.
 
 When the commit stages neither a client config (nor agentgate.toml) nor the
 lockfile, and --live is not given, it only checks the staged lockfile
-offline (like 'agentgate verify': format, integrity, and that it locks
-exactly the configured servers). No server is started.
+offline (like 'agentgate verify': format, integrity, that it locks
+exactly the configured servers, and, for a version 2 lockfile, that an
+exact package spec in the staged configs names the pinned version and
+that each script pinned as a file package has its pinned hash in the
+index). No server is started.
 
 Otherwise it starts only the servers the commit changes: those that are
 new, whose definition differs from HEAD's once both are resolved in this
@@ -32,7 +35,8 @@ environment (with agentgate.toml's inputs, renames, excludes and
 per-server options), whose staged lockfile entry differs from HEAD's, or
 that have no entry. Every other server keeps its staged entry; servers no
 longer configured leave the lockfile. One line per group says which
-servers it captured and why, and which it did not start. With --live, or
+servers it captured and why, and which it did not start (their packages
+are checked offline as above). With --live, or
 hook = "all" in agentgate.toml, it captures every server.
 
 When the result equals the staged lockfile byte for byte (CRLF line
@@ -143,6 +147,9 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 		fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.shown, e.useColor(e.stdout)))
 		return c.verdict(ws.lockRel, "nothing was written; fix the servers above and commit again")
 	}
+	if err := unstagedScripts(e, ws, c.live, plan.capture); err != nil {
+		return err
+	}
 	if exists && lock.SameContent(old, c.live) { // content, not bytes (CRLF, layout): docs/spec/lockfile.md
 		d := lock.Compare(hv.lf, c.live)
 		fmt.Fprintf(e.stdout, "agentgate: lock ok; %s\n", commitChange(d))
@@ -224,6 +231,35 @@ func hookPackages(e *env, ws *workspace, lf *lock.Lockfile, names []string) erro
 	return drift(append(lines, problems...), packageDriftHint+"; then git add "+ws.lockRel)
 }
 
+// unstagedScripts refuses a live capture that pinned a file package from
+// work-tree bytes the commit does not record: a server the hook started
+// ran its script from the work tree, and when the index holds other bytes
+// the lockfile would pin a file the commit does not contain. A script the
+// index does not hold at all (an ignored build output) is left to ci.
+func unstagedScripts(e *env, ws *workspace, live *lock.Lockfile, captured []config.Server) error {
+	read := followLinks(ws.repo.FileInIndex, ws.repo.SymlinkInIndex)
+	var problems []string
+	for _, s := range captured {
+		k := live.Servers[s.Name].Package
+		if k == nil || k.Ecosystem != lock.EcosystemFile {
+			continue
+		}
+		data, ok, err := read(k.Name)
+		if err != nil || !ok {
+			continue
+		}
+		if config.DataIntegrity(data) != k.Integrity {
+			problems = append(problems, fmt.Sprintf("server %q (%s) ran %s from the work tree, which differs from the staged copy", s.Name, where(s), k.Name))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	slices.Sort(problems)
+	lines := errorLines{"the commit does not hold the scripts the servers ran; nothing was written:"}
+	return drift(append(lines, problems...), "git add the script (or restore it: git checkout -- FILE), then commit again")
+}
+
 // commitChange describes d in one line: "no surface change", or per server
 // "fs +1 tool, memory ~1 tool (description)".
 func commitChange(d lock.Diff) string {
@@ -251,7 +287,11 @@ func commitChange(d lock.Diff) string {
 					changed = append(changed, ciToolChange{Name: t.Name, Fields: t.Fields})
 				}
 			}
-			parts = append(parts, name+" "+toolChanges(added, removed, changed))
+			what := toolChanges(added, removed, changed)
+			if s.Package != nil {
+				what = strings.TrimPrefix(what+", "+render.PackageLines(s.Package)[0], ", ")
+			}
+			parts = append(parts, name+" "+what)
 		}
 	}
 	return "this commit: " + strings.Join(parts, ", ")

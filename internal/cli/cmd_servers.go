@@ -26,7 +26,8 @@ command and arguments (or the URL, without userinfo and query), the working
 directory, the names of env variables and headers (a value only when it is
 a variable reference or too short to be a secret, as in every other output),
 and whether it is locked, disabled by its client, or excluded in
-agentgate.toml, and why. Servers defined in several files, renamed by a
+agentgate.toml, and why. A note says when another client reading the same
+file would start the server differently (VS Code reads .mcp.json too). Servers defined in several files, renamed by a
 [[rename]], or defined differently (a conflict) are shown as such.
 
 No server is started and no variable is expanded. Every config error is
@@ -69,6 +70,7 @@ type serverEntry struct {
 	Headers     []namedItem `json:"headers,omitempty"`
 	AlsoIn      []string    `json:"alsoIn,omitempty"`
 	RenamedFrom string      `json:"renamedFrom,omitempty"`
+	Notes       []string    `json:"notes,omitempty"`
 }
 
 // namedItem is an env variable or header: its name, and its value only when
@@ -165,7 +167,7 @@ func clientOf(p *config.Project, file string) string {
 func entryOf(s config.Server, status, reason string) serverEntry {
 	en := serverEntry{Name: s.Name, Status: status, Reason: reason, Client: s.Client, File: s.File, Line: s.Line,
 		Transport: string(s.Transport), FallbackSSE: s.FallbackSSE, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
-		URL: config.StripURL(s.URL), AlsoIn: s.AlsoIn, RenamedFrom: s.RenamedFrom}
+		URL: config.StripURL(s.URL), AlsoIn: s.AlsoIn, RenamedFrom: s.RenamedFrom, Notes: s.Notes}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		en.Env = append(en.Env, shown(s, "env."+k, k, s.Env[k]))
 	}
@@ -253,6 +255,9 @@ func printServers(w io.Writer, p *config.Project, rep serversReport) {
 		}
 		if len(s.AlsoIn) > 0 {
 			fmt.Fprintf(w, "  also in: %s\n", v(strings.Join(s.AlsoIn, ", ")))
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "  note: %s\n", v(n))
 		}
 	}
 }

@@ -30,14 +30,19 @@ Outside a git repository only --lockfile PATH works, and the configs are
 not read. --no-config skips the config check (and agentgate.toml, so the
 lockfile is --lockfile or <root>/agentgate.lock).
 
-It also names, on stderr, each stdio server that runs a package without
-an exact version (npx -y pkg, uvx tool, docker run image:tag) and each
-command no package can be attributed to; agentgate.toml
+With a version 2 lockfile it checks the packages the stdio servers run
+against their pins, offline: an exact spec (pkg@1.5.0, image@sha256:...)
+naming another version or package than the lockfile pins, or a script in
+the repository whose bytes no longer hash to its pinned integrity, is
+drift. It names, on stderr, each stdio server that runs a package without
+an exact version (npx -y pkg, uvx tool, docker run image:tag), with the
+exact spec 'agentgate pin' would write from the lockfile (or "not locked
+yet"), and each command no package can be attributed to; agentgate.toml
 require-pinned-packages = true makes those exit 1 (docs/config.md,
-"Packages").
+"Packages"; docs/spec/lockfile-v2.md, "Packages").
 
 Exit codes: 0 ok, 1 the lockfile does not lock exactly the configured
-servers (or an unpinned package under
+servers, or a package differs from its pin (or an unpinned package under
 require-pinned-packages), 2 missing or damaged lockfile or invalid configs.
 
 Examples:
@@ -94,6 +99,7 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if p != nil {
+		reportNotes(e, p)
 		if err := reportPackages(e, ws, p, lf); err != nil {
 			return err
 		}
@@ -161,6 +167,17 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// reportNotes prints, on stderr, how another client that reads the same
+// file would start a locked server differently (config.Server.Notes: VS
+// Code reading Claude Code's .mcp.json). Notes never change the exit code.
+func reportNotes(e *env, p *config.Project) {
+	for _, s := range p.Servers {
+		for _, n := range s.Notes {
+			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(fmt.Sprintf("server %q (%s): %s", s.Name, where(s), n)))
+		}
+	}
+}
+
 // reportPackages checks, offline, the packages p's stdio servers run
 // against the ones lf pins: an exact spec naming another version or
 // package, or a file package whose bytes in the work tree changed, is
@@ -175,7 +192,7 @@ func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile)
 	}
 	problems, notes := offlinePackageDrift(checks, nil, workTreeFile(ws.root))
 	unpinned := unpinnedNotes(checks)
-	for _, n := range notes {
+	for _, n := range append(notes, unlockedNotes(checks)...) {
 		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
 	}
 	if !p.Settings.RequirePinnedPackages {

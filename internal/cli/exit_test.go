@@ -158,6 +158,24 @@ func TestExitCodes(t *testing.T) {
 		// usage
 		{name: "no arguments", args: nil, want: ExitInvalid},
 		{name: "unknown command", args: []string{"frobnicate"}, want: ExitInvalid},
+		// guard refuses to start what it cannot check (docs/GUARD.md)
+		{name: "guard without --server", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--", "true"}, want: ExitInvalid, check: wantStderr("--server is required")},
+		{name: "guard no lockfile", setup: func(t *testing.T) *testRepo { return newRepo(t, true, notesServer) },
+			args: []string{"guard", "--server", "notes", "--", "true"}, want: ExitInvalid, check: wantStderr("no lockfile; guard will not start server \"notes\"")},
+		{name: "guard server not locked", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "other", "--", "true"}, want: ExitInvalid, check: wantStderr("agentgate: hint: lock it first: agentgate lock --server other")},
+		{name: "guard damaged lockfile", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write("agentgate.lock", "{\"lockfileVersion\": 1,")
+			return r
+		}, args: []string{"guard", "--server", "notes", "--", "true"}, want: ExitInvalid, check: wantStderr("agentgate lock --force")},
+		{name: "guard bad --on-drift", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes", "--on-drift", "ignore", "--", "true"}, want: ExitInvalid, check: wantStderr("want withhold, block or warn")},
+		{name: "guard no command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes"}, want: ExitInvalid, check: wantStderr("give its command after --")},
+		{name: "guard command not found", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes", "--", "/nonexistent/agentgate-test-server"}, want: ExitUnverified, check: wantStderr("server \"notes\" did not start")},
 		{name: "help flag", args: []string{"-h"}, want: ExitOK},
 		{name: "command help", args: []string{"ci", "-h"}, want: ExitOK},
 		{name: "unknown flag", args: []string{"lock", "--bogus"}, want: ExitInvalid},
@@ -205,6 +223,8 @@ func TestExitCodes(t *testing.T) {
 				want := "agentgate verify: error: .cursor/mcp.json:1:34: server \"a\": command: expected a string, found a number\n" +
 					"agentgate verify: error: .cursor/mcp.json:1:68: server \"b\": args: expected an array of strings, found a string\n" +
 					"agentgate verify: error: .roo/mcp.json:1:40: \"a\" appears twice (lines 1 and 1)\n" +
+					"agentgate: hint: quote it: \"1\"\n" +
+					"agentgate: hint: write it as an array of strings, one per item: [\"a\", \"b\"]\n" +
 					"agentgate: hint: remove one of them\n"
 				if stderr != want {
 					t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
@@ -252,6 +272,14 @@ func TestExitCodes(t *testing.T) {
 			}},
 		{name: "verify names an unpinnable command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"verify"}, want: ExitOK, check: wantStderr(`agentgate: note: server "notes" (.mcp.json`)},
+		// VS Code reads .mcp.json too and expands no variables: a note,
+		// exit 0 (issue #16).
+		{name: "verify notes VS Code's reading of .mcp.json", setup: func(t *testing.T) *testRepo {
+			srv := fakeServer("-tools", "notes.json")
+			srv["env"] = map[string]string{"AGENTGATE_FAKESERVER": "${AG_FAKE:-1}"}
+			return lockedRepo(t, map[string]any{"notes": srv})
+		}, args: []string{"verify"}, want: ExitOK,
+			check: wantStderr(`agentgate: note: server "notes" (.mcp.json:3): VS Code also starts this server from .mcp.json; VS Code versions whose reader of it expands no variables pass env.AGENTGATE_FAKESERVER with ${...} as written`)},
 		{name: "verify require-pinned-packages", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			r.write("agentgate.toml", "require-pinned-packages = true\n")

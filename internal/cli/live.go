@@ -403,6 +403,9 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 	if errors.Is(err, context.Canceled) {
 		return []string{"the run was interrupted; run it again"}
 	}
+	if errors.Is(err, wire.ErrPackage) {
+		return []string{"agentgate could not pin the package this server runs (docs/spec/lockfile-v2.md, Packages); fix what the message names and run again, or exclude the server in agentgate.toml"}
+	}
 	var we *wire.Error
 	if errors.Is(err, wire.ErrTooLarge) && errors.As(err, &we) {
 		switch {

@@ -6,8 +6,6 @@ package cli
 // and a file package's bytes against its pinned integrity.
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -26,6 +24,7 @@ type packageCheck struct {
 	ok     bool               // the command runs a recognised package
 	unpin  *config.UnpinnableError
 	locked *lock.Package // the lockfile's, nil when none
+	v2     bool          // the lockfile is version 2 (it can pin packages)
 }
 
 // where is "file:line" of the server's entry.
@@ -47,7 +46,7 @@ func checkPackages(p *config.Project, lf *lock.Lockfile) ([]packageCheck, error)
 			return nil, err
 		}
 		if srv, found := prevServer(lf, s.Name); found {
-			c.locked = srv.Package
+			c.locked, c.v2 = srv.Package, lf.LockfileVersion == lock.VersionV2
 		}
 		out = append(out, c)
 	}
@@ -140,8 +139,7 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 			case !ok:
 				notes = append(notes, fmt.Sprintf("%s: the file %s is not committed, so it cannot be checked offline ('agentgate ci' checks it live)", who, k.Name))
 			default:
-				sum := sha256.Sum256(data)
-				if got := "sha256-" + base64.StdEncoding.EncodeToString(sum[:]); got != k.Integrity {
+				if got := config.DataIntegrity(data); got != k.Integrity {
 					problems = append(problems, fmt.Sprintf("%s runs %s, whose bytes changed: integrity %s, the lockfile pins %s", who, k.Name, got, k.Integrity))
 				}
 			}
@@ -182,6 +180,23 @@ func unpinnedNotes(checks []packageCheck) []string {
 				raw = c.spec.String()
 			}
 			out = append(out, fmt.Sprintf("%s runs %s package %q with no exact version; %s", who, c.spec.Ecosystem, raw, pin))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unlockedNotes names each server of a version 2 lockfile whose command
+// runs an exact spec or a repository file that the lockfile pins no
+// package for (locked before packages were pinned, before its ecosystem
+// could be resolved, or a script the capture found outside the
+// repository).
+func unlockedNotes(checks []packageCheck) []string {
+	var out []string
+	for _, c := range checks {
+		if c.v2 && c.ok && c.spec.Exact && c.locked == nil {
+			out = append(out, fmt.Sprintf("server %q (%s) runs %s package %s, which the lockfile pins no package for yet: run 'agentgate lock' to pin it (a script outside the repository, and an ecosystem agentgate cannot resolve yet, stay unpinned)",
+				c.server.Name, c.where(), c.spec.Ecosystem, c.spec.String()))
 		}
 	}
 	slices.Sort(out)

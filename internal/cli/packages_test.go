@@ -91,6 +91,13 @@ func TestVerifyPackages(t *testing.T) {
 		}
 	}
 
+	// An exact spec the lockfile pins no package for is named too.
+	r.writeConfig(map[string]any{"mem": stdio("npx", "-y", memName+"@"+memVersion), "fetch": unpinned["fetch"], "gh": unpinned["gh"], "new": stdio("npx", "-y", "@scope/other@1.0.0"), "script": unpinned["script"]})
+	_, stderr = r.mustRun(ExitOK, "verify")
+	if want := `runs npm package @scope/other@1.0.0, which the lockfile pins no package for yet`; !strings.Contains(stderr, want) || strings.Contains(stderr, `"mem"`) {
+		t.Errorf("stderr lacks %q (or names mem):\n%s", want, stderr)
+	}
+	r.git("checkout", "--", ".mcp.json")
 	r.write("agentgate.toml", "require-pinned-packages = true\n")
 	_, stderr = r.mustRun(ExitDrift, "verify")
 	for _, want := range []string{"agentgate.toml requires pinned packages:", "agentgate pin would write " + memName + "@" + memVersion, `server "script" (.mcp.json:33) is unpinnable`} {

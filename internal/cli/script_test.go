@@ -14,6 +14,7 @@ import (
 	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/guard"
 	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -45,6 +46,9 @@ func helperMain() int {
 	defer stop()
 	if len(os.Args) > 1 && os.Args[1] == "auth" {
 		return auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "guard" {
+		return guard.Serve(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr, nil)
 	}
 	return wire.Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, capture.Capture)
 }

@@ -60,6 +60,8 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 	fs.StringVar(&o.RugpullTool, "rugpull-tool", "", "tool whose description the rug pull replaces")
 	fs.StringVar(&o.RugpullText, "rugpull-text", "", "the rug-pulled description")
 	fs.StringVar(&addr, "http", "", "serve HTTP on this address instead of stdio")
+	fs.IntVar(&o.RugpullAfter, "rugpull-after", 0, "rug pull after this many tools/list requests, announced with list_changed")
+	fs.StringVar(&o.Call, "call", "", "how tools/call is answered: ok, garbage, duplicate, invalid, crash, hang, big:N")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -115,6 +117,7 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 	}
 	fmt.Fprintf(logw, "pid %d\n", os.Getpid())
 	o.OnMessage = func(method string, _ map[string][]string) { fmt.Fprintf(logw, "method %s\n", method) }
+	o.OnCall = func(name string) { fmt.Fprintf(logw, "call %s\n", name) }
 	if stderrText != "" {
 		fmt.Fprintln(os.Stderr, stderrText)
 	}

@@ -42,12 +42,22 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 			<-ctx.Done()
 			return ctx.Err()
 		}
+		if rep.Before != nil {
+			if _, err := w.Write(append(rep.Before, '\n')); err != nil {
+				return err
+			}
+		}
 		if rep.Line != nil {
 			out := rep.Line
 			if rep.End == nil {
 				out = append(out, '\n')
 			}
 			if _, err := w.Write(out); err != nil {
+				return err
+			}
+		}
+		if rep.After != nil && rep.End == nil {
+			if _, err := w.Write(append(rep.After, '\n')); err != nil {
 				return err
 			}
 		}

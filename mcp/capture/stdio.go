@@ -73,35 +73,58 @@ type tree interface {
 // (see hostCommand and package command); a command that cannot be
 // found starts nothing.
 func (s *session) startStdio(ctx context.Context) error {
-	if s.r.Command == "" {
-		return s.errorf(ErrConnect, "no command to run (set \"command\" in %s)", s.r.File)
-	}
-	env := childEnv(os.Environ(), s.r.Env)
-	path, args, err := hostCommand(s.r, env)
+	p, outR, err := startProcess(s.r, nil)
 	if err != nil {
-		return s.errorf(ErrConnect, "%v", err)
+		return s.errorf(ErrConnect, "%s", err.Error())
+	}
+	s.proc = p
+	mr, mw := io.Pipe()
+	p.pump = &pump{src: outR, dst: mw, max: s.opts.MaxResponseBytes}
+	go p.pump.run(func() { s.cancel(s.tooLarge()) }, func(err error) { s.cancel(s.ambiguous(err)) })
+	s.tr = transport.NewIO(mr, p.stdin, nil)
+	return nil
+}
+
+// startProcess spawns r's command as the root of a tree of its own (see
+// tree), with its stderr kept in the process's tail, and returns it with
+// the read end of its stdout. The command is resolved first as the
+// server's OS does it (see hostCommand and package command); a command
+// that cannot be found starts nothing. Errors are plain text (not yet
+// redacted) saying what to check. When stderr is not nil, the server's
+// stderr is also copied there.
+func startProcess(r config.Resolved, stderr io.Writer) (*process, *os.File, error) {
+	if r.Command == "" {
+		return nil, nil, fmt.Errorf("no command to run (set \"command\" in %s)", r.File)
+	}
+	env := childEnv(os.Environ(), r.Env)
+	path, args, err := hostCommand(r, env)
+	if err != nil {
+		return nil, nil, err
 	}
 	cmd := exec.Command(path, args...)
-	cmd.Dir = s.r.Cwd
+	cmd.Dir = r.Cwd
 	cmd.Env = env
 	prepareTree(cmd)
 	cmd.WaitDelay = time.Second // a grandchild that escaped the tree must not hold Wait
 	p := &process{cmd: cmd, tail: newTailBuffer(8<<10, 40), exited: make(chan struct{}), reaped: make(chan struct{})}
 	cmd.Stderr = p.tail
+	if stderr != nil {
+		cmd.Stderr = io.MultiWriter(p.tail, stderr)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return s.errorf(ErrConnect, "cannot start command: %v", err)
+		return nil, nil, fmt.Errorf("cannot start command: %v", err)
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return s.errorf(ErrConnect, "cannot start command: %v", err)
+		return nil, nil, fmt.Errorf("cannot start command: %v", err)
 	}
 	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
 		outR.Close()
 		outW.Close()
-		return s.errorf(ErrConnect, "cannot start command %q: %v (check \"command\" in %s; is it installed and on PATH?)",
-			s.r.Command, unwrapExec(err), s.r.File)
+		return nil, nil, fmt.Errorf("cannot start command %q: %v (check \"command\" in %s; is it installed and on PATH?)",
+			r.Command, unwrapExec(err), r.File)
 	}
 	outW.Close()
 	t, err := attachTree(cmd)
@@ -109,18 +132,12 @@ func (s *session) startStdio(ctx context.Context) error {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		outR.Close()
-		return s.errorf(ErrConnect, "cannot start command %q: %v", s.r.Command, err)
+		return nil, nil, fmt.Errorf("cannot start command %q: %v", r.Command, err)
 	}
 	p.tree = t
 	p.stdin = stdin
-	s.proc = p
 	go p.watch()
-
-	mr, mw := io.Pipe()
-	p.pump = &pump{src: outR, dst: mw, max: s.opts.MaxResponseBytes}
-	go p.pump.run(func() { s.cancel(s.tooLarge()) }, func(err error) { s.cancel(s.ambiguous(err)) })
-	s.tr = transport.NewIO(mr, stdin, nil)
-	return nil
+	return p, outR, nil
 }
 
 // childEnv is the stdio server's environment on this OS (see
@@ -191,7 +208,9 @@ func (p *process) shutdown() {
 		}
 	}
 	<-p.reaped
-	p.pump.stop()
+	if p.pump != nil {
+		p.pump.stop()
+	}
 	p.tree.waitGone(2 * time.Second)
 }
 

@@ -27,9 +27,9 @@ func parseCodex(file string, root *node) (fileResult, error) {
 			if len(errs) == 0 && s.Command == "" {
 				errs.add(p.errAt(cmd.pos, name, "command", "empty", ""))
 			}
-			s.Args = errs.strs(p.strs(e.get("args"), name, "args"))
-			s.Env = errs.strMap(p.strMap(e.get("env"), name, "env", false))
-			s.EnvVars = errs.strs(p.strs(e.get("env_vars"), name, "env_vars"))
+			s.Args = errs.strs(p.strsAll(e.get("args"), name, "args"))
+			s.Env = errs.strMap(p.strMapAll(e.get("env"), name, "env", false))
+			s.EnvVars = errs.strs(p.strsAll(e.get("env_vars"), name, "env_vars"))
 			s.Cwd = errs.str(p.str(e.get("cwd"), name, "cwd"))
 		case url != nil:
 			s.Transport = StreamableHTTP
@@ -37,8 +37,8 @@ func parseCodex(file string, root *node) (fileResult, error) {
 			if len(errs) == 0 && s.URL == "" {
 				errs.add(p.errAt(url.pos, name, "url", "empty", ""))
 			}
-			s.Headers = errs.strMap(p.strMap(e.get("http_headers"), name, "http_headers", false))
-			s.EnvHeaders = errs.strMap(p.strMap(e.get("env_http_headers"), name, "env_http_headers", false))
+			s.Headers = errs.strMap(p.strMapAll(e.get("http_headers"), name, "http_headers", false))
+			s.EnvHeaders = errs.strMap(p.strMapAll(e.get("env_http_headers"), name, "env_http_headers", false))
 			s.BearerTokenEnvVar = errs.str(p.str(e.get("bearer_token_env_var"), name, "bearer_token_env_var"))
 		default:
 			errs.add(p.errAt(at, name, "", `needs "command" (local server) or "url" (remote server)`, ""))

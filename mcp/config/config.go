@@ -69,6 +69,11 @@ type Server struct {
 	// RenamedFrom is the name in the client config when an agentgate.toml
 	// [[rename]] locks the server under Name; "" otherwise.
 	RenamedFrom string
+	// Notes says how another client that reads the same file would start
+	// this server differently (VS Code reading Claude Code's .mcp.json);
+	// agentgate locks the reading of Client. Not part of the definition, and
+	// not sent to the helper with a resolved server (json:"-").
+	Notes []string `json:"-"`
 }
 
 // Conflict is a server name defined differently in several files (Load

@@ -19,6 +19,7 @@ import (
 //	  env: NAME[=VALUE], ...   (a value only when it cannot be a secret)
 //	  cwd: DIR
 //	  headers: NAME[=VALUE], ...
+//	  note: HOW ANOTHER CLIENT READING THE FILE DIFFERS
 //	skipped NAME: REASON
 //	error FILE:LINE: MESSAGE
 //
@@ -105,6 +106,9 @@ func corpusView(p *Project, err error) string {
 			fmt.Fprintf(&b, "  cwd: %s\n", s.Cwd)
 		}
 		named("headers", "headers.", s.Headers)
+		for _, n := range s.Notes {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(&b, "skipped %s: %s\n", s.Name, s.Reason)

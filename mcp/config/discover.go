@@ -290,7 +290,11 @@ func parseFile(client, file string, data []byte) (fileResult, error) {
 	if _, ok := jsonClients[client]; !ok {
 		return fileResult{}, &Error{File: file, Msg: fmt.Sprintf("unknown client format %q", client)}
 	}
-	return parseJSONClient(client, file, root)
+	res, err := parseJSONClient(client, file, root)
+	if client == "claude-code" && file == dotMcpFile {
+		noteVSCodeReading(&res, data)
+	}
+	return res, err
 }
 
 // ClientOf returns the client whose format the file rel (as in

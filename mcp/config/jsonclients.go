@@ -25,7 +25,7 @@ type jsonClient struct {
 	// so a missing servers member says nothing.
 	shared bool
 	// strictKey: a non-empty file without the servers member is refused,
-	// as the client refuses it (Cursor, Continue, Claude Code).
+	// as the client refuses it (Cursor, Continue, Claude Code, Roo Code).
 	strictKey bool
 	// singleFile: a file without the servers member that has "command" or
 	// "url" is one server named after the file (Continue).
@@ -95,7 +95,7 @@ var jsonClients = map[string]jsonClient{
 			}
 			return unknownType(typ, "http", "sse")
 		}},
-	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true,
+	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true, strictKey: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "", "stdio":
@@ -385,7 +385,7 @@ func (c jsonClient) server(p *parser, name string, at pos, e *node) (Server, ent
 		if s.URL == "" && len(errs) == 0 {
 			errs.add(p.errAt(at, name, "url", "missing: a remote server needs a URL", "add \"url\""))
 		}
-		s.Headers = errs.strMap(p.strMap(e.get("headers"), name, "headers", false))
+		s.Headers = errs.strMap(p.strMapAll(e.get("headers"), name, "headers", false))
 		return s, errs
 	}
 	s.URL = ""
@@ -394,8 +394,8 @@ func (c jsonClient) server(p *parser, name string, at pos, e *node) (Server, ent
 		errs.add(p.errAt(at, name, "command", "missing: a stdio server needs a command",
 			"add \"command\" (and \"args\"), or \"url\" for a remote server"))
 	}
-	s.Args = errs.strs(p.strs(e.get("args"), name, "args"))
-	s.Env = errs.strMap(p.strMap(e.get("env"), name, "env", c.envNumbers))
+	s.Args = errs.strs(p.strsAll(e.get("args"), name, "args"))
+	s.Env = errs.strMap(p.strMapAll(e.get("env"), name, "env", c.envNumbers))
 	if c.cwd {
 		s.Cwd = errs.str(p.str(e.get("cwd"), name, "cwd"))
 	}

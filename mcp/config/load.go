@@ -113,6 +113,7 @@ func load(root string) (*Project, Errors) {
 				continue
 			}
 			first.AlsoIn = append(first.AlsoIn, fmt.Sprintf("%s:%d", other.File, other.Line))
+			first.Notes = append(first.Notes, other.Notes...)
 		}
 		if ok {
 			ss := p.Settings.Servers[name]

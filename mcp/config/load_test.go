@@ -187,6 +187,9 @@ func dumpServer(b *strings.Builder, s Server) {
 	line("bearerTokenEnvVar", s.BearerTokenEnvVar, s.BearerTokenEnvVar == "")
 	line("timeout", s.Timeout.String(), s.Timeout == 0)
 	line("alsoIn", s.AlsoIn, s.AlsoIn == nil)
+	for _, n := range s.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
 	if s.CrossOriginRedirects {
 		fmt.Fprintf(b, "  cross-origin-redirects: true\n")
 	}

@@ -46,10 +46,10 @@ func (es *entryErrs) add(err *Error) {
 
 func (es *entryErrs) str(v string, err *Error) string { es.add(err); return v }
 
-func (es *entryErrs) strs(v []string, err *Error) []string { es.add(err); return v }
+func (es *entryErrs) strs(v []string, errs []*Error) []string { *es = append(*es, errs...); return v }
 
-func (es *entryErrs) strMap(v map[string]string, err *Error) map[string]string {
-	es.add(err)
+func (es *entryErrs) strMap(v map[string]string, errs []*Error) map[string]string {
+	*es = append(*es, errs...)
 	return v
 }
 
@@ -120,7 +120,9 @@ func (p *parser) str(n *node, server, field string) (string, *Error) {
 		return "", nil
 	}
 	if n.kind != kStr {
-		return "", p.typeErr(n, server, field, "a string")
+		e := p.typeErr(n, server, field, "a string")
+		e.Hint = stringHint(n, "value")
+		return "", e
 	}
 	return n.str, p.tmpl(n, server, field, n.str)
 }
@@ -136,43 +138,65 @@ func (p *parser) plain(n *node, server, field string) (string, *Error) {
 	return n.str, nil
 }
 
-// strs reads an optional array of template strings.
+// strs reads an optional array of template strings; the error is the
+// first of strsAll's.
 func (p *parser) strs(n *node, server, field string) ([]string, *Error) {
+	v, errs := p.strsAll(n, server, field)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return v, nil
+}
+
+// strsAll reads an optional array of template strings, reporting every bad
+// item (each at its position, named field[i]), not only the first: three
+// numbers in one args array are three errors. On error the value is nil.
+func (p *parser) strsAll(n *node, server, field string) ([]string, []*Error) {
 	if n == nil || n.kind == kNull {
 		return nil, nil
 	}
 	if n.kind != kArr {
-		return nil, p.typeErr(n, server, field, "an array of strings")
+		e := p.typeErr(n, server, field, "an array of strings")
+		e.Hint = "write it as an array of strings, one per item: [\"a\", \"b\"]"
+		return nil, []*Error{e}
 	}
 	out := make([]string, 0, len(n.items))
+	var errs []*Error
 	for i, it := range n.items {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if it.kind != kStr {
 			e := p.typeErr(it, server, f, "a string")
-			if it.kind == kNum {
-				e.Hint = "quote it: \"" + it.str + "\""
-			}
-			return nil, e
+			e.Hint = stringHint(it, "item")
+			errs = append(errs, e)
+			continue
 		}
 		if err := p.tmpl(it, server, f, it.str); err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, it.str)
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return out, nil
 }
 
-// strMap reads an optional object of template strings (env, headers).
-// With numbers, number values are kept as written and null values are
-// dropped (VS Code's env).
-func (p *parser) strMap(n *node, server, field string, numbers bool) (map[string]string, *Error) {
+// strMapAll reads an optional object of template strings (env, headers),
+// reporting every bad member (each at its position, named field.KEY). With
+// numbers, number values are kept as written and null values are dropped
+// (VS Code's env). On error the value is nil.
+func (p *parser) strMapAll(n *node, server, field string, numbers bool) (map[string]string, []*Error) {
 	if n == nil || n.kind == kNull {
 		return nil, nil
 	}
 	if n.kind != kObj {
-		return nil, p.typeErr(n, server, field, "an object of strings")
+		e := p.typeErr(n, server, field, "an object of strings")
+		e.Hint = "write it as an object of strings: {\"NAME\": \"value\"}"
+		return nil, []*Error{e}
 	}
 	out := make(map[string]string, len(n.keys))
+	var errs []*Error
 	for i, k := range n.keys {
 		v, f := n.vals[i], field+"."+k
 		switch {
@@ -181,14 +205,35 @@ func (p *parser) strMap(n *node, server, field string, numbers bool) (map[string
 		case numbers && v.kind == kNull:
 			continue
 		default:
-			return nil, p.typeErr(v, server, f, "a string")
+			e := p.typeErr(v, server, f, "a string")
+			e.Hint = stringHint(v, "member")
+			errs = append(errs, e)
+			continue
 		}
 		if err := p.tmpl(v, server, f, v.str); err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		out[k] = v.str
 	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	return out, nil
+}
+
+// stringHint is the fix for a value n that should have been a string: the
+// quoted form of a number or boolean, or what to do with the other kinds.
+func stringHint(n *node, what string) string {
+	switch n.kind {
+	case kNum:
+		return "quote it: \"" + n.str + "\""
+	case kBool:
+		return fmt.Sprintf("quote it: \"%t\"", n.b)
+	case kNull:
+		return "remove the " + what + ", or write a string"
+	}
+	return "write the " + what + " as one string"
 }
 
 // boolean reads an optional boolean.
@@ -197,7 +242,9 @@ func (p *parser) boolean(n *node, server, field string) (val, present bool, err 
 		return false, false, nil
 	}
 	if n.kind != kBool {
-		return false, false, p.typeErr(n, server, field, "a boolean (true or false)")
+		e := p.typeErr(n, server, field, "a boolean (true or false)")
+		e.Hint = "write true or false, without quotes"
+		return false, false, e
 	}
 	return n.b, true, nil
 }

@@ -703,5 +703,14 @@ func FileIntegrity(name string) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	return "sha256-" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+	return sriSHA256(h.Sum(nil)), nil
 }
+
+// DataIntegrity is FileIntegrity of a file holding data (the hook hashes
+// the staged bytes it reads from the index).
+func DataIntegrity(data []byte) string {
+	sum := sha256.Sum256(data)
+	return sriSHA256(sum[:])
+}
+
+func sriSHA256(sum []byte) string { return "sha256-" + base64.StdEncoding.EncodeToString(sum) }

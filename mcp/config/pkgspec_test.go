@@ -174,6 +174,9 @@ func TestFileIntegrity(t *testing.T) {
 	if want := "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="; err != nil || got != want {
 		t.Errorf("FileIntegrity = %q, %v; want %q", got, err, want)
 	}
+	if got := DataIntegrity([]byte("abc")); got != "sha256-ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=" {
+		t.Errorf("DataIntegrity = %q", got)
+	}
 	if _, err := FileIntegrity(f + ".missing"); err == nil {
 		t.Error("missing file: no error")
 	}

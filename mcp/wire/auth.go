@@ -51,13 +51,28 @@ func (h Helper) RunAuth(ctx context.Context, req *AuthRequest, stdout, stderr io
 	if err != nil {
 		return 0, &HelperError{Path: h.Path, Msg: err.Error(), Kind: ErrHelperFailed}
 	}
-	cmd := exec.CommandContext(ctx, h.Path, "auth")
+	return h.runWith(ctx, []string{"auth"}, bytes.NewReader(data), stdout, stderr)
+}
+
+// RunGuard runs `agentgate-mcp guard ARGS...` (see mcp/guard.Serve) with
+// the given stdin, stdout and stderr (an *os.File is handed to the helper
+// as it is: the client's pipes reach it unbuffered) and returns its exit
+// code. A helper that cannot be started, or that dies of a signal, is a
+// *HelperError. When ctx ends the helper gets SIGTERM, and stops the
+// server.
+func (h Helper) RunGuard(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	return h.runWith(ctx, append([]string{"guard"}, args...), stdin, stdout, stderr)
+}
+
+// runWith runs the helper with args and returns its exit code.
+func (h Helper) runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	cmd := exec.CommandContext(ctx, h.Path, args...)
 	cmd.Dir = h.Dir
-	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdin = stdin
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = helperWaitDelay
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package mmap
+
+import "os"
+
+// Map returns nil: this OS has no mmap here; the caller reads the file.
+func Map(f *os.File, size int64) []byte { return nil }
+
+// Unmap releases a mapping Map returned (nil is allowed).
+func Unmap(b []byte) {}

@@ -1,0 +1,131 @@
+package guard
+
+// client.go: the client's side: every message is forwarded to the server
+// as sent, except calls for names guard withholds.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// clientLoop reads the client's messages until its side ends, and writes
+// each to the server unless guard answers it itself.
+func (p *proxy) clientLoop(r io.Reader, w io.Writer) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && p.fromClient(line) {
+			_, _ = w.Write(line) // a server that is gone: Run sees its output end
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// fromClient records a request as pending (by id, with its method) and
+// reports whether to forward the message: a tools/call or prompts/get for
+// a name guard withholds is answered here instead.
+func (p *proxy) fromClient(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return true // the server answers what it cannot parse
+	}
+	var env envelope
+	method, id, params := member(t, "method"), member(t, "id"), member(t, "params")
+	if method == nil || id == nil || json.Unmarshal(method, &env.method) != nil {
+		return true // a notification, or a response to the server
+	}
+	key, ok := idKey(id)
+	if !ok {
+		return true
+	}
+	kind := ""
+	switch env.method {
+	case "tools/call":
+		kind = kindTool
+	case "prompts/get":
+		kind = kindPrompt
+	}
+	if kind != "" {
+		p.awaitListing(listMethod[kind])
+		var name string
+		if raw := member(params, "name"); raw != nil && json.Unmarshal(raw, &name) == nil {
+			if why := p.refuseCall(kind, name); why != "" {
+				p.logf("%s %s: %s: call refused, not forwarded", kind, shown(name), why)
+				p.sendError(id, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
+					" is "+why+"; it was not called (review with 'agentgate diff', then 'agentgate lock')")
+				return false
+			}
+		}
+	}
+	p.mu.Lock()
+	p.pending[key] = pending{method: env.method, id: bytes.Clone(id)}
+	p.mu.Unlock()
+	return true
+}
+
+// listMethod is the listing that decides the calls of a kind.
+var listMethod = map[string]string{kindTool: "tools/list", kindPrompt: "prompts/list"}
+
+// awaitListing waits, at most DrainTimeout, while a request for method
+// is pending: a call the client sends while the listing is on its way is
+// decided by that listing, not by the one before.
+func (p *proxy) awaitListing(method string) {
+	deadline := time.Now().Add(DrainTimeout)
+	for time.Now().Before(deadline) {
+		busy := false
+		p.mu.Lock()
+		for _, pr := range p.pending {
+			if pr.method == method {
+				busy = true
+				break
+			}
+		}
+		p.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// refuseCall says why a call for name (a tool or prompt) is refused, or
+// "" to forward it: the name is not pinned, or the last listing that
+// showed it differed from its pin. With Warn, or nothing pinned, or a
+// version 1 lockfile for prompts, every call is forwarded.
+func (p *proxy) refuseCall(kind, name string) string {
+	pins := p.opts.Pins
+	if pins == nil || (kind == kindPrompt && !pins.v2()) {
+		return ""
+	}
+	pinned := false
+	if kind == kindTool {
+		_, pinned = pins.Tools[name]
+	} else {
+		_, pinned = pins.Prompts[name]
+	}
+	why := ""
+	p.mu.Lock()
+	switch {
+	case !pinned:
+		why = "not in agentgate.lock"
+	case p.withheld[kind][name]:
+		why = "withheld: its definition differs from agentgate.lock"
+	}
+	p.mu.Unlock()
+	if why != "" && p.mode == Warn {
+		p.logf("%s %s: %s: call forwarded (--on-drift warn)", kind, shown(name), why)
+		return ""
+	}
+	return why
+}
+
+// quote is s as a JSON string's contents would show it, in double quotes.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,145 @@
+package guard
+
+// message.go: what guard reads of a JSON-RPC message: its envelope.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math/big"
+	"strings"
+
+	"github.com/agentgate/agentgate/mcp/capture"
+)
+
+// envelope is the top level of one JSON-RPC message: raw values (nil when
+// absent) and the method, decoded.
+type envelope struct {
+	id, params, result, error []byte
+	method                    string
+	hasMethod                 bool
+	raw                       []byte // the whole message
+	resultAt                  int    // the offset of result in raw
+	members                   []capture.RawMember
+}
+
+// response reports whether the message is a response (result or error).
+func (e *envelope) response() bool { return !e.hasMethod }
+
+// parseEnvelope reads the envelope of msg, a JSON value that json.Valid
+// accepted and capture.CheckMembers did not refuse. It fails when msg is
+// not one JSON-RPC 2.0 message as MCP allows it: an object (batches are
+// refused) with "jsonrpc": "2.0"; a request or notification has a string
+// method, an id (when present) that is a string or a number, and neither
+// result nor error; a response has an id (null only with an error) and
+// exactly one of a result object and an error object whose code is an
+// integer and whose message is a string.
+func parseEnvelope(msg []byte) (envelope, error) {
+	var e envelope
+	ms, ok := capture.ObjectMembers(msg)
+	if !ok {
+		if t := bytes.TrimSpace(msg); len(t) > 0 && t[0] == '[' {
+			return e, errors.New("a batch (MCP has no batches since 2025-06-18)")
+		}
+		return e, errors.New("not a JSON object")
+	}
+	e.members = ms
+	e.raw = msg
+	var version []byte
+	for _, m := range ms {
+		v := msg[m.Start:m.End]
+		switch m.Name {
+		case "jsonrpc":
+			version = v
+		case "id":
+			e.id = v
+		case "method":
+			if v[0] != '"' || json.Unmarshal(v, &e.method) != nil {
+				return e, errors.New("its method is not a string")
+			}
+			e.hasMethod = true
+		case "params":
+			e.params = v
+		case "result":
+			e.result, e.resultAt = v, m.Start
+		case "error":
+			e.error = v
+		}
+	}
+	var s string
+	if version == nil || json.Unmarshal(version, &s) != nil || s != "2.0" {
+		return e, errors.New(`it has no "jsonrpc": "2.0"`)
+	}
+	idKind := byte(0)
+	if e.id != nil {
+		idKind = e.id[0]
+	}
+	validID := idKind == '"' || idKind == '-' || (idKind >= '0' && idKind <= '9')
+	if e.hasMethod {
+		if e.result != nil || e.error != nil {
+			return e, errors.New("it has both a method and a result or error")
+		}
+		if e.id != nil && !validID {
+			return e, errors.New("its id is neither a string nor a number")
+		}
+		return e, nil
+	}
+	switch {
+	case e.id == nil:
+		return e, errors.New("it has neither a method nor an id")
+	case (e.result == nil) == (e.error == nil):
+		return e, errors.New("a response needs exactly one of result and error")
+	case !validID && !(string(e.id) == "null" && e.error != nil):
+		return e, errors.New("its id is neither a string nor a number")
+	case e.result != nil && e.result[0] != '{':
+		return e, errors.New("its result is not an object")
+	case e.error != nil:
+		var er struct {
+			Code    *json.Number `json:"code"`
+			Message *string      `json:"message"`
+		}
+		if e.error[0] != '{' || json.Unmarshal(e.error, &er) != nil || er.Code == nil || er.Message == nil {
+			return e, errors.New("its error is not an object with a code and a message")
+		}
+		if _, err := er.Code.Int64(); err != nil {
+			return e, errors.New("its error code is not an integer")
+		}
+	}
+	return e, nil
+}
+
+// idKey is the key of a request id, the same for every spelling of one
+// value: a string by its decoded text, a number by its exact value
+// ("1", "1.0" and "1e0" are one key). ok is false for any other value.
+func idKey(raw []byte) (key string, ok bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok || strings.ContainsAny(string(raw), " \t") {
+		return "", false
+	}
+	return "n" + r.RatString(), true
+}
+
+// member returns the raw value of the member name in the JSON object obj,
+// matched by exact name; nil when absent or obj is not an object.
+func member(obj []byte, name string) []byte {
+	ms, ok := capture.ObjectMembers(obj)
+	if !ok {
+		return nil
+	}
+	for _, m := range ms {
+		if m.Name == name {
+			return obj[m.Start:m.End]
+		}
+	}
+	return nil
+}

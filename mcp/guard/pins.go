@@ -1,0 +1,138 @@
+package guard
+
+import (
+	"fmt"
+
+	"github.com/agentgate/agentgate/lock"
+)
+
+// Pins is what the lockfile pins for the guarded server: its tools (by
+// name), and with a version 2 lockfile its prompts and resource templates
+// (by name) and its instructions.
+type Pins struct {
+	Version      int // lockfileVersion: lock.Version or lock.VersionV2
+	Tools        map[string]lock.Tool
+	Prompts      map[string]lock.Entry
+	Templates    map[string]lock.Entry
+	Instructions *string // v2: the pinned instructions hash; nil: none sent when locked
+}
+
+// PinsOf returns the pins of server in lf; ok is false when lf does not
+// lock that server.
+func PinsOf(lf *lock.Lockfile, server string) (p *Pins, ok bool) {
+	srv, ok := lf.Servers[server]
+	if !ok {
+		return nil, false
+	}
+	p = &Pins{Version: lf.LockfileVersion, Tools: map[string]lock.Tool{}}
+	for _, t := range srv.Tools {
+		p.Tools[t.Name] = t
+	}
+	if p.v2() {
+		p.Prompts = map[string]lock.Entry{}
+		for _, e := range srv.Prompts {
+			p.Prompts[e.Name] = e
+		}
+		p.Templates = map[string]lock.Entry{}
+		for _, e := range srv.ResourceTemplates {
+			p.Templates[e.Name] = e
+		}
+		p.Instructions = srv.InstructionsHash
+	}
+	return p, true
+}
+
+func (p *Pins) v2() bool { return p.Version >= lock.VersionV2 }
+
+// verdict is the outcome of comparing one listed definition with the
+// pins: name is the definition's name ("" when it has none), drift is ""
+// when it matches and otherwise says what differs, without repeating the
+// server's text.
+type verdict struct {
+	name  string
+	drift string
+}
+
+// checkTool compares one element of a tools/list result with the pinned
+// tool of its name, with the lockfile's own hashes: lock.BuildServer for
+// the version 1 field hashes (name, description, inputSchema), and with a
+// version 2 lockfile lock.BuildServerV2 for the definition hash too.
+func (p *Pins) checkTool(raw []byte) verdict {
+	def, err := lock.DecodeTool(raw)
+	if err != nil {
+		return verdict{drift: "not a tool definition agentgate can hash"}
+	}
+	v := verdict{name: def.Name}
+	pin, ok := p.Tools[def.Name]
+	if !ok {
+		v.drift = "not in agentgate.lock"
+		return v
+	}
+	var srv lock.Server
+	if p.v2() {
+		srv, err = lock.BuildServerV2([]lock.ToolDef{def}, lock.Listing{}, false)
+	} else {
+		srv, err = lock.BuildServer([]lock.ToolDef{def})
+	}
+	if err != nil || len(srv.Tools) != 1 {
+		v.drift = "definition cannot be hashed"
+		return v
+	}
+	got := srv.Tools[0]
+	switch {
+	case got.DescriptionHash != pin.DescriptionHash && got.InputSchemaHash != pin.InputSchemaHash:
+		v.drift = fmt.Sprintf("description and inputSchema changed (descriptionHash %s, locked %s)", short(got.DescriptionHash), short(pin.DescriptionHash))
+	case got.DescriptionHash != pin.DescriptionHash:
+		v.drift = fmt.Sprintf("description changed (descriptionHash %s, locked %s)", short(got.DescriptionHash), short(pin.DescriptionHash))
+	case got.InputSchemaHash != pin.InputSchemaHash:
+		v.drift = fmt.Sprintf("inputSchema changed (inputSchemaHash %s, locked %s)", short(got.InputSchemaHash), short(pin.InputSchemaHash))
+	case got.NameHash != pin.NameHash:
+		v.drift = "name hash differs from the lockfile's"
+	case p.v2() && got.DefinitionHash != pin.DefinitionHash:
+		v.drift = fmt.Sprintf("definition changed (definitionHash %s, locked %s)", short(got.DefinitionHash), short(pin.DefinitionHash))
+	}
+	return v
+}
+
+// checkEntry compares one element of a prompts/list (kind
+// lock.KindPrompt) or resources/templates/list (lock.KindResourceTemplate)
+// result with the pinned entry of its name, by the definition hash that
+// lock.BuildServerV2 computes.
+func (p *Pins) checkEntry(kind string, raw []byte) verdict {
+	var l lock.Listing
+	pins := p.Prompts
+	if kind == lock.KindPrompt {
+		l.Prompts = [][]byte{raw}
+	} else {
+		l.ResourceTemplates = [][]byte{raw}
+		pins = p.Templates
+	}
+	srv, err := lock.BuildServerV2(nil, l, false)
+	var e lock.Entry
+	switch {
+	case err == nil && kind == lock.KindPrompt && len(srv.Prompts) == 1:
+		e = srv.Prompts[0]
+	case err == nil && kind != lock.KindPrompt && len(srv.ResourceTemplates) == 1:
+		e = srv.ResourceTemplates[0]
+	default:
+		return verdict{drift: "not a " + kind + " definition agentgate can hash"}
+	}
+	v := verdict{name: e.Name}
+	pin, ok := pins[e.Name]
+	switch {
+	case !ok:
+		v.drift = "not in agentgate.lock"
+	case pin.DefinitionHash != e.DefinitionHash:
+		v.drift = fmt.Sprintf("definition changed (definitionHash %s, locked %s)", short(e.DefinitionHash), short(pin.DefinitionHash))
+	}
+	return v
+}
+
+// short is the first 12 hex digits of a hash, enough to tell two apart in
+// a log line.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,189 @@
+package guard
+
+// serve.go: `agentgate-mcp guard`, which `agentgate guard` runs.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/bridge"
+	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
+)
+
+// Exit codes of Serve (the classes of docs/exit-codes.md).
+const (
+	ExitOK         = 0 // the client ended the session
+	ExitInvalid    = 2 // bad flags, no lockfile, a damaged lockfile, a server it does not lock
+	ExitUnverified = 3 // the server did not start, or ended the session
+)
+
+// Remote connects to a remote server (--url) and returns it as an
+// Upstream; r holds the server's name, URL, headers and transport.
+type Remote func(ctx context.Context, r config.Resolved, stderr io.Writer) (Upstream, error)
+
+// headerFlags collects repeated --header K:V values.
+type headerFlags []string
+
+func (h *headerFlags) String() string     { return strings.Join(*h, ", ") }
+func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
+
+// Serve runs `agentgate-mcp guard` with args (after "guard"):
+//
+//	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn]
+//	[--allow-unlocked] [--max-listing-bytes N] [--max-tools N] -- COMMAND [ARGS...]
+//	--server NAME --url URL [--header K:V ...] [--transport http|sse] [the same options]
+//
+// It reads the lockfile once, starts the server (or connects with
+// remote, which may be nil when remote servers are not available), and
+// proxies stdin and stdout to it (Run) until either side ends. Errors
+// and decisions go to stderr; the exit code is one of ExitOK,
+// ExitInvalid and ExitUnverified.
+func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, remote Remote) int {
+	fs := flag.NewFlagSet("agentgate guard", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	server := fs.String("server", "", "")
+	lockPath := fs.String("lockfile", lock.FileName, "")
+	onDrift := fs.String("on-drift", string(Withhold), "")
+	allow := fs.Bool("allow-unlocked", false, "")
+	maxListing := fs.Int64("max-listing-bytes", 0, "")
+	maxTools := fs.Int("max-tools", 0, "")
+	url := fs.String("url", "", "")
+	transport := fs.String("transport", "", "")
+	var headers headerFlags
+	fs.Var(&headers, "header", "")
+	fail := func(code int, msg string, hints ...string) int {
+		fmt.Fprintf(stderr, "agentgate: error: %s\n", render.VisibleLine(msg))
+		for _, h := range hints {
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", render.VisibleLine(h))
+		}
+		return code
+	}
+	usage := "usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift withhold|block|warn] -- COMMAND [ARGS...]"
+	if err := fs.Parse(args); err != nil {
+		return fail(ExitInvalid, err.Error(), usage)
+	}
+	cmd := fs.Args()
+	mode, err := ParseMode(*onDrift)
+	switch {
+	case err != nil:
+		return fail(ExitInvalid, err.Error())
+	case *server == "":
+		return fail(ExitInvalid, "--server is required: the server's name in agentgate.lock", usage)
+	case *url == "" && len(cmd) == 0:
+		return fail(ExitInvalid, "no server to start: give its command after --, or --url for a remote server", usage)
+	case *url != "" && len(cmd) > 0:
+		return fail(ExitInvalid, "give either --url or a command after --, not both", usage)
+	case *url == "" && (len(headers) > 0 || *transport != ""):
+		return fail(ExitInvalid, "--header and --transport go with --url", usage)
+	}
+	pins, code := readPins(*lockPath, *server, *allow, stderr)
+	if code != ExitOK {
+		return code
+	}
+	r := config.Resolved{Server: config.Server{Name: *server, File: "agentgate guard's command line"}}
+	var up Upstream
+	if *url != "" {
+		if remote == nil {
+			return fail(ExitInvalid, "this agentgate-mcp cannot guard remote servers (--url)")
+		}
+		// The flags resolve as capture's config does (variables,
+		// agentgate.toml settings, the SSE fallback): mcp/bridge.Flags.
+		f := bridge.Flags{URL: *url, Headers: headers, Transport: *transport}
+		root, _ := os.Getwd()
+		if r, err = f.Resolve(*server, root, os.LookupEnv); err != nil {
+			msg, hint, _ := strings.Cut(err.Error(), "\nhint: ")
+			var hints []string
+			if hint != "" {
+				hints = append(hints, hint)
+			}
+			var ce *config.Error
+			if errors.As(err, &ce) && ce.Unverifiable {
+				return fail(ExitUnverified, msg, hints...)
+			}
+			return fail(ExitInvalid, msg, hints...)
+		}
+		up, err = remote(ctx, r, stderr)
+	} else {
+		r.Transport, r.Command, r.Args = config.Stdio, cmd[0], cmd[1:]
+		up, err = StartStdio(r, stderr)
+	}
+	if err != nil {
+		msg, hint, _ := strings.Cut(err.Error(), "\nhint: ")
+		var hints []string
+		if hint != "" {
+			hints = append(hints, hint)
+		}
+		return fail(ExitUnverified, fmt.Sprintf("server %q did not start: %s", *server, msg), hints...)
+	}
+	opts := Options{Server: *server, Pins: pins, Mode: mode, Log: stderr, MaxListingBytes: *maxListing, MaxTools: *maxTools}
+	err = Run(ctx, opts, stdin, stdout, up)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *capture.ExitError
+	if errors.As(err, &ee) {
+		fmt.Fprintf(stderr, "agentgate: guard: %s: server %s; guard exits with it\n", shown(*server), ee.How)
+		if tail := strings.TrimRight(ee.StderrTail, "\n"); tail != "" {
+			fmt.Fprintf(stderr, "agentgate: guard: %s: its stderr (last lines):\n", shown(*server))
+			for _, line := range strings.Split(tail, "\n") {
+				fmt.Fprintf(stderr, "agentgate: guard:   | %s\n", render.VisibleLine(line))
+			}
+		}
+		return ExitUnverified
+	}
+	if err == ErrServerExited {
+		fmt.Fprintf(stderr, "agentgate: guard: %s: the server ended the session; guard exits with it\n", shown(*server))
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits with it\n", shown(*server), render.VisibleLine(err.Error()))
+	return ExitUnverified
+}
+
+// readPins reads the lockfile at path once and returns the pins of
+// server. A missing or damaged lockfile, or one that does not lock
+// server, is ExitInvalid with a hint, unless allow (--allow-unlocked):
+// then guard runs with nil pins and says so.
+func readPins(path, server string, allow bool, stderr io.Writer) (*Pins, int) {
+	problem := func(msg string, hints ...string) (*Pins, int) {
+		if allow {
+			fmt.Fprintf(stderr, "agentgate: guard: %s: warning: %s; --allow-unlocked: forwarding its listings unchecked\n", shown(server), render.VisibleLine(msg))
+			return nil, ExitOK
+		}
+		fmt.Fprintf(stderr, "agentgate: error: %s\n", render.VisibleLine(msg))
+		for _, h := range append(hints, "to run the server unchecked anyway, add --allow-unlocked") {
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", render.VisibleLine(h))
+		}
+		return nil, ExitInvalid
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return problem(fmt.Sprintf("%s: no lockfile; guard will not start server %q without one", path, server),
+			"create it in the repository: agentgate lock", "or name another: agentgate guard --lockfile PATH")
+	}
+	if err != nil {
+		return problem(fmt.Sprintf("read %s: %v", path, err))
+	}
+	lf, err := lock.Parse(data)
+	if err != nil {
+		hint := "agentgate writes this file; if it was edited by hand or damaged (by a merge?), regenerate it with 'agentgate lock --force' and review the diff"
+		var h interface{ Hint() string }
+		if errors.As(err, &h) && h.Hint() != "" && errors.As(err, new(*lock.VersionError)) {
+			hint = h.Hint()
+		}
+		return problem(fmt.Sprintf("%s: %v", path, err), hint)
+	}
+	pins, ok := PinsOf(lf, server)
+	if !ok {
+		return problem(fmt.Sprintf("%s does not lock a server named %q", path, server),
+			fmt.Sprintf("lock it first: agentgate lock --server %s (the name must match the client config's)", server))
+	}
+	return pins, ExitOK
+}

@@ -1,0 +1,301 @@
+package guard
+
+// server.go: the server's side: every message is checked, list and
+// initialize results are compared with the lockfile.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/capture"
+)
+
+// fromServer handles one complete message of the server's, held in
+// memory.
+func (p *proxy) fromServer(line []byte) {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return
+	}
+	if !json.Valid(t) {
+		p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
+		return
+	}
+	if err := capture.CheckMembers(t); err != nil {
+		p.refuse(t, "it repeats a member name", err.Error())
+		return
+	}
+	env, err := parseEnvelope(t)
+	if err != nil {
+		p.refuse(t, "it is not a valid JSON-RPC message", "not a valid JSON-RPC message: "+err.Error())
+		return
+	}
+	pr, ok := p.responseTo(&env)
+	if !ok {
+		return
+	}
+	switch pr.method {
+	case "tools/list":
+		p.list(t, &env, pr, kindTool, "tools")
+	case "prompts/list":
+		p.list(t, &env, pr, kindPrompt, "prompts")
+	case "resources/templates/list":
+		p.list(t, &env, pr, kindTemplate, "resourceTemplates")
+	case "initialize":
+		p.initialize(t, &env, pr)
+	default:
+		p.send(t)
+	}
+}
+
+// responseTo returns the pending request a response answers, and false
+// when the message was dealt with: a request or notification (forwarded),
+// an error with a null id (forwarded: the server could not read a message
+// of the client's), or a response to no pending request (refused).
+func (p *proxy) responseTo(env *envelope) (pending, bool) {
+	if !env.response() || string(env.id) == "null" {
+		p.sendRaw(env)
+		return pending{}, false
+	}
+	key, _ := idKey(env.id)
+	p.mu.Lock()
+	pr, ok := p.pending[key]
+	delete(p.pending, key)
+	p.mu.Unlock()
+	if !ok {
+		p.logf("refused a response to no pending request (id %s): not forwarded", shownRaw(env.id))
+	}
+	return pr, ok
+}
+
+// sendRaw forwards the message env was read from.
+func (p *proxy) sendRaw(env *envelope) { p.send(env.raw) }
+
+// refuse drops a message that failed a check: public says why to the
+// client (no text of the server's), detail to the log. When the message
+// is a response (one "id" member) to a pending request, the client gets
+// a JSON-RPC error for that request instead.
+func (p *proxy) refuse(msg []byte, public, detail string) {
+	var id []byte
+	n := 0
+	if ms, ok := capture.ObjectMembers(msg); ok {
+		for _, m := range ms {
+			if m.Name == "id" {
+				id = msg[m.Start:m.End]
+				n++
+			}
+		}
+	}
+	var pr pending
+	found := false
+	if key, ok := idKey(id); ok && n == 1 && member(msg, "method") == nil {
+		p.mu.Lock()
+		pr, found = p.pending[key]
+		delete(p.pending, key)
+		p.mu.Unlock()
+	}
+	if !found {
+		p.logf("refused a message: %s: not forwarded", visible(detail))
+		return
+	}
+	p.logf("refused the response to %s (id %s): %s: answered with an error", pr.method, shownRaw(pr.id), visible(detail))
+	p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard refused the reply of server %s to %s: %s", quote(p.opts.Server), pr.method, public))
+}
+
+// list compares one page of a list result with the pins and forwards it,
+// withheld, blocked or warned about as the mode says.
+func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
+	if env.error != nil {
+		p.send(t)
+		return
+	}
+	if int64(len(t)) > p.opts.MaxListingBytes {
+		p.refuse(t, "the listing is larger than agentgate allows", fmt.Sprintf("a %s page larger than max-listing-bytes (%d)", pr.method, p.opts.MaxListingBytes))
+		return
+	}
+	arr, at, ok := arrayMember(env.result, key)
+	if !ok {
+		p.refuse(t, "its result has no "+key+" array", "its result has no "+key+" array")
+		return
+	}
+	elems, ok := capture.ArrayElements(arr)
+	if !ok {
+		p.refuse(t, "its "+key+" array does not parse", "its "+key+" array does not parse")
+		return
+	}
+	if len(elems) > p.opts.MaxTools {
+		p.refuse(t, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
+		return
+	}
+	pins := p.opts.Pins
+	if pins == nil || (kind != kindTool && !pins.v2()) {
+		p.send(t)
+		return
+	}
+	verdicts := make([]verdict, len(elems))
+	names := map[string]int{}
+	bad := 0
+	for i, e := range elems {
+		if kind == kindTool {
+			verdicts[i] = pins.checkTool(e)
+		} else {
+			verdicts[i] = pins.checkEntry(kind, e)
+		}
+		if verdicts[i].name != "" {
+			names[verdicts[i].name]++
+		}
+	}
+	for i := range verdicts {
+		if v := &verdicts[i]; v.drift == "" && names[v.name] > 1 {
+			v.drift = "listed more than once"
+		}
+		if verdicts[i].drift != "" {
+			bad++
+		}
+	}
+	p.mu.Lock()
+	w := p.withheld[kind]
+	if w == nil {
+		w = map[string]bool{}
+		p.withheld[kind] = w
+	}
+	for _, v := range verdicts {
+		if v.name == "" {
+			continue
+		}
+		if v.drift == "" {
+			delete(w, v.name)
+		} else {
+			w[v.name] = true
+		}
+	}
+	p.mu.Unlock()
+	if bad == 0 {
+		p.logf("%s: %d %s(s) match agentgate.lock: forwarded", pr.method, len(elems), kind)
+		p.send(t)
+		return
+	}
+	action := map[Mode]string{Withhold: "withheld", Block: "listing blocked", Warn: "forwarded (--on-drift warn)"}[p.mode]
+	for i, v := range verdicts {
+		if v.drift == "" {
+			continue
+		}
+		name := fmt.Sprintf("#%d (no name)", i)
+		if v.name != "" {
+			name = shown(v.name)
+		}
+		p.logf("%s %s: %s: %s", kind, name, v.drift, action)
+	}
+	switch p.mode {
+	case Warn:
+		p.send(t)
+	case Block:
+		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
+			pr.method, quote(p.opts.Server), bad, len(elems), kind))
+	default:
+		out := make([]byte, 0, len(t))
+		start := env.resultAt + at
+		out = append(out, t[:start]...)
+		out = append(out, '[')
+		first := true
+		for i, e := range elems {
+			if verdicts[i].drift != "" {
+				continue
+			}
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			out = append(out, e...)
+		}
+		out = append(out, ']')
+		out = append(out, t[start+len(arr):]...)
+		p.send(out)
+	}
+}
+
+// arrayMember returns the raw value of the member key of the object obj
+// when it is an array, and its offset in obj.
+func arrayMember(obj []byte, key string) ([]byte, int, bool) {
+	ms, ok := capture.ObjectMembers(obj)
+	if !ok {
+		return nil, 0, false
+	}
+	for _, m := range ms {
+		if m.Name == key && obj[m.Start] == '[' {
+			return obj[m.Start:m.End], m.Start, true
+		}
+	}
+	return nil, 0, false
+}
+
+// initialize compares the instructions of an initialize result with the
+// pinned instructions hash (version 2 lockfiles); drifted instructions
+// are stripped (Withhold), fail the initialize (Block) or are forwarded
+// with a warning (Warn).
+func (p *proxy) initialize(t []byte, env *envelope, pr pending) {
+	pins := p.opts.Pins
+	if env.error != nil || pins == nil || !pins.v2() {
+		p.send(t)
+		return
+	}
+	got := lock.InstructionsHash(capture.InstructionsOf(env.result))
+	want := pins.Instructions
+	if (got == nil && want == nil) || (got != nil && want != nil && *got == *want) {
+		p.send(t)
+		return
+	}
+	if got == nil {
+		p.logf("instructions: the server sent none, agentgate.lock pins some: forwarded")
+		p.send(t)
+		return
+	}
+	what := "instructions not in agentgate.lock"
+	if want != nil {
+		what = fmt.Sprintf("instructions changed (instructionsHash %s, locked %s)", short(*got), short(*want))
+	}
+	switch p.mode {
+	case Warn:
+		p.logf("%s: forwarded (--on-drift warn)", what)
+		p.send(t)
+	case Block:
+		p.logf("%s: initialize blocked", what)
+		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the initialize of server %s: its instructions differ from agentgate.lock (review with 'agentgate diff')", quote(p.opts.Server)))
+	default:
+		p.logf("%s: stripped from the initialize result", what)
+		p.send(withoutMember(t, env.resultAt, env.result, "instructions"))
+	}
+}
+
+// withoutMember returns msg with the member name of the object obj (at
+// offset at in msg) removed, with the comma that separated it.
+func withoutMember(msg []byte, at int, obj []byte, name string) []byte {
+	ms, _ := capture.ObjectMembers(obj)
+	for i, m := range ms {
+		if m.Name != name {
+			continue
+		}
+		from, to := m.KeyStart, m.End
+		switch {
+		case i+1 < len(ms):
+			to = ms[i+1].KeyStart
+		case i > 0:
+			from = ms[i-1].End
+		}
+		out := append([]byte{}, msg[:at+from]...)
+		return append(out, msg[at+to:]...)
+	}
+	return msg
+}
+
+// shownRaw is a raw JSON value from the server for a log line, cut to 40
+// bytes and escaped.
+func shownRaw(raw []byte) string {
+	s := string(raw)
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return visible(s)
+}
