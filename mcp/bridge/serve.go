@@ -43,13 +43,15 @@ const CommandLine = "the command line"
 // expands its own syntax in args has done so already; what is left is
 // expanded here), an unset variable without a default is an error naming
 // it; every header value and URL credential is a secret, redacted from
-// every message. root is the repository the client runs the server in
-// (the working directory): its agentgate.toml's [servers.NAME] settings
-// apply as they do to capture (timeout, cross-origin-redirects, and
-// [servers.NAME.oauth], whose client id picks the stored token). The error is a *config.Error
+// every message. dir is where the client runs the server (the working
+// directory); the agentgate.toml at the root of the git work tree holding
+// it (outside git: in dir), as agentgate guard finds the lockfile, has
+// its [servers.NAME] settings applied as they are to capture (timeout,
+// cross-origin-redirects, and [servers.NAME.oauth], whose client id picks
+// the stored token). The error is a *config.Error
 // (Unverifiable for a missing variable: exit 3; else invalid input: exit
 // 2).
-func (f *Flags) Resolve(name, root string, lookup func(string) (string, bool)) (config.Resolved, error) {
+func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (config.Resolved, error) {
 	bad := func(field, msg, hint string) error {
 		return &config.Error{File: CommandLine, Server: name, Field: field, Msg: msg, Hint: hint}
 	}
@@ -78,6 +80,7 @@ func (f *Flags) Resolve(name, root string, lookup func(string) (string, bool)) (
 		}
 		s.Headers[k] = strings.TrimSpace(v)
 	}
+	root := workTreeRoot(dir)
 	p := &config.Project{Root: root}
 	data, err := os.ReadFile(filepath.Join(root, config.SettingsFile))
 	switch {
@@ -93,6 +96,21 @@ func (f *Flags) Resolve(name, root string, lookup func(string) (string, bool)) (
 		return config.Resolved{}, &config.Error{File: config.SettingsFile, Msg: "cannot read: " + err.Error()}
 	}
 	return p.Resolve(s, lookup)
+}
+
+// workTreeRoot is the nearest directory from dir up that holds .git (a
+// directory, or a file in a linked work tree or submodule), else dir.
+func workTreeRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
 }
 
 // validHeaderName reports whether k is an HTTP field name (RFC 9110

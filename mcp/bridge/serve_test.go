@@ -117,6 +117,17 @@ func TestFlagsResolveSettings(t *testing.T) {
 	if r.Timeout != 7*time.Second || !r.CrossOriginRedirects || r.OAuth == nil || r.OAuth.ClientID != "cid-1" {
 		t.Errorf("settings not applied: timeout %v, cross-origin %v, oauth %+v", r.Timeout, r.CrossOriginRedirects, r.OAuth)
 	}
+	// From a subdirectory of a work tree: the agentgate.toml at its root.
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := (&Flags{URL: "http://h/"}).Resolve("remote", sub, none); err != nil || r.Timeout != 7*time.Second {
+		t.Errorf("from a subdirectory: timeout %v, %v", r.Timeout, err)
+	}
 	other, err := (&Flags{URL: "http://h/"}).Resolve("other", root, none)
 	if err != nil || other.Timeout != 0 || other.CrossOriginRedirects || other.OAuth != nil {
 		t.Errorf("another server got remote's settings: %+v %v", other, err)
