@@ -133,5 +133,8 @@ AG=$AG H=$H OUT=$OUT RUNS=$RUNS scripts/bench/hook.sh || fails=$((fails + 1))
 # 7. Lockfile version 2 costs little over version 1 (issue #10).
 AG=$AG H=$H OUT=$OUT RUNS=$RUNS scripts/bench/v2.sh || fails=$((fails + 1))
 
+# 8. agentgate guard's overhead per message (issue #12).
+AG=$AG H=$H OUT=$OUT scripts/bench/guard.sh || fails=$((fails + 1))
+
 echo "== $fails target(s) failed"
 [ "$fails" = 0 ]

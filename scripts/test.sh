@@ -11,6 +11,9 @@ npm_ci testdata/npm
 # The official MCP conformance suite and the Node 22 it needs, run against
 # agentgate as a client (mcp/capture/conformance_test.go).
 npm_ci testdata/conformance
+# The official MCP Inspector CLI (and its Node 22), the client of the guard
+# and bridge tests (mcp/bridge, internal/cli guard tests).
+npm_ci testdata/inspector
 
 # The real pre-commit framework for the route tests; shellcheck, which
 # actionlint runs on the action's and the workflows' scripts.

@@ -63,7 +63,7 @@ Examples:
 			fs.Bool("allow-unlocked", false, "run the server even without a lockfile entry for it (its listings then pass unchecked)")
 			fs.String("url", "", "a remote server's `URL` (streamable HTTP, or SSE with --transport sse)")
 			fs.Var(new(stringList), "header", "an HTTP header `K:V` for --url (repeatable)")
-			fs.String("transport", "", "the remote transport: http (default) or sse")
+			fs.String("transport", "", "the remote transport: http or sse (default: streamable HTTP, then SSE on a 4xx other than 401/403)")
 		},
 		run: runGuard,
 	})

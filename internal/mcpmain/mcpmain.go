@@ -15,7 +15,9 @@ import (
 	"syscall"
 
 	"github.com/agentgate/agentgate/mcp/auth"
+	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/guard"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -23,8 +25,12 @@ import (
 // Main runs agentgate-mcp with args (os.Args[1:]) and returns its exit
 // code: "auth" runs agentgate's auth subcommands (mcp/auth.Serve, reading
 // the environment with os.Getenv); "guard" is `agentgate guard`
-// (mcp/guard.Serve; SIGPIPE is then ignored for the process, so that a
-// client going away is a write error, not death); anything else answers one capture
+// (mcp/guard.Serve, reaching a remote server through Remote; SIGPIPE is
+// then ignored for the process, so that a client going away is a write
+// error, not death); "bridge" is the stdio-to-remote bridge alone
+// (mcp/bridge.Serve, reading the environment with os.LookupEnv; SIGPIPE
+// ignored too, so that the session is ended when the client goes);
+// anything else answers one capture
 // request read from stdin (mcp/wire.Serve with mcp/capture.Capture). ctx
 // ends the run: cancelling it stops every server started, as SIGINT does.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -35,7 +41,20 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		// A client that goes away must not kill guard with SIGPIPE before
 		// it has stopped the server: writes fail with EPIPE instead.
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-		return guard.Serve(ctx, args[1:], stdin, stdout, stderr, nil)
+		return guard.Serve(ctx, args[1:], stdin, stdout, stderr, Remote)
+	case len(args) > 0 && args[0] == "bridge":
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		return bridge.Serve(ctx, args[1:], stdin, stdout, stderr, os.LookupEnv)
 	}
 	return wire.Serve(ctx, args, stdin, stdout, stderr, capture.Capture)
+}
+
+// Remote is guard's way to a remote server (--url): the bridge, whose
+// messages go to guard's stderr.
+func Remote(ctx context.Context, r config.Resolved, stderr io.Writer) (guard.Upstream, error) {
+	c, err := bridge.Open(ctx, r, bridge.Options{Log: stderr})
+	if err != nil {
+		return guard.Upstream{}, err
+	}
+	return guard.Upstream{Out: c.Out, In: c.In, Wait: c.Wait}, nil
 }

@@ -213,3 +213,30 @@ func NewGitRepo(t testing.TB) string {
 	Git(t, dir, "init", "-q", "-b", "main")
 	return dir
 }
+
+// StartNPMServer runs an npm MCP server binary (NPMBin) in mode (for
+// server-everything: "streamableHttp" or "sse") on a free port given as
+// $PORT, waits until it accepts connections, and kills its process group
+// at the end of the test. It returns the port.
+func StartNPMServer(t testing.TB, bin, mode string) int {
+	t.Helper()
+	port := FreePort(t)
+	cmd := exec.Command(bin, mode)
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	NewGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		KillGroup(cmd.Process.Pid)
+		_ = cmd.Wait()
+		deadline := time.Now().Add(2 * time.Second)
+		for len(GroupMembers(cmd.Process.Pid)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	WaitPort(ctx, t, port)
+	return port
+}

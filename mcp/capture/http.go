@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
@@ -24,27 +25,27 @@ import (
 var quiet = slog.New(slog.DiscardHandler)
 
 // startHTTP opens a streamable-HTTP or (sse) legacy SSE transport whose
-// every request goes through an httpTripper.
+// every request goes through the server's Remote.
 func (s *session) startHTTP(ctx context.Context, sse bool) error {
-	u, err := url.Parse(s.r.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return s.errorf(ErrConnect, "url %q is not an http(s) URL (check \"url\" in %s)", displayURL(s.r.URL), s.r.File)
-	}
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	s.rt = &httpTripper{
-		base:    base,
-		origin:  u.Scheme + "://" + u.Host,
-		headers: s.r.Headers,
-		max:     s.opts.MaxResponseBytes,
-		onTooLarge: func() {
-			s.cancel(s.tooLarge())
+	rm, err := NewRemote(s.r, RemoteOptions{
+		MaxResponseBytes: s.opts.MaxResponseBytes,
+		CheckMembers:     true,
+		Timeout:          s.timeout,
+		Interactive:      s.opts.Interactive,
+		Prompt:           s.opts.Progress,
+		OnTooLarge:       func() { s.cancel(s.tooLarge()) },
+		OnAmbiguous:      func(err error) { s.cancel(s.ambiguous(err)) },
+		Refuse: func(msg string) error {
+			err := s.errorf(ErrHTTP, "%s", msg)
+			s.cancel(err)
+			return err
 		},
-		onAmbiguous: func(err error) {
-			s.cancel(s.ambiguous(err))
-		},
-		auth: s.authSource(),
+	})
+	if err != nil {
+		return s.errorf(ErrConnect, "%v", err)
 	}
-	hc := &http.Client{Transport: s.rt, CheckRedirect: s.checkRedirect}
+	s.rt = rm
+	hc := rm.Client
 	if sse {
 		tr, err := transport.NewSSE(s.r.URL, transport.WithHTTPClient(hc), transport.WithSSELogger(quiet),
 			transport.WithEndpointTimeout(s.timeout), transport.WithResponseTimeout(s.timeout))
@@ -65,26 +66,121 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 	return nil
 }
 
+// RemoteOptions configure NewRemote.
+type RemoteOptions struct {
+	// MaxResponseBytes bounds a response body or, for an event stream,
+	// one line and one event's data; 0 = DefaultMaxResponseBytes. A read
+	// past it fails with ErrResponseTooLarge after OnTooLarge.
+	MaxResponseBytes int64
+	// CheckMembers refuses a JSON body or event whose members checkMembers
+	// refuses (capture's rule; see members.go), after OnAmbiguous. A
+	// bridge leaves that check to its reader.
+	CheckMembers bool
+	// Timeout bounds each OAuth step; 0 = the server's or auth's default.
+	Timeout time.Duration
+	// Interactive allows a browser login; Prompt (nil: discard) gets its
+	// instructions.
+	Interactive bool
+	Prompt      io.Writer
+	OnTooLarge  func()      // nil: nothing
+	OnAmbiguous func(error) // nil: nothing
+	// Refuse turns the message of a refused redirect into the error the
+	// request fails with; nil: errors.New.
+	Refuse func(msg string) error
+}
+
+// Remote is the HTTP client capture reaches one remote server with: the
+// configured headers on requests to the configured origin only (never on
+// a redirect elsewhere), no Referer, the stored OAuth token (unless the
+// configuration sets its own Authorization header) with a login on a
+// Bearer challenge, at most maxRedirects redirects and none to another
+// origin unless the server allows it (cross-origin-redirects), and
+// bounded bodies (see RemoteOptions). agentgate-mcp's bridge uses it too,
+// so a guarded remote server is reached exactly as capture reaches it.
+type Remote struct {
+	Client *http.Client
+	r      config.Resolved
+	rt     *httpTripper
+	refuse func(string) error
+}
+
+// ErrResponseTooLarge is the read error of a body over the limit.
+var ErrResponseTooLarge = errBodyTooLarge
+
+// NewRemote returns the Remote of r (an http or sse server, variables
+// resolved). The error is for a URL that is not http(s), and names it.
+func NewRemote(r config.Resolved, o RemoteOptions) (*Remote, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("url %q is not an http(s) URL (check \"url\" in %s)", displayURL(r.URL), r.File)
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	m := &Remote{r: r, refuse: o.Refuse}
+	if m.refuse == nil {
+		m.refuse = func(msg string) error { return errors.New(msg) }
+	}
+	m.rt = &httpTripper{
+		base:        http.DefaultTransport.(*http.Transport).Clone(),
+		origin:      u.Scheme + "://" + u.Host,
+		headers:     r.Headers,
+		max:         o.MaxResponseBytes,
+		check:       o.CheckMembers,
+		onTooLarge:  o.OnTooLarge,
+		onAmbiguous: o.OnAmbiguous,
+		auth:        authSource(r, o),
+	}
+	if m.rt.onTooLarge == nil {
+		m.rt.onTooLarge = func() {}
+	}
+	if m.rt.onAmbiguous == nil {
+		m.rt.onAmbiguous = func(error) {}
+	}
+	m.Client = &http.Client{Transport: m.rt, CheckRedirect: m.checkRedirect}
+	return m, nil
+}
+
+// Origin is the configured URL's scheme://host:port.
+func (m *Remote) Origin() string { return m.rt.origin }
+
+// Failure describes the first HTTP status >= 400 seen, with a hint, or "".
+func (m *Remote) Failure() string { return m.rt.firstFailure() }
+
+// FallbackOK reports whether the first failure allows the SSE fallback:
+// a 4xx that is not about credentials.
+func (m *Remote) FallbackOK() bool { return m.rt.fallbackOK() }
+
+// AuthFailure is why OAuth could not authorize the server, or nil.
+func (m *Remote) AuthFailure() error { return m.rt.authFailure() }
+
+// CloseIdle closes the idle connections.
+func (m *Remote) CloseIdle() { m.rt.closeIdle() }
+
+// DisplayURL is raw without userinfo, query and fragment: how URLs are
+// printed.
+func DisplayURL(raw string) string { return displayURL(raw) }
+
+// Redact removes every secret of r from text (see redact).
+func Redact(r config.Resolved, text string) string { return redact(r, text) }
+
 // maxRedirects bounds the redirects one request follows.
 const maxRedirects = 10
 
 // checkRedirect is the HTTP client's redirect policy: at most maxRedirects
 // redirects, and none to another origin (scheme, host and port) unless the
 // server's agentgate.toml settings allow it (cross-origin-redirects). A
-// refused redirect ends the capture with an error naming the target's
-// origin. (Referer is dropped from every request by httpTripper.)
-func (s *session) checkRedirect(req *http.Request, via []*http.Request) error {
+// refused redirect fails the request with the error Refuse makes of a
+// message naming the target's origin. (Referer is dropped from every
+// request by httpTripper.)
+func (m *Remote) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
-		err := s.errorf(ErrHTTP, "stopped after %d redirects (from %s)", maxRedirects, displayURL(via[0].URL.String()))
-		s.cancel(err)
-		return err
+		return m.refuse(fmt.Sprintf("stopped after %d redirects (from %s)", maxRedirects, displayURL(via[0].URL.String())))
 	}
-	if origin(req.URL) != s.rt.origin && !s.r.CrossOriginRedirects {
-		err := s.errorf(ErrHTTP, "the server redirected to another origin, %s, which agentgate does not follow (a redirect can carry the URL's query to another host); "+
+	if origin(req.URL) != m.rt.origin && !m.r.CrossOriginRedirects {
+		return m.refuse(fmt.Sprintf("the server redirected to another origin, %s, which agentgate does not follow (a redirect can carry the URL's query to another host); "+
 			"fix the url in %s, or allow it in agentgate.toml: [servers.%s] cross-origin-redirects = true",
-			origin(req.URL), s.r.File, config.TOMLKey(s.r.Name))
-		s.cancel(err)
-		return err
+			origin(req.URL), m.r.File, config.TOMLKey(m.r.Name)))
 	}
 	return nil
 }
@@ -120,6 +216,7 @@ type httpTripper struct {
 	origin      string
 	headers     map[string]string
 	max         int64
+	check       bool // refuse what checkMembers refuses
 	onTooLarge  func()
 	onAmbiguous func(error) // a reply checkMembers refuses
 
@@ -136,7 +233,6 @@ type httpFailure struct {
 	code   int
 	method string
 	url    string
-	origin string // scheme://host:port of the failing request
 }
 
 func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -168,13 +264,15 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode >= 400 {
 		t.mu.Lock()
 		if t.failure == nil {
-			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String(),
-				origin: req.URL.Scheme + "://" + req.URL.Host}
+			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String()}
 		}
 		t.mu.Unlock()
 	}
 	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	resp.Body = &limitedBody{rc: resp.Body, max: t.max, perLine: stream, onTooLarge: t.onTooLarge}
+	if !t.check {
+		return resp, nil
+	}
 	if stream {
 		resp.Body = &sseChecker{rc: resp.Body, max: t.max, onBad: func(err error) {
 			if !errors.Is(err, errBodyTooLarge) {
@@ -250,23 +348,30 @@ func (t *httpTripper) firstFailure() string {
 	if f == nil {
 		return ""
 	}
+	return FailureText(f.code, f.method, f.url, t.origin)
+}
+
+// FailureText describes an HTTP failure: the status code of the method's
+// request to rawURL (shown as DisplayURL does), and a hint; origin is the
+// configured one (scheme://host:port), for the hint about redirects.
+func FailureText(code int, method, rawURL, configured string) string {
 	hint := ""
 	switch {
-	case f.code == http.StatusUnauthorized:
+	case code == http.StatusUnauthorized:
 		hint = "check the Authorization (or API key) header and that its variable is set"
-	case f.code == http.StatusForbidden:
+	case code == http.StatusForbidden:
 		hint = "the credentials were refused: check the token's scope or the headers"
-	case f.code == http.StatusNotFound || f.code == http.StatusMethodNotAllowed:
+	case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
 		hint = "check the url; a legacy SSE server needs \"type\": \"sse\""
-	case f.code >= 500:
+	case code >= 500:
 		hint = "the server failed; see its logs or try again"
 	default:
 		hint = "check the url and headers"
 	}
-	if f.origin != t.origin { // compared without userinfo, which the URL may carry
+	if u, err := url.Parse(rawURL); err == nil && origin(u) != configured { // compared without userinfo, which the URL may carry
 		hint += "; the request was redirected to another host, which agentgate does not send the configured headers to"
 	}
-	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", f.code, http.StatusText(f.code), f.method, displayURL(f.url), hint)
+	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", code, http.StatusText(code), method, displayURL(rawURL), hint)
 }
 
 // fallbackOK reports whether the streamable-HTTP failure allows the SSE
@@ -311,11 +416,11 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
-// authSource returns the OAuth token source of the server, or nil when its
+// authSource returns the OAuth token source of r, or nil when its
 // configuration sends an Authorization header of its own or no token store
 // can be opened.
-func (s *session) authSource() *auth.Source {
-	for k := range s.r.Headers {
+func authSource(r config.Resolved, o RemoteOptions) *auth.Source {
+	for k := range r.Headers {
 		if strings.EqualFold(k, "Authorization") {
 			return nil
 		}
@@ -325,15 +430,15 @@ func (s *session) authSource() *auth.Source {
 		return nil
 	}
 	prompt := io.Discard
-	if s.opts.Progress != nil {
-		prompt = s.opts.Progress
+	if o.Prompt != nil {
+		prompt = o.Prompt
 	}
-	srv := auth.FromResolved(s.r)
+	srv := auth.FromResolved(r)
 	if srv.Timeout <= 0 {
-		srv.Timeout = s.timeout
+		srv.Timeout = o.Timeout
 	}
 	return auth.NewSource(srv, auth.Options{
-		Store: store, Interactive: s.opts.Interactive,
-		Browser: auth.Browser{Getenv: os.Getenv, Prompt: prompt, Name: s.r.Name},
+		Store: store, Interactive: o.Interactive,
+		Browser: auth.Browser{Getenv: os.Getenv, Prompt: prompt, Name: r.Name},
 	})
 }

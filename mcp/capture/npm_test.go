@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -45,31 +43,6 @@ func byName(t *testing.T, tools []json.RawMessage) ([]json.RawMessage, []string)
 	return out, names
 }
 
-// startNPMServer runs server-everything with a network transport on a free
-// port, and stops its process group at the end of the test.
-func startNPMServer(t *testing.T, bin, mode string) int {
-	t.Helper()
-	port := testenv.FreePort(t)
-	cmd := exec.Command(bin, mode)
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	testenv.NewGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		testenv.KillGroup(cmd.Process.Pid)
-		_ = cmd.Wait()
-		deadline := time.Now().Add(2 * time.Second)
-		for len(testenv.GroupMembers(cmd.Process.Pid)) > 0 && time.Now().Before(deadline) {
-			time.Sleep(2 * time.Millisecond)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	testenv.WaitPort(ctx, t, port)
-	return port
-}
-
 // registerToolCount counts tool registrations in a package's JS: the
 // independent source for the number of tools it lists.
 func registerToolCount(t *testing.T, file string) int {
@@ -83,8 +56,8 @@ func registerToolCount(t *testing.T, file string) int {
 
 func TestNPMEverythingThreeTransports(t *testing.T) {
 	bin := testenv.NPMBin(t, "mcp-server-everything")
-	httpPort := startNPMServer(t, bin, "streamableHttp")
-	ssePort := startNPMServer(t, bin, "sse")
+	httpPort := testenv.StartNPMServer(t, bin, "streamableHttp")
+	ssePort := testenv.StartNPMServer(t, bin, "sse")
 	stdio := config.Resolved{Server: config.Server{Name: "everything-stdio", Transport: config.Stdio, Command: bin, Args: []string{"stdio"}}}
 	servers := []config.Resolved{
 		stdio,

@@ -36,8 +36,8 @@ type session struct {
 	listed  atomic.Int64 // bytes of every list result so far (lists run at once)
 
 	tr       transport.Interface
-	proc     *process     // stdio only
-	rt       *httpTripper // HTTP only
+	proc     *process // stdio only
+	rt       *Remote  // HTTP only
 	protocol string
 
 	// From the initialize (or server/discover) result.
@@ -198,10 +198,10 @@ func (s *session) connect(ctx context.Context, state func(string)) error {
 	s.stage = StageInitialize
 	state("initializing")
 	err = s.initialize(ctx)
-	if err != nil && s.r.Transport == config.StreamableHTTP && s.r.FallbackSSE && s.rt.fallbackOK() {
-		first := s.rt.firstFailure()
+	if err != nil && s.r.Transport == config.StreamableHTTP && s.r.FallbackSSE && s.rt.FallbackOK() {
+		first := s.rt.Failure()
 		_ = s.tr.Close()
-		s.rt.closeIdle()
+		s.rt.CloseIdle()
 		s.stage = StageStart
 		if err := s.startHTTP(ctx, true); err != nil {
 			e := err.(*Error)
@@ -253,7 +253,7 @@ func (s *session) close() {
 		s.proc.shutdown()
 	}
 	if s.rt != nil {
-		s.rt.closeIdle()
+		s.rt.CloseIdle()
 	}
 }
 
@@ -296,10 +296,10 @@ func (s *session) fail(ctx context.Context, err error) *Error {
 		}
 	}
 	if s.rt != nil {
-		if aerr := s.rt.authFailure(); aerr != nil {
+		if aerr := s.rt.AuthFailure(); aerr != nil {
 			return s.errorf(ErrAuth, "OAuth: %s", aerr.Error())
 		}
-		if f := s.rt.firstFailure(); f != "" {
+		if f := s.rt.Failure(); f != "" {
 			return s.errorf(ErrHTTP, "%s", f)
 		}
 	}
@@ -386,7 +386,7 @@ func (s *session) httpDetail() string {
 	if s.rt == nil {
 		return ""
 	}
-	if f := s.rt.firstFailure(); f != "" {
+	if f := s.rt.Failure(); f != "" {
 		return "; " + f
 	}
 	return ""

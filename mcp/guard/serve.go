@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -98,20 +99,21 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if remote == nil {
 			return fail(ExitInvalid, "this agentgate-mcp cannot guard remote servers (--url)")
 		}
-		r.Transport, r.URL = config.StreamableHTTP, *url
-		if *transport == "sse" {
-			r.Transport = config.SSE
-		} else if *transport != "" && *transport != "http" {
-			return fail(ExitInvalid, fmt.Sprintf("--transport %q: want http or sse", *transport))
-		}
-		r.Headers = map[string]string{}
-		for _, h := range headers {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok || strings.TrimSpace(k) == "" {
-				return fail(ExitInvalid, fmt.Sprintf("--header %q: want NAME:VALUE", h))
+		// The flags resolve as capture's config does (variables,
+		// agentgate.toml settings, the SSE fallback): mcp/bridge.Flags.
+		f := bridge.Flags{URL: *url, Headers: headers, Transport: *transport}
+		root, _ := os.Getwd()
+		if r, err = f.Resolve(*server, root, os.LookupEnv); err != nil {
+			var hints []string
+			var h interface{ Hints() []string }
+			if errors.As(err, &h) {
+				hints = h.Hints()
 			}
-			r.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-			r.Secrets = append(r.Secrets, strings.TrimSpace(v))
+			var ce *config.Error
+			if errors.As(err, &ce) && ce.Unverifiable {
+				return fail(ExitUnverified, err.Error(), hints...)
+			}
+			return fail(ExitInvalid, err.Error(), hints...)
 		}
 		up, err = remote(ctx, r, stderr)
 	} else {

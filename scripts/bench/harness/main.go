@@ -36,6 +36,9 @@
 //	        one tools/list, and its exit after stdin closes.
 //	profile -o FILE [-n N] -- ARGS...
 //	        run agentgate ARGS in process N times under a CPU profile.
+//	rtt     -name S -target R -method ping|tools/list [-n N] --- A... --- B...
+//	        request round trips on two long-running stdio servers,
+//	        alternated one request at a time; median(A) / median(B).
 //	fakeserver ARGS...
 //	        the fake MCP server (internal/fakeserver), e.g. -generate 10000.
 //
@@ -49,7 +52,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness ratio|rss|hash|render|genrepo|genlocks|listing-bytes|phases|fakeserver ...")
+		fmt.Fprintln(os.Stderr, "usage: harness ratio|rss|hash|render|genrepo|genlocks|listing-bytes|phases|rtt|fakeserver ...")
 		os.Exit(2)
 	}
 	var err error
@@ -75,6 +78,8 @@ func main() {
 		err = cmdPhases(args)
 	case "bare":
 		err = cmdBare(args)
+	case "rtt":
+		err = cmdRTT(args)
 	case "fakeserver":
 		os.Exit(runFake(args))
 	default:

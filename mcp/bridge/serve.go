@@ -1,0 +1,196 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+)
+
+// Flags are a remote server as agentgate guard and agentgate-mcp bridge
+// take it on their command line: --url URL, --header K:V (repeatable),
+// --transport http|sse.
+type Flags struct {
+	URL       string
+	Headers   []string // "Name: value" as given
+	Transport string   // "", "http" or "sse"
+}
+
+// Register adds the three flags to fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.URL, "url", "", "the remote server's URL")
+	fs.Func("header", "an HTTP header `Name:value` sent with every request to the server's origin (repeatable)", func(v string) error {
+		f.Headers = append(f.Headers, v)
+		return nil
+	})
+	fs.StringVar(&f.Transport, "transport", "", "http (streamable HTTP) or sse (legacy HTTP+SSE); default: streamable HTTP, falling back to SSE on a 4xx other than 401/403")
+}
+
+// CommandLine is the File that errors about flags name.
+const CommandLine = "the command line"
+
+// Resolve turns the flags into the resolved server name, as capture would
+// reach it: ${VAR} and ${VAR:-default} in the URL and header values are
+// expanded from lookup the way Claude Code's configs are (a client that
+// expands its own syntax in args has done so already; what is left is
+// expanded here), an unset variable without a default is an error naming
+// it; every header value and URL credential is a secret, redacted from
+// every message. dir is where the client runs the server (the working
+// directory); the agentgate.toml at the root of the git work tree holding
+// it (outside git: in dir), as agentgate guard finds the lockfile, has
+// its [servers.NAME] settings applied as they are to capture (timeout,
+// cross-origin-redirects, and [servers.NAME.oauth], whose client id picks
+// the stored token). The error is a *config.Error
+// (Unverifiable for a missing variable: exit 3; else invalid input: exit
+// 2).
+func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (config.Resolved, error) {
+	bad := func(field, msg, hint string) error {
+		return &config.Error{File: CommandLine, Server: name, Field: field, Msg: msg, Hint: hint}
+	}
+	s := config.Server{Name: name, File: CommandLine, URL: f.URL, Syntax: config.SyntaxClaude}
+	switch f.Transport {
+	case "":
+		s.Transport, s.FallbackSSE = config.StreamableHTTP, true
+	case "http":
+		s.Transport = config.StreamableHTTP
+	case "sse":
+		s.Transport = config.SSE
+	default:
+		return config.Resolved{}, bad("--transport", fmt.Sprintf("unknown transport %q", f.Transport), "use --transport http (streamable HTTP) or --transport sse (legacy SSE), or leave it out")
+	}
+	if f.URL == "" {
+		return config.Resolved{}, bad("--url", "no URL given", "give the server's URL: --url https://...")
+	}
+	for _, h := range f.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		k = strings.TrimSpace(k)
+		if !ok || !validHeaderName(k) {
+			return config.Resolved{}, bad("--header", fmt.Sprintf("%q is not Name:value", h), "write each header as --header 'Name: value'")
+		}
+		if s.Headers == nil {
+			s.Headers = map[string]string{}
+		}
+		s.Headers[k] = strings.TrimSpace(v)
+	}
+	root := workTreeRoot(dir)
+	p := &config.Project{Root: root}
+	data, err := os.ReadFile(filepath.Join(root, config.SettingsFile))
+	switch {
+	case err == nil:
+		if p.Settings, err = config.ParseSettings(config.SettingsFile, data); err != nil {
+			return config.Resolved{}, err
+		}
+		ss := p.Settings.Servers[name]
+		s.Timeout = cmp.Or(ss.Timeout, p.Settings.Timeout)
+		s.CrossOriginRedirects = ss.CrossOriginRedirects
+		s.OAuth = ss.OAuth
+	case !errors.Is(err, fs.ErrNotExist):
+		return config.Resolved{}, &config.Error{File: config.SettingsFile, Msg: "cannot read: " + err.Error()}
+	}
+	return p.Resolve(s, lookup)
+}
+
+// workTreeRoot is the nearest directory from dir up that holds .git (a
+// directory, or a file in a linked work tree or submodule), else dir.
+func workTreeRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// validHeaderName reports whether k is an HTTP field name (RFC 9110
+// token).
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Serve is "agentgate-mcp bridge --url URL [--header K:V ...] [--transport
+// http|sse]": it bridges stdin and stdout to the server (stdout carries
+// the protocol only; messages go to stderr) until stdin closes (exit 0) or
+// the server is lost (exit 3). Bad flags are exit 2, an unset variable
+// exit 3.
+func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("agentgate-mcp bridge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f Flags
+	f.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agentgate-mcp bridge: error: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	root, _ := os.Getwd()
+	r, err := f.Resolve("bridge", root, lookup)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	conn, err := Open(ctx, r, Options{Log: stderr, Interactive: false})
+	if err != nil {
+		fmt.Fprintf(stderr, "agentgate-mcp bridge: error: %v\n", err)
+		return 2
+	}
+	return Pipe(conn, stdin, stdout, stderr)
+}
+
+// Pipe copies stdin to conn.In and conn.Out to stdout until the bridge
+// ends, and returns its exit code: 0 when stdin closed, 3 when the server
+// was lost (the reason is on stderr already, from the bridge's log).
+func Pipe(conn *Conn, stdin io.Reader, stdout, stderr io.Writer) int {
+	go func() {
+		_, _ = io.Copy(conn.In, stdin)
+		conn.In.Close()
+	}()
+	if _, err := io.Copy(stdout, conn.Out); err != nil {
+		conn.In.Close() // the client went away
+		_, _ = io.Copy(io.Discard, conn.Out)
+	}
+	if err := conn.Wait(); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return 0
+		}
+		return 3
+	}
+	return 0
+}
+
+// usageError prints a flag or variable error with its hint and returns
+// its exit code.
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "agentgate-mcp bridge: error: %s\n", err)
+	var h interface{ Hints() []string }
+	if errors.As(err, &h) {
+		for _, hint := range h.Hints() {
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", hint)
+		}
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) && ce.Unverifiable {
+		return 3
+	}
+	return 2
+}

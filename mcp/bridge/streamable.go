@@ -1,0 +1,475 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentgate/agentgate/mcp/auth"
+	"github.com/agentgate/agentgate/mcp/capture"
+)
+
+// streamable is the streamable-HTTP transport (see the package doc).
+type streamable struct {
+	b *bridge
+
+	mu        sync.Mutex
+	session   string          // Mcp-Session-Id, once given
+	protocol  string          // MCP-Protocol-Version, once negotiated
+	initID    json.RawMessage // the pending initialize request's id
+	listening bool
+
+	fallback transport // the legacy SSE transport, after a fallback
+}
+
+func newStreamable(b *bridge) *streamable { return &streamable{b: b} }
+
+func (s *streamable) send(m message) {
+	if s.fallback != nil {
+		s.fallback.send(m)
+		return
+	}
+	if m.method == "initialize" && m.request() {
+		s.initialize(m)
+		return
+	}
+	s.post(m)
+	if m.method == "notifications/initialized" {
+		s.mu.Lock()
+		start := !s.listening
+		s.listening = true
+		s.mu.Unlock()
+		if start {
+			s.b.wg.Add(1)
+			go func() {
+				defer s.b.wg.Done()
+				s.listen()
+			}()
+		}
+	}
+}
+
+// request builds a request to the URL with the session's headers.
+func (s *streamable) request(ctx context.Context, method string, body []byte) *http.Request {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.b.r.URL, rd)
+	if err != nil { // the URL parsed in Open
+		panic(err)
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	s.mu.Lock()
+	if s.session != "" {
+		req.Header.Set("Mcp-Session-Id", s.session)
+	}
+	if s.protocol != "" {
+		req.Header.Set("MCP-Protocol-Version", s.protocol)
+	}
+	s.mu.Unlock()
+	return req
+}
+
+// initialize POSTs the client's initialize, waiting (at most
+// Options.Timeout) for the answer's headers: the session id comes with
+// them, and a fallback to legacy SSE is decided on them. The answer is
+// written out before the next message is read.
+func (s *streamable) initialize(m message) {
+	b := s.b
+	s.mu.Lock()
+	s.initID = m.id
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(b.opts.Timeout, func() { timedOut.Store(true); cancel() })
+	resp, err := b.rm.Client.Do(s.request(ctx, http.MethodPost, m.raw))
+	timer.Stop()
+	if err != nil {
+		if timedOut.Load() {
+			err = fmt.Errorf("the server did not answer initialize within %s (raise the timeout for this server in agentgate.toml if it starts slowly)", b.opts.Timeout)
+		}
+		s.lost(m, err)
+		return
+	}
+	if b.r.FallbackSSE && resp.StatusCode >= 400 && resp.StatusCode < 500 &&
+		resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		drain(resp.Body)
+		b.logf("streamable HTTP: %s; trying legacy SSE at the same URL", statusText(resp))
+		s.fallback = newLegacy(b)
+		s.fallback.send(m)
+		return
+	}
+	if !s.handle(m, resp) {
+		b.fail(fmt.Errorf("initialize failed: %s", b.failureText(resp)))
+	}
+}
+
+// post POSTs m and returns once the request is on the wire (or answered,
+// or failed); its answer is handled in the background.
+func (s *streamable) post(m message) {
+	b := s.b
+	written := make(chan struct{})
+	var once sync.Once
+	wrote := func() { once.Do(func() { close(written) }) }
+	ctx := httptrace.WithClientTrace(b.ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote() },
+	})
+	req := s.request(ctx, http.MethodPost, m.raw)
+	b.goAsync(func() {
+		resp, err := b.rm.Client.Do(req)
+		wrote()
+		if err != nil {
+			s.lost(m, err)
+			return
+		}
+		s.handle(m, resp)
+	})
+	select {
+	case <-written:
+	case <-b.ctx.Done():
+	}
+}
+
+// lost handles a request that could not reach the server: unless the
+// bridge is closing, m is answered with an error and the bridge ends
+// (except for a refused redirect of a request after initialize: that
+// request alone fails).
+func (s *streamable) lost(m message, err error) {
+	if s.b.ctx.Err() != nil {
+		return
+	}
+	text := s.b.reachText(err)
+	s.b.answerError(m, text)
+	var re *refusedError
+	if !errors.As(err, &re) || m.method == "initialize" {
+		s.b.fail(errors.New(text))
+	}
+}
+
+// handle writes out the answer to m's POST; it reports whether the status
+// was a success.
+func (s *streamable) handle(m message, resp *http.Response) bool {
+	b := s.b
+	defer resp.Body.Close()
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && m.method == "initialize" {
+		s.mu.Lock()
+		s.session = sid
+		s.mu.Unlock()
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound && s.sessionID() != "":
+		text := "the server ended the session (HTTP 404 to a request with its Mcp-Session-Id); restart the client to start a new one"
+		b.answerError(m, text)
+		b.fail(errors.New(text))
+		return false
+	case resp.StatusCode >= 400:
+		b.answerError(m, b.failureText(resp))
+		return false
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
+		return true
+	case isEventStream(resp):
+		s.answerStream(m, resp.Body)
+		return true
+	}
+	if m.method == "initialize" {
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			s.readFailed(m, err)
+			return true
+		}
+		data = bytes.Map(dropNewline, bytes.TrimSpace(data))
+		if len(data) > 0 {
+			s.observe(data)
+			b.emit(data)
+		}
+		return true
+	}
+	wrote, err := b.emitJSON(resp.Body)
+	if err != nil && b.ctx.Err() == nil {
+		s.readFailed(m, err)
+	} else if !wrote && m.request() {
+		b.answerError(m, fmt.Sprintf("the server answered %s with an empty body", m.describe()))
+	}
+	return true
+}
+
+// readFailed answers m when its answer could not be read whole.
+func (s *streamable) readFailed(m message, err error) {
+	b := s.b
+	if b.ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, capture.ErrResponseTooLarge) || errors.Is(err, errEventTooLarge) {
+		b.answerError(m, fmt.Sprintf("the answer to %s is larger than %d bytes, the limit per message", m.describe(), b.opts.MaxResponseBytes))
+		return
+	}
+	b.answerError(m, fmt.Sprintf("reading the answer to %s failed: %v", m.describe(), err))
+}
+
+// answerStream writes out the events of m's answer stream; when the
+// stream ends before the answer, it resumes it (GET with Last-Event-ID)
+// if the server gave event ids, else answers m with an error.
+func (s *streamable) answerStream(m message, body io.Reader) {
+	b := s.b
+	sr := newSSEReader(body, b.opts.MaxResponseBytes)
+	answered, err := s.pump(sr, m)
+	if answered || !m.request() || b.ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, errEventTooLarge) || errors.Is(err, capture.ErrResponseTooLarge) {
+		s.readFailed(m, err)
+		return
+	}
+	if !sr.hasID {
+		b.answerError(m, fmt.Sprintf("the server closed the answer stream of %s before answering", m.describe()))
+		return
+	}
+	if !s.resume(sr, m) && b.ctx.Err() == nil {
+		b.answerError(m, fmt.Sprintf("the answer stream of %s ended before the answer and could not be resumed", m.describe()))
+	}
+}
+
+// pump writes out every message event of sr; with a request m, it
+// reports whether m's answer was among them.
+func (s *streamable) pump(sr *sseReader, m message) (answered bool, err error) {
+	for {
+		ev, err := sr.next()
+		if err != nil {
+			return answered, err
+		}
+		if ev.typ != "" && ev.typ != "message" {
+			continue
+		}
+		if m.request() && !answered {
+			answered = answers(ev.data, m.id)
+		}
+		s.observe(ev.data)
+		s.b.emit(ev.data)
+	}
+}
+
+// resume reopens a stream that ended with GET and Last-Event-ID, after the
+// server's retry delay, until m's answer arrives (m zero: until the bridge
+// ends), giving up after maxReconnects failed attempts in a row. It
+// reports whether m was answered.
+func (s *streamable) resume(sr *sseReader, m message) bool {
+	b := s.b
+	failures := 0
+	for failures < maxReconnects {
+		if !sleep(b.ctx, cmpDuration(sr.retry, defaultRetry)) {
+			return false
+		}
+		req := s.request(b.ctx, http.MethodGet, nil)
+		if sr.hasID {
+			req.Header.Set("Last-Event-ID", sr.lastID)
+		}
+		resp, err := b.rm.Client.Do(req)
+		if err != nil {
+			failures++
+			continue
+		}
+		if resp.StatusCode == http.StatusMethodNotAllowed || !isEventStream(resp) || resp.StatusCode != http.StatusOK {
+			drain(resp.Body)
+			if resp.StatusCode == http.StatusNotFound && s.sessionID() != "" {
+				b.fail(errors.New("the server ended the session (HTTP 404 to a request with its Mcp-Session-Id); restart the client to start a new one"))
+			} else if resp.StatusCode != http.StatusMethodNotAllowed {
+				b.logf("reopening the event stream: %s", statusText(resp))
+			}
+			return false
+		}
+		next := newSSEReader(resp.Body, b.opts.MaxResponseBytes)
+		next.lastID, next.hasID, next.retry = sr.lastID, sr.hasID, sr.retry
+		answered, _ := s.pump(next, m)
+		resp.Body.Close()
+		if next.lastID != sr.lastID {
+			failures = 0 // progress
+		} else {
+			failures++
+		}
+		sr = next
+		if answered {
+			return true
+		}
+	}
+	return false
+}
+
+// listen keeps the server's own event stream (GET) open until the bridge
+// ends: opened once the client is initialized, reopened when it ends.
+func (s *streamable) listen() {
+	b := s.b
+	req := s.request(b.ctx, http.MethodGet, nil)
+	resp, err := b.rm.Client.Do(req)
+	if err != nil {
+		if b.ctx.Err() == nil {
+			b.logf("opening the event stream: %s", b.reachText(err))
+		}
+		return
+	}
+	if resp.StatusCode != http.StatusOK || !isEventStream(resp) {
+		drain(resp.Body)
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			b.logf("opening the event stream: %s (the server's own messages will not arrive)", statusText(resp))
+		}
+		return
+	}
+	sr := newSSEReader(resp.Body, b.opts.MaxResponseBytes)
+	_, err = s.pump(sr, message{})
+	resp.Body.Close()
+	if b.ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, errEventTooLarge) || errors.Is(err, capture.ErrResponseTooLarge) {
+		b.logf("the server sent an event larger than %d bytes, the limit per message; dropped", b.opts.MaxResponseBytes)
+	}
+	s.resume(sr, message{})
+}
+
+// observe reads the negotiated protocol version from the answer to the
+// pending initialize.
+func (s *streamable) observe(data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initID == nil {
+		return
+	}
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Result *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &env) != nil || !sameID(env.ID, s.initID) {
+		return
+	}
+	s.initID = nil
+	if env.Result != nil && env.Result.ProtocolVersion != "" {
+		s.protocol = env.Result.ProtocolVersion
+	}
+}
+
+func (s *streamable) sessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session
+}
+
+// close ends the session with a DELETE (at most closeTimeout), also when
+// the bridge's context has ended.
+func (s *streamable) close() {
+	if s.fallback != nil {
+		s.fallback.close()
+		return
+	}
+	if s.sessionID() == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.b.ctx), closeTimeout)
+	defer cancel()
+	resp, err := s.b.rm.Client.Do(s.request(ctx, http.MethodDelete, nil))
+	if err == nil {
+		drain(resp.Body)
+	}
+}
+
+// closeTimeout bounds the DELETE that ends a session.
+const closeTimeout = 2 * time.Second
+
+// answers reports whether data is a response to id.
+func answers(data []byte, id json.RawMessage) bool {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	return json.Unmarshal(data, &env) == nil && env.Method == nil && sameID(env.ID, id)
+}
+
+// sameID compares two JSON-RPC ids as values (compact id against raw).
+func sameID(raw, compact json.RawMessage) bool {
+	var c bytes.Buffer
+	return len(raw) > 0 && json.Compact(&c, raw) == nil && bytes.Equal(c.Bytes(), compact)
+}
+
+func isEventStream(resp *http.Response) bool {
+	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+}
+
+// drain reads a little of body (so the connection can be reused) and
+// closes it.
+func drain(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	body.Close()
+}
+
+func dropNewline(r rune) rune {
+	if r == '\n' || r == '\r' {
+		return -1
+	}
+	return r
+}
+
+func cmpDuration(a, b time.Duration) time.Duration {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+// statusText names an HTTP status and the request it answered.
+func statusText(resp *http.Response) string {
+	return fmt.Sprintf("HTTP %d %s from %s %s", resp.StatusCode, http.StatusText(resp.StatusCode),
+		resp.Request.Method, capture.DisplayURL(resp.Request.URL.String()))
+}
+
+// failureText says why a request failed with resp's status, with what to
+// check (capture's words).
+func (b *bridge) failureText(resp *http.Response) string {
+	if resp.StatusCode == http.StatusUnauthorized {
+		if aerr := b.rm.AuthFailure(); aerr != nil {
+			text := "OAuth: " + aerr.Error()
+			if hints := auth.Hints(aerr, b.r.Name); len(hints) > 0 {
+				text += " (" + strings.Join(hints, "; ") + ")"
+			}
+			return text
+		}
+	}
+	return capture.FailureText(resp.StatusCode, resp.Request.Method, resp.Request.URL.String(), b.rm.Origin())
+}
+
+// reachText says why the server could not be reached.
+func (b *bridge) reachText(err error) string {
+	var re *refusedError
+	if errors.As(err, &re) {
+		return re.msg
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause := ue.Err
+		var oe *net.OpError
+		if errors.As(cause, &oe) {
+			cause = oe.Err
+		}
+		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", capture.DisplayURL(ue.URL), cause)
+	}
+	return err.Error()
+}
