@@ -269,7 +269,7 @@ func TestParseRefuses(t *testing.T) {
 			`line 8: servers["silent"].tools: want an array, got an object`},
 		// Issue #13 bug 5: I-JSON errors come before version and field
 		// errors, wherever the duplicate is.
-		{"duplicate after a newer version", strings.Replace(rep(`"name": "Zebra",`, `"name": "Zebra", "name": "Zebra",`), `"lockfileVersion": 1`, `"lockfileVersion": 2`, 1), &parse,
+		{"duplicate after a newer version", strings.Replace(rep(`"name": "Zebra",`, `"name": "Zebra", "name": "Zebra",`), `"lockfileVersion": 1`, `"lockfileVersion": 3`, 1), &parse,
 			`line 27: servers["memory server"].tools[0].name: duplicate member name: it occurs twice in the same object`},
 		{"duplicate after an unknown field", strings.Replace(rep(`"name": "Zebra",`, `"name": "Zebra", "name": "Zebra",`), `"servers": {`, `"extra": 1, "servers": {`, 1), &parse,
 			`line 27: servers["memory server"].tools[0].name: duplicate member name: it occurs twice in the same object`},
