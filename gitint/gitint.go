@@ -101,8 +101,10 @@ func Open(dir string) (*Repo, error) {
 	return r, nil
 }
 
-// Close releases the pack files r mapped or opened. r must not be used
-// afterwards. It returns nil; the error is for io.Closer.
+// Close releases the pack files r's object reader mapped or opened (no
+// finalizer does). go-git's storage, when r opened it, holds no file
+// between reads (its default options close each pack after use). r must
+// not be used afterwards. It returns nil; the error is for io.Closer.
 func (r *Repo) Close() error {
 	if r.odb != nil {
 		r.odb.close()
@@ -123,7 +125,9 @@ func (r *Repo) HasCommits() (bool, error) {
 
 // FileAt returns the bytes of path (slash-separated, relative to Root) at
 // revision rev: "HEAD", a branch, a tag, a remote-tracking branch
-// ("origin/main"), a full or abbreviated hash, or any of those with ~N or ^N.
+// ("origin/main"), a full or abbreviated hash, or any of those with ~N,
+// ^N, ^{commit} or ^{/TEXT} (go-git's forms; resolveRevision refuses the
+// others with an error saying so).
 // ok is false when the file does not exist there (or path names a directory
 // or submodule), or when rev is "HEAD" and there are no commits. A revision
 // that does not resolve is an error naming it.
