@@ -18,7 +18,7 @@ type Merged struct {
 
 // MergeConflict is a server that ours and theirs changed differently.
 type MergeConflict struct {
-	Name   string
+	Name   string  // the server name
 	Ours   *Server // nil: removed (or never added) on our side
 	Theirs *Server // nil: removed (or never added) on their side
 }
