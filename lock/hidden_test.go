@@ -121,3 +121,51 @@ func TestOldLockfileWithRawHiddenCharacters(t *testing.T) {
 		t.Errorf("Format of the old file:\n%s\nwant\n%s", again, data)
 	}
 }
+
+// TestFormatV2EscapesEveryHiddenCharacter: a version 2 lockfile holds no
+// raw character from the one list either, wherever a server's text lands:
+// tool and prompt names, the kept definitions (names, descriptions, member
+// names and values, nested), instructions and the server name. It reads
+// back to the same definitions and formats to the same bytes.
+func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
+	var defs []lock.ToolDef
+	all := strings.Join(hiddenNames, "")
+	for _, n := range hiddenNames {
+		raw, _ := json.Marshal(map[string]any{"name": n, "description": "d" + n,
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{n: map[string]string{"description": all}}}})
+		d, err := lock.DecodeTool(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, d)
+	}
+	prompt, _ := json.Marshal(map[string]string{"name": "p" + all, "description": all})
+	instructions := "i" + all
+	srv, err := lock.BuildServerV2(defs, lock.Listing{Instructions: &instructions, Prompts: [][]byte{prompt}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := lock.NewV2(map[string]lock.Server{"s\u202e\U000E0041": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	data := lock.Format(lf)
+	for i, r := range string(data) {
+		if r != '\n' && hidden.Kind(r) != "" {
+			t.Errorf("byte %d: raw U+%04X (%s) in the version 2 lockfile", i, r, hidden.Kind(r))
+		}
+	}
+	back, err := lock.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.Servers["s\u202e\U000E0041"]
+	if got.Instructions == nil || *got.Instructions != instructions || len(got.Tools) != len(hiddenNames) || len(got.Prompts) != 1 {
+		t.Fatalf("read back: %+v", got)
+	}
+	for i, tool := range got.Tools {
+		if tool.Definition != srv.Tools[i].Definition || tool.Name != srv.Tools[i].Name {
+			t.Errorf("tool %d: %q %q, want %q %q", i, tool.Name, tool.Definition, srv.Tools[i].Name, srv.Tools[i].Definition)
+		}
+	}
+	if again := lock.Format(back); !bytes.Equal(again, data) {
+		t.Errorf("Format(Parse(b)) != b")
+	}
+}
