@@ -11,7 +11,8 @@ import (
 type Merged struct {
 	// Lockfile holds every server that merged cleanly; a conflicted server
 	// is absent. Its generatedAt and generatedBy are those of whichever of
-	// ours and theirs has the later generatedAt (ours on a tie).
+	// ours and theirs has the later generatedAt, compared as instants
+	// (ours on a tie).
 	Lockfile  *Lockfile
 	Conflicts []MergeConflict // sorted by Name
 }
@@ -56,7 +57,7 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 		}
 	}
 	stamp := ours
-	if stamp == nil || (theirs != nil && theirs.GeneratedAt > stamp.GeneratedAt) {
+	if stamp == nil || (theirs != nil && laterTime(theirs.GeneratedAt, stamp.GeneratedAt)) {
 		stamp = theirs
 	}
 	out := &Lockfile{LockfileVersion: Version, Servers: map[string]Server{}}
