@@ -3,9 +3,13 @@ package lock_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/internal/hidden"
@@ -167,5 +171,44 @@ func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
 	}
 	if again := lock.Format(back); !bytes.Equal(again, data) {
 		t.Errorf("Format(Parse(b)) != b")
+	}
+}
+
+// TestSpecListsTheHiddenCharacters: the list of characters the writer
+// escapes, as docs/spec/lockfile.md gives it (its U+XXXX and U+XXXX-U+YYYY
+// items, plus "the other C0 controls"), is internal/hidden's list, rune
+// for rune, so the spec and the writer cannot drift apart.
+func TestSpecListsTheHiddenCharacters(t *testing.T) {
+	doc, err := os.ReadFile("../docs/spec/lockfile.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(doc), "every character on agentgate's list of")
+	list, _, ok2 := strings.Cut(list, "The list is fixed")
+	if !ok || !ok2 || !strings.Contains(list, "the other C0 controls") {
+		t.Fatal("docs/spec/lockfile.md no longer has the list of hidden characters where this test looks")
+	}
+	inDoc := map[rune]bool{}
+	for r := rune(0); r < 0x20; r++ {
+		inDoc[r] = r != '\t' && r != '\n' // "the other C0 controls"; \t, \n are short escapes, not hidden
+	}
+	re := regexp.MustCompile(`U\+([0-9A-F]{4,6})(?:-U\+([0-9A-F]{4,6}))?`)
+	for _, m := range re.FindAllStringSubmatch(list, -1) {
+		lo, _ := strconv.ParseInt(m[1], 16, 32)
+		hi := lo
+		if m[2] != "" {
+			hi, _ = strconv.ParseInt(m[2], 16, 32)
+		}
+		for r := lo; r <= hi; r++ {
+			inDoc[rune(r)] = true
+		}
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		if got := hidden.Kind(r) != ""; got != inDoc[r] {
+			t.Errorf("U+%04X: internal/hidden says hidden=%v, docs/spec/lockfile.md says %v", r, got, inDoc[r])
+		}
 	}
 }
