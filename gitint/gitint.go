@@ -158,6 +158,10 @@ func (r *Repo) treeAt(rev string) (plumbing.Hash, bool, error) {
 		hash = h
 	} else {
 		h, err := r.resolveRevision(rev)
+		if errors.Is(err, errUnsupportedRevision) {
+			return plumbing.ZeroHash, false, hinted(fmt.Errorf("%s: revision %q: %w", r.root, rev, err),
+				"name the commit as a branch, tag or commit id, optionally with ~N, ^N, ^{commit} or ^{/TEXT}; git rev-parse prints the id of any revision git reads: --rev \"$(git rev-parse 'REV^{commit}')\"")
+		}
 		if err != nil {
 			return plumbing.ZeroHash, false, hinted(fmt.Errorf("%s: unknown revision %q: %w", r.root, rev, err),
 				"name a branch, tag or commit that exists, e.g. HEAD, main, origin/main, HEAD~1 (run: git fetch, if it is a remote branch)")
