@@ -79,25 +79,35 @@ type VersionError struct {
 // Error names the version found (or says it is missing) and the versions
 // this build reads.
 func (e *VersionError) Error() string {
+	if e.Found == "" {
+		return "lockfileVersion is missing; this build reads lockfileVersion " + e.versions(", ")
+	}
+	return fmt.Sprintf("unsupported lockfileVersion %s; this build reads lockfileVersion %s (the JSON number)",
+		clip(e.Found), e.versions(", "))
+}
+
+// versions lists Supported joined by sep.
+func (e *VersionError) versions(sep string) string {
 	want := make([]string, len(e.Supported))
 	for i, v := range e.Supported {
 		want[i] = strconv.Itoa(v)
 	}
-	if e.Found == "" {
-		return "lockfileVersion is missing; this build reads lockfileVersion " + strings.Join(want, ", ")
-	}
-	return fmt.Sprintf("unsupported lockfileVersion %s; this build reads lockfileVersion %s (the JSON number)",
-		clip(e.Found), strings.Join(want, ", "))
+	return strings.Join(want, sep)
 }
 
 // Newer reports whether Found is a version later than every version this
-// build reads: an integer greater than the largest of Supported. Such a
-// file was written by a newer agentgate and must not be replaced by an
-// older one. A missing version or any other value (1.0, "1", -1) is a
-// damaged file, not a newer one.
+// build reads: a JSON integer (digits, no sign, no leading zero, any
+// length) greater than the largest of Supported. Such a file was written
+// by a newer agentgate and must not be replaced by an older one. A missing
+// version or any other value (1.0, "1", -1, 03) is a damaged file, not a
+// newer one.
 func (e *VersionError) Newer() bool {
-	v, err := strconv.Atoi(e.Found)
-	return err == nil && e.Found == strconv.Itoa(v) && len(e.Supported) > 0 && v > slices.Max(e.Supported)
+	s := e.Found
+	if s == "" || s[0] == '0' || strings.Trim(s, "0123456789") != "" || len(e.Supported) == 0 {
+		return false
+	}
+	max := strconv.Itoa(slices.Max(e.Supported))
+	return len(s) > len(max) || len(s) == len(max) && s > max
 }
 
 // Hint tells the user what to do about e: upgrade agentgate for a newer
@@ -106,8 +116,8 @@ func (e *VersionError) Hint() string {
 	if e.Newer() {
 		return "a newer agentgate wrote this file: upgrade agentgate to read it (an older one cannot convert it, and `agentgate lock --force` refuses to replace it)"
 	}
-	return "lockfileVersion must be the JSON number " + strconv.Itoa(slices.Max(append([]int{Version}, e.Supported...))) +
-		"; the file was edited by hand or damaged: regenerate it with `agentgate lock --force` and review the diff"
+	return "lockfileVersion must be the JSON number of a version this agentgate reads (" + e.versions(" or ") +
+		"); the file was edited by hand or damaged: regenerate it with `agentgate lock --force` and review the diff"
 }
 
 // IntegrityError is a lockfile that is well-formed but inconsistent: a hash

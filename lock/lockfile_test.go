@@ -466,3 +466,23 @@ func TestGeneratedAt(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionErrorNewer: a lockfileVersion that is a JSON integer above
+// every version this build reads is newer (upgrade agentgate; lock --force
+// refuses to replace it), however many digits it has; anything else is a
+// damaged file.
+func TestVersionErrorNewer(t *testing.T) {
+	for found, newer := range map[string]bool{
+		"3": true, "99": true, "99999999999999999999": true, "18446744073709551616": true,
+		"2": false, "1": false, "0": false, "-3": false, "3.0": false, "1e1": false, "03": false,
+		`"3"`: false, "": false, "true": false, "null": false,
+	} {
+		e := &VersionError{Found: found, Supported: []int{1, 2}}
+		if e.Newer() != newer {
+			t.Errorf("VersionError{Found: %s}.Newer() = %v, want %v", found, e.Newer(), newer)
+		}
+		if hint := e.Hint(); strings.Contains(hint, "upgrade agentgate") != newer || strings.Contains(hint, "regenerate it with") == newer {
+			t.Errorf("Found %s: hint %q", found, hint)
+		}
+	}
+}
