@@ -83,9 +83,11 @@ type Options struct {
 	// MaxResponseBytes bounds one message each way (a JSON body, an event,
 	// a line from the client); 0 = capture.DefaultMaxResponseBytes.
 	MaxResponseBytes int64
-	// Timeout bounds connecting: the initialize POST's answer headers and
-	// the legacy SSE endpoint event; also each OAuth step. 0 = the
-	// server's Timeout, else capture.DefaultTimeout.
+	// Timeout bounds connecting: the initialize POST's whole answer (its
+	// headers, then the JSON body or the answer event; a stream kept open
+	// after the answer is read on) and the legacy SSE endpoint event; also
+	// each OAuth step. 0 = the server's Timeout, else
+	// capture.DefaultTimeout.
 	Timeout time.Duration
 	// Interactive allows a browser login when the server asks for OAuth
 	// and no stored token works.
