@@ -51,10 +51,11 @@
 //
 // # Failures
 //
-// An HTTP error for one request is answered to the client as a JSON-RPC
-// error for that request id (code -32000, text naming the status and what
-// to check; a notification's failure is logged), so the client never waits
-// for an answer that will not come. Losing the server (connection refused,
+// An HTTP error for one request, or an answer that is neither JSON nor an
+// event stream (by its Content-Type: a web page, say), is answered to the
+// client as a JSON-RPC error for that request id (code -32000, text
+// naming the status or type and what to check; a notification's failure
+// is logged), so the client never waits for an answer that will not come. Losing the server (connection refused,
 // the session gone: 404 with a session id, the legacy stream closed, an
 // initialize that fails) ends the bridge: Out reaches EOF and Wait returns
 // the reason, already redacted. Messages go to Options.Log as

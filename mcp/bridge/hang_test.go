@@ -90,3 +90,61 @@ func TestInitializeAnswerHangs(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerNotJSON: a 200 answer that is a web page (a proxy's login
+// page, a wrong url) is answered to the client as an error for its
+// request instead of being passed on as a line it cannot read (its
+// request would then wait for ever); for initialize the bridge ends.
+func TestAnswerNotJSON(t *testing.T) {
+	page := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html>\n<body>Please log in</body>\n</html>\n")
+	}
+	f, srv := newFakeStreamable(t)
+	f.handle = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		switch body["method"] {
+		case "page", "initialize":
+			if body["method"] == "initialize" && r.URL.Path != "/login" {
+				return false
+			}
+			page(w)
+			return true
+		case "json-ish":
+			w.Header().Set("Content-Type", "application/vnd.api+json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%v,"result":{}}`, body["id"])
+			return true
+		}
+		return false
+	}
+	errorOf := func(line string) (any, string) {
+		var v struct {
+			ID    any
+			Error struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("not JSON: %s", line)
+		}
+		return v.ID, v.Error.Message
+	}
+	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c.send(initReq)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"page"}`)
+	if id, msg := errorOf(c.recv()); id != 2.0 || !strings.Contains(msg, `page with Content-Type "text/html; charset=utf-8", not JSON`) {
+		t.Errorf("web page: %v %q", id, msg)
+	}
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"json-ish"}`)
+	if got := c.recv(); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Errorf("a +json answer: %s", got)
+	}
+
+	login := open(t, remote(srv.URL+"/login", config.StreamableHTTP), Options{})
+	login.send(initReq)
+	if id, msg := errorOf(login.recv()); id != 1.0 || !strings.Contains(msg, "not JSON") {
+		t.Errorf("initialize: %v %q", id, msg)
+	}
+	login.eof()
+	if err := login.conn.Wait(); err == nil || !strings.Contains(err.Error(), "not JSON") {
+		t.Errorf("Wait: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -212,6 +213,18 @@ func (s *streamable) handle(m message, resp *http.Response) bool {
 		return true
 	case isEventStream(resp):
 		s.answerStream(m, resp.Body)
+		return true
+	case !isJSON(resp):
+		// A web page (a proxy's login page, the wrong url) is no answer:
+		// passed on, it would be a line the client cannot read, and the
+		// request would wait for ever.
+		text := fmt.Sprintf("the server answered %s with Content-Type %q, not JSON (check the url: is it the MCP endpoint, not a web page or a proxy's login page?)",
+			m.describe(), resp.Header.Get("Content-Type"))
+		drain(resp.Body)
+		b.answerError(m, text)
+		if m.method == "initialize" {
+			b.fail(errors.New(text))
+		}
 		return true
 	}
 	if m.method == "initialize" {
@@ -449,6 +462,18 @@ func sameID(raw, compact json.RawMessage) bool {
 
 func isEventStream(resp *http.Response) bool {
 	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+}
+
+// isJSON reports whether resp's Content-Type is JSON (application/json or
+// a +json type), or absent: a server that names none is given the benefit
+// of the doubt.
+func isJSON(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // drain reads a little of body (so the connection can be reused) and
