@@ -456,6 +456,9 @@ func readLine(br *bufio.Reader, max int64) ([]byte, error) {
 			continue
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
+		if int64(len(line)) > max { // the last line, without its newline
+			return nil, errLineTooLong
+		}
 		return line, err
 	}
 }
