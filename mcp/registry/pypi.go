@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
 // pypiAccept asks for the PEP 691 JSON form of the simple API only.
@@ -76,7 +77,7 @@ var sha256HexRE = lazyRegexp(`^[0-9a-f]{64}$`)
 
 type pyRelease struct {
 	raw    string
-	v      pyVersion
+	v      pep440.Version
 	files  map[string]string // filename -> sha256 hex (not yanked)
 	yanked []string          // yank reasons of yanked files
 }
@@ -133,11 +134,11 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 		if !ok {
 			continue
 		}
-		v, ok := parsePEP440(raw)
+		v, ok := pep440.Parse(raw)
 		if !ok {
 			continue
 		}
-		key := pyKey(v)
+		key := v.Key()
 		rel := releases[key]
 		if rel == nil {
 			rel = &pyRelease{raw: raw, v: v, files: map[string]string{}}
@@ -178,11 +179,11 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		want = "==" + want // ==1.1.* is a prefix match, not an exact version
 	}
 	if spec.Exact && !strings.HasPrefix(want, "==") || want != "" && want != "latest" && !strings.ContainsAny(want[:1], "=<>!~") {
-		v, ok := parsePEP440(want)
+		v, ok := pep440.Parse(want)
 		if !ok {
 			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version", want)
 		}
-		rel := releases[pyKey(v)]
+		rel := releases[v.Key()]
 		switch {
 		case rel == nil:
 			return nil, f.fail(ErrNoVersion, "version %s is not on the index%s", want, pyLatestHint(releases))
@@ -195,23 +196,23 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		exact.raw = want
 		return &exact, nil
 	}
-	var specs []pySpecifier
+	var specs pep440.Specifiers
 	if want != "" && want != "latest" {
 		var ok bool
-		if specs, ok = parsePySpecifiers(want); !ok {
+		if specs, ok = pep440.ParseSpecifiers(want); !ok {
 			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version specifier", want)
 		}
 	}
 	var best, bestPre *pyRelease
 	for _, rel := range releases {
-		if len(rel.files) == 0 || !matchesPy(specs, rel.v, rel.raw) {
+		if len(rel.files) == 0 || !specs.Match(rel.v, rel.raw) {
 			continue
 		}
 		p := &best
-		if rel.v.prerelease() {
+		if rel.v.Prerelease() {
 			p = &bestPre
 		}
-		if *p == nil || comparePEP440(rel.v, (*p).v) > 0 {
+		if *p == nil || pep440.Compare(rel.v, (*p).v) > 0 {
 			*p = rel
 		}
 	}
@@ -230,7 +231,7 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 func pyLatestHint(releases map[string]*pyRelease) string {
 	var best *pyRelease
 	for _, r := range releases {
-		if len(r.files) > 0 && !r.v.prerelease() && (best == nil || comparePEP440(r.v, best.v) > 0) {
+		if len(r.files) > 0 && !r.v.Prerelease() && (best == nil || pep440.Compare(r.v, best.v) > 0) {
 			best = r
 		}
 	}
@@ -238,11 +239,6 @@ func pyLatestHint(releases map[string]*pyRelease) string {
 		return ""
 	}
 	return "; latest is " + best.raw
-}
-
-// pyKey identifies a version up to PEP 440 equality (1.0 == 1.0.0).
-func pyKey(v pyVersion) string {
-	return fmt.Sprintf("%d!%v|%v%s%d|%d|%d|%s", v.epoch, v.release, v.hasPre, v.preL, v.preN, v.post, v.dev, v.local)
 }
 
 // yanked reads PEP 592's "yanked": false, true or a reason string.
