@@ -465,8 +465,8 @@ func pipxRun(command string, args []string, from int) (PackageSpec, error) {
 }
 
 var (
-	pypiNameRE    = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
-	pep503RE      = lazyRegexp(`[-_.]+`)
+	pypiNameRE = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
+	pep503RE   = lazyRegexp(`[-_.]+`)
 )
 
 // pep440Exact reports whether v, written after == or @, names one
