@@ -86,7 +86,7 @@ func newFakeNPM(t *testing.T) *fakeNPM {
 func npmResolver(t *testing.T, env map[string]string) *Resolver {
 	t.Helper()
 	return &Resolver{
-		Dir: t.TempDir(), Home: t.TempDir(),
+		Dir: t.TempDir(), Home: t.TempDir(), SystemDir: t.TempDir(),
 		Env: envList(env),
 		Run: func(context.Context, string, ...string) (string, error) {
 			return "", exec.ErrNotFound

@@ -166,8 +166,8 @@ func TestPyPIEdges(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		{map[string]string{}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL unset"},
-		{map[string]string{"PIP_INDEX_URL": html.URL}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL unset"}, // uv does not read pip's variable
+		{map[string]string{}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL, "},
+		{map[string]string{"PIP_INDEX_URL": html.URL}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL, "}, // uv does not read pip's variable
 		{map[string]string{"UV_INDEX_URL": html.URL + "/simple"}, ErrProtocol, `answered "text/html", not the PEP 691 JSON simple API`},
 		{map[string]string{"UV_DEFAULT_INDEX": nohash.URL + "/simple", "UV_INDEX_URL": "http://127.0.0.1:1/"}, ErrProtocol, "file p-1.0.tar.gz has no sha256 hash"},
 		{map[string]string{"UV_INDEX_URL": "http://user:tok3n@127.0.0.1:1/simple"}, ErrUnreachable, "from http://127.0.0.1:1/simple (configured by UV_INDEX_URL)"},

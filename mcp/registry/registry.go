@@ -117,6 +117,11 @@ type Resolver struct {
 	Env []string
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
+	// SystemDir, when set, holds the system-wide configuration files the
+	// launchers read (/etc/uv/uv.toml, /etc/pip.conf, ...) under their
+	// paths without the leading slash; "" means the machine's own (tests
+	// set it).
+	SystemDir string
 	// Client makes the requests; nil means a client with
 	// http.ProxyFromEnvironment and TLS as configured on this machine.
 	Client *http.Client
