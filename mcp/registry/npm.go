@@ -106,7 +106,9 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 		return Package{}, f.fail(ErrProtocol, "%s: version %s has no sha512 dist.integrity", RedactURL(u), v)
 	}
 	pkg := Package{Ecosystem: config.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
-	if pv.Dist.Tarball != "" {
+	// npm's cache is what npx and npm exec run from; bunx, pnpm and yarn
+	// keep their own stores (not read).
+	if pv.Dist.Tarball != "" && (spec.Launcher == "npx" || spec.Launcher == "npm exec") {
 		cache := r.npmCacheDir(cfg)
 		entry, err := checkNPMCache(cache, pv.Dist.Tarball, integrity)
 		if err != nil {
