@@ -138,9 +138,6 @@ func isDigits(s string) bool {
 // (PEP 440 "Handling of pre-releases" treats both alike).
 func (v Version) Prerelease() bool { return v.hasPre || v.dev >= 0 }
 
-// Local reports whether v has a local version label ("+...").
-func (v Version) Local() bool { return v.local != "" }
-
 // String is v's normalised form (PEP 440 "Normalization"), with the
 // release components as written (1.0.0 stays 1.0.0): what packaging's
 // str(Version(...)) prints.
