@@ -23,11 +23,15 @@ import (
 //	skipped NAME: REASON
 //	error FILE:LINE: MESSAGE
 //
-// TestCorpus replays every file through Load and compares.
+// TestCorpus replays every file through Load and compares. An optional
+// "expect-partial" section lists, in the same form, the servers that
+// `agentgate servers` still shows from a file with errors (it prints what
+// could be read, then the errors; Load returns no project then):
+// internal/cli's TestCorpusServers checks it.
 func TestCorpus(t *testing.T) {
 	files, _ := filepath.Glob("testdata/corpus/*.txtar")
-	if len(files) < 28 {
-		t.Fatalf("corpus has %d files, want at least 28", len(files))
+	if len(files) < 45 {
+		t.Fatalf("corpus has %d files, want at least 45", len(files))
 	}
 	clients := map[string]bool{}
 	for _, file := range files {
@@ -46,6 +50,9 @@ func TestCorpus(t *testing.T) {
 					want = string(f.Data)
 					continue
 				}
+				if f.Name == "expect-partial" {
+					continue
+				}
 				clients[ClientOf(f.Name, Settings{})] = true
 				write(t, root, f.Name, string(f.Data))
 			}
@@ -61,6 +68,12 @@ func TestCorpus(t *testing.T) {
 	}
 	slices.Sort(cs)
 	t.Logf("%d files, clients: %s", len(files), strings.Join(cs, " "))
+	// Every project format agentgate discovers has real files (Continue's
+	// YAML and JSON files are both "continue").
+	want := []string{"amazonq", "claude-code", "codex", "continue", "cursor", "gemini", "junie", "kiro", "opencode", "roo", "vscode", "zed"}
+	if !slices.Equal(cs, want) {
+		t.Errorf("corpus clients %v, want %v", cs, want)
+	}
 }
 
 // corpusView renders what Load read in the form of the corpus "expect"
@@ -126,7 +139,7 @@ func corpusSeeds(f *testing.F, keep func(client string) bool) {
 			f.Fatal(err)
 		}
 		for _, af := range parseArchive(data).Files {
-			if af.Name != "expect" && keep(ClientOf(af.Name, Settings{})) {
+			if !strings.HasPrefix(af.Name, "expect") && keep(ClientOf(af.Name, Settings{})) {
 				f.Add(af.Data)
 			}
 		}
@@ -154,7 +167,7 @@ func FuzzCorpusLoad(f *testing.F) {
 			f.Fatal(err)
 		}
 		for _, af := range parseArchive(data).Files {
-			if af.Name == "expect" {
+			if strings.HasPrefix(af.Name, "expect") {
 				continue
 			}
 			if !slices.Contains(paths, af.Name) {
