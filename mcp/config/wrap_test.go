@@ -25,7 +25,7 @@ func TestSeeThrough(t *testing.T) {
 		{args: []string{"guard", "-server=s", "-lockfile", "x.lock", "--on-drift=block", "--allow-unlocked", "--", "./srv", "--"}, cmd: "./srv", rest: []string{"--"},
 			guard: Guard{Server: "s", Lockfile: "x.lock", OnDrift: "block", AllowUnlocked: true}},
 		{args: []string{"guard", "--server", "r", "--url", "https://h/mcp", "--header", "Authorization:Bearer ${T}", "--header", "X-A: b"},
-			url: "https://h/mcp", headers: map[string]string{"Authorization": "Bearer ${T}", "X-A": " b"}, transport: StreamableHTTP, guard: Guard{Server: "r"}},
+			url: "https://h/mcp", headers: map[string]string{"Authorization": "Bearer ${T}", "X-A": "b"}, transport: StreamableHTTP, guard: Guard{Server: "r"}},
 		{args: []string{"guard", "--server", "r", "--url=https://h/sse", "--transport", "sse"}, url: "https://h/sse", transport: SSE, guard: Guard{Server: "r"}},
 	}
 	for _, tt := range ok {
