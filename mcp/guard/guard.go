@@ -242,6 +242,15 @@ type proxy struct {
 	pending    map[string]pending
 	withheld   map[string]map[string]bool // kind -> name -> withheld by the last listing that showed it
 	clientGone bool
+
+	// The server loop's own (memo.go): memos of listings, the verdict
+	// cache, and plain, which turns both off (the plain path the fast
+	// one is tested against).
+	memos     []*memo
+	memoHits  int
+	cache     map[string]map[string]verdict
+	cacheSize int
+	plain     bool
 }
 
 func newProxy(opts Options, out io.Writer) *proxy {
