@@ -152,7 +152,7 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	conn, err := Open(ctx, r, Options{Log: stderr, Interactive: false})
 	if err != nil {
-		fmt.Fprintf(stderr, "agentgate-mcp bridge: error: %v\n", err)
+		WriteError(stderr, "agentgate-mcp bridge", err)
 		return 2
 	}
 	return Pipe(conn, stdin, stdout, stderr)
