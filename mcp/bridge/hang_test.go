@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,58 @@ func TestAnswerNotJSON(t *testing.T) {
 	login.eof()
 	if err := login.conn.Wait(); err == nil || !strings.Contains(err.Error(), "not JSON") {
 		t.Errorf("Wait: %v", err)
+	}
+}
+
+// TestLegacyPostHeld: a legacy SSE server that answers a POST only later
+// (or never: here, until the request ends) must not hold up the client's
+// next messages nor the end of the session: the next message goes once
+// the previous one is on the wire, as for streamable HTTP.
+func TestLegacyPostHeld(t *testing.T) {
+	events := make(chan string, 10)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "event: endpoint\ndata: /msg\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case ev := <-events:
+				fmt.Fprint(w, ev)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("POST /msg", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if id, ok := body["id"]; ok {
+			events <- fmt.Sprintf("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%v,\"result\":{\"method\":%q}}\n\n", id, body["method"])
+		}
+		<-r.Context().Done() // the POST itself is never answered
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := open(t, remote(srv.URL+"/sse", config.SSE), Options{})
+	c.send(initReq)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	got := []string{c.recv(), c.recv()}
+	want := []string{`{"jsonrpc":"2.0","id":1,"result":{"method":"initialize"}}`, `{"jsonrpc":"2.0","id":2,"result":{"method":"tools/list"}}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	c.conn.In.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.conn.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Wait: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the bridge did not end after the client left")
 	}
 }

@@ -1,11 +1,14 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,24 +40,41 @@ func (l *legacy) send(m message) {
 	if l.endpoint == "" || b.ctx.Err() != nil {
 		return
 	}
-	req, err := http.NewRequestWithContext(b.ctx, http.MethodPost, l.endpoint, strings.NewReader(string(m.raw)))
+	// As for streamable HTTP, the next message goes once this one is on
+	// the wire: a server that answers the POST only when it has handled
+	// the message (or never) must not hold up the client's next ones, a
+	// cancellation included, nor the end of the session.
+	written := make(chan struct{})
+	var once sync.Once
+	wrote := func() { once.Do(func() { close(written) }) }
+	ctx := httptrace.WithClientTrace(b.ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote() },
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.endpoint, bytes.NewReader(m.raw))
 	if err != nil {
 		b.fail(err)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.rm.Client.Do(req)
-	if err != nil {
-		if b.ctx.Err() == nil {
-			text := b.reachText(err)
-			b.answerError(m, text)
-			b.fail(errors.New(text))
+	b.goAsync(func() {
+		resp, err := b.rm.Client.Do(req)
+		wrote()
+		if err != nil {
+			if b.ctx.Err() == nil {
+				text := b.reachText(err)
+				b.answerError(m, text)
+				b.fail(errors.New(text))
+			}
+			return
 		}
-		return
-	}
-	drain(resp.Body)
-	if resp.StatusCode >= 400 {
-		b.answerError(m, b.failureText(resp))
+		drain(resp.Body)
+		if resp.StatusCode >= 400 {
+			b.answerError(m, b.failureText(resp))
+		}
+	})
+	select {
+	case <-written:
+	case <-b.ctx.Done():
 	}
 }
 
