@@ -202,3 +202,34 @@ func TestLegacyPostHeld(t *testing.T) {
 		t.Fatal("the bridge did not end after the client left")
 	}
 }
+
+// TestEventStreamMixedCase: media types are case-insensitive, so an
+// answer stream sent as "Text/Event-Stream" is bounded per event, like
+// any other stream, not as one body: 20 events of about 100 bytes pass a
+// limit of 1,000 bytes per message.
+func TestEventStreamMixedCase(t *testing.T) {
+	f, srv := newFakeStreamable(t)
+	f.handle = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		if body["method"] != "tools/call" {
+			return false
+		}
+		w.Header().Set("Content-Type", "Text/Event-Stream; charset=utf-8")
+		for i := range 20 {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":%d,\"pad\":%q}}\n\n", i, strings.Repeat("p", 40))
+		}
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%v,\"result\":{}}\n\n", body["id"])
+		return true
+	}
+	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{MaxResponseBytes: 1000})
+	c.send(initReq)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)
+	for i := range 20 {
+		if got := c.recv(); !strings.Contains(got, fmt.Sprintf(`"progress":%d,`, i)) {
+			t.Fatalf("event %d: %s", i, got)
+		}
+	}
+	if got := c.recv(); got != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Errorf("answer: %s", got)
+	}
+}

@@ -460,9 +460,7 @@ func sameID(raw, compact json.RawMessage) bool {
 	return len(raw) > 0 && json.Compact(&c, raw) == nil && bytes.Equal(c.Bytes(), compact)
 }
 
-func isEventStream(resp *http.Response) bool {
-	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
-}
+func isEventStream(resp *http.Response) bool { return capture.IsEventStream(resp.Header) }
 
 // isJSON reports whether resp's Content-Type is JSON (application/json or
 // a +json type), or absent: a server that names none is given the benefit
