@@ -46,9 +46,9 @@
 //
 // A GET opens the event stream; its first "endpoint" event names the URL
 // (resolved against the stream's, and refused on another origin) that each
-// client message is then POSTed to, in order (the next once the previous
-// is on the wire, its answer read in the background); "message" events
-// are the server's messages. The stream ending ends the connection.
+// client message is then POSTed to, in order (each POST once the previous
+// one is answered, in the background: the client is read meanwhile);
+// "message" events are the server's messages. The stream ending ends the connection.
 //
 // # Failures
 //

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,12 +151,15 @@ func TestAnswerNotJSON(t *testing.T) {
 	}
 }
 
-// TestLegacyPostHeld: a legacy SSE server that answers a POST only later
-// (or never: here, until the request ends) must not hold up the client's
-// next messages nor the end of the session: the next message goes once
-// the previous one is on the wire, as for streamable HTTP.
+// TestLegacyPostHeld: a legacy SSE server may answer a POST only once it
+// has handled the message, or never. The server still sees the messages
+// in order (each POST waits for the previous one's answer), but the
+// bridge goes on reading the client meanwhile, so that a client that
+// leaves ends the session at once.
 func TestLegacyPostHeld(t *testing.T) {
 	events := make(chan string, 10)
+	var mu sync.Mutex
+	var order []string
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -174,10 +178,18 @@ func TestLegacyPostHeld(t *testing.T) {
 	mux.HandleFunc("POST /msg", func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		order = append(order, fmt.Sprint(body["method"]))
+		mu.Unlock()
 		if id, ok := body["id"]; ok {
 			events <- fmt.Sprintf("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%v,\"result\":{\"method\":%q}}\n\n", id, body["method"])
 		}
-		<-r.Context().Done() // the POST itself is never answered
+		if body["method"] == "hold" {
+			<-r.Context().Done() // never answered
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // answered once "handled"
+		w.WriteHeader(http.StatusAccepted)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -185,10 +197,18 @@ func TestLegacyPostHeld(t *testing.T) {
 	c.send(initReq)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	got := []string{c.recv(), c.recv()}
-	want := []string{`{"jsonrpc":"2.0","id":1,"result":{"method":"initialize"}}`, `{"jsonrpc":"2.0","id":2,"result":{"method":"tools/list"}}`}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got %q, want %q", got, want)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"hold"}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"after"}`)
+	for _, want := range []string{`"id":1,"result":{"method":"initialize"}`, `"id":2,"result":{"method":"tools/list"}`, `"id":3,"result":{"method":"hold"}`} {
+		if got := c.recv(); !strings.Contains(got, want) {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	}
+	mu.Lock()
+	got := strings.Join(order, " ")
+	mu.Unlock()
+	if got != "initialize notifications/initialized tools/list hold" {
+		t.Errorf("the server got %q, want the client's order up to the held POST", got)
 	}
 	c.conn.In.Close()
 	done := make(chan error, 1)

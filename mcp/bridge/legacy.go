@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,7 +18,8 @@ import (
 type legacy struct {
 	b        *bridge
 	started  bool
-	endpoint string // where messages are POSTed, once the stream named it
+	endpoint string        // where messages are POSTed, once the stream named it
+	last     chan struct{} // closed once the last message's POST is done
 }
 
 func newLegacy(b *bridge) *legacy { return &legacy{b: b} }
@@ -40,25 +39,32 @@ func (l *legacy) send(m message) {
 	if l.endpoint == "" || b.ctx.Err() != nil {
 		return
 	}
-	// As for streamable HTTP, the next message goes once this one is on
-	// the wire: a server that answers the POST only when it has handled
-	// the message (or never) must not hold up the client's next ones, a
-	// cancellation included, nor the end of the session.
-	written := make(chan struct{})
-	var once sync.Once
-	wrote := func() { once.Do(func() { close(written) }) }
-	ctx := httptrace.WithClientTrace(b.ctx, &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote() },
-	})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.endpoint, bytes.NewReader(m.raw))
+	// The POSTs go one after another, each once the previous one is
+	// answered (so the server sees the messages in order), but in the
+	// background: a server that answers a POST only when it has handled
+	// the message (or never) must not stop the bridge from reading the
+	// client, whose leaving then still ends the session.
+	req, err := http.NewRequestWithContext(b.ctx, http.MethodPost, l.endpoint, bytes.NewReader(m.raw))
 	if err != nil {
 		b.fail(err)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
+	prev, done := l.last, make(chan struct{})
+	l.last = done
 	b.goAsync(func() {
+		defer close(done)
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-b.ctx.Done():
+				return
+			}
+		}
+		if b.ctx.Err() != nil {
+			return
+		}
 		resp, err := b.rm.Client.Do(req)
-		wrote()
 		if err != nil {
 			if b.ctx.Err() == nil {
 				text := b.reachText(err)
@@ -72,10 +78,6 @@ func (l *legacy) send(m message) {
 			b.answerError(m, b.failureText(resp))
 		}
 	})
-	select {
-	case <-written:
-	case <-b.ctx.Done():
-	}
 }
 
 // connect opens the event stream and waits (at most Options.Timeout) for
