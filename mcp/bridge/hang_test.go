@@ -253,3 +253,40 @@ func TestEventStreamMixedCase(t *testing.T) {
 		t.Errorf("answer: %s", got)
 	}
 }
+
+// TestNotificationBeforeNextRequest: a request that follows a
+// notification reaches the server after the server has accepted the
+// notification: a server whose handler takes a moment to take in
+// notifications/initialized must not see tools/list first.
+func TestNotificationBeforeNextRequest(t *testing.T) {
+	f, srv := newFakeStreamable(t)
+	var mu sync.Mutex
+	initialized := false
+	f.handle = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		switch body["method"] {
+		case "notifications/initialized":
+			time.Sleep(100 * time.Millisecond)
+			mu.Lock()
+			initialized = true
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+			return true
+		case "tools/list":
+			mu.Lock()
+			ok := initialized
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%v,"result":{"initialized":%v}}`, body["id"], ok)
+			return true
+		}
+		return false
+	}
+	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c.send(initReq)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if got := c.recv(); got != `{"jsonrpc":"2.0","id":2,"result":{"initialized":true}}` {
+		t.Errorf("tools/list reached the server before notifications/initialized was taken in: %s", got)
+	}
+}
