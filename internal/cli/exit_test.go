@@ -507,6 +507,13 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"diff", "--rev", "HEAD"}, want: ExitDrift, check: wantStdout("a/agentgate.lock (HEAD)")},
 		{name: "diff unknown --rev", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"diff", "--rev", "no-such-branch"}, want: ExitInvalid},
+		{name: "diff --rev in a form go-git does not read", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"diff", "--rev", "HEAD@{1}"}, want: ExitInvalid, check: func(t *testing.T, _ *testRepo, _, stderr string) {
+				if !strings.Contains(stderr, `revision "HEAD@{1}": not a revision form agentgate reads: @{...}`) ||
+					!strings.Contains(stderr, "agentgate: hint: name the commit as a branch, tag or commit id") || strings.Contains(stderr, "git fetch") {
+					t.Errorf("want the unsupported-form error and its hint:\n%s", stderr)
+				}
+			}},
 		{name: "diff outside git", setup: func(t *testing.T) *testRepo { return newRepo(t, false, notesServer) },
 			args: []string{"diff"}, want: ExitInvalid},
 
