@@ -35,6 +35,9 @@ func TestGuardVersions(t *testing.T) {
 		{"unreadable versions", append([]string{"guard", "--agentgate-version", "x"}, guardArgs...), 3, "are different versions"},
 		{"flag without value", []string{"guard", "--agentgate-version"}, 3, "an older agentgate"},
 		{"same version: guard runs", wire.GuardArgs(guardArgs), 2, "no lockfile"},
+		// The usage hint names the remote form too.
+		{"--header without --url", wire.GuardArgs([]string{"--server", "s", "--header", "X: y", "--", "false"}), 2,
+			"agentgate: error: --header and --transport go with --url\nagentgate: hint: usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift withhold|block|warn] -- COMMAND [ARGS...], or for a remote server: agentgate guard --server NAME [...] --url URL [--header 'K: V' ...] [--transport http|sse]\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,10 @@
 // Each message from the client is POSTed to the URL (Accept:
 // application/json, text/event-stream), in the order written: the next
 // POST starts once the previous request is on the wire, without waiting
-// for its answer, so a cancellation reaches the server while a call runs.
+// for its answer, so a cancellation reaches the server while a call runs;
+// after a notification or a response it waits for the server to accept
+// it (at most Options.Timeout), so that notifications/initialized is
+// taken in before the first request.
 // A JSON answer is written out as one line (line breaks between tokens
 // dropped, nothing else changed), an event-stream answer as one line per
 // event, streamed as it comes (requests and notifications the server sends
@@ -46,8 +49,9 @@
 //
 // A GET opens the event stream; its first "endpoint" event names the URL
 // (resolved against the stream's, and refused on another origin) that each
-// client message is then POSTed to, in order; "message" events are the
-// server's messages. The stream ending ends the connection.
+// client message is then POSTed to, in order (each POST once the previous
+// one is answered, in the background: the client is read meanwhile);
+// "message" events are the server's messages. The stream ending ends the connection.
 //
 // # Failures
 //

@@ -460,13 +460,16 @@ func fakeSSE(t *testing.T, endpoint string) *httptest.Server {
 }
 
 func TestLegacySSEAndFallback(t *testing.T) {
-	srv := fakeSSE(t, "/msg?session=s1")
 	for _, tc := range []struct {
 		name     string
 		tr       config.Transport
 		fallback bool
 	}{{"sse", config.SSE, false}, {"fallback", config.StreamableHTTP, true}} {
 		t.Run(tc.name, func(t *testing.T) {
+			// A server of its own: the fake's event channel is shared by
+			// its streams, and the previous subtest's stream may not have
+			// noticed its end yet (it would take this one's answers).
+			srv := fakeSSE(t, "/msg?session=s1")
 			r := remote(srv.URL+"/mcp", tc.tr)
 			r.FallbackSSE = tc.fallback
 			c := open(t, r, Options{})
@@ -485,6 +488,7 @@ func TestLegacySSEAndFallback(t *testing.T) {
 		})
 	}
 	t.Run("no fallback for http", func(t *testing.T) {
+		srv := fakeSSE(t, "/msg?session=s1")
 		c := open(t, remote(srv.URL+"/mcp", config.StreamableHTTP), Options{})
 		c.send(initReq)
 		if got := c.recv(); !strings.Contains(got, "HTTP 405") {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,5 +148,145 @@ func TestAnswerNotJSON(t *testing.T) {
 	login.eof()
 	if err := login.conn.Wait(); err == nil || !strings.Contains(err.Error(), "not JSON") {
 		t.Errorf("Wait: %v", err)
+	}
+}
+
+// TestLegacyPostHeld: a legacy SSE server may answer a POST only once it
+// has handled the message, or never. The server still sees the messages
+// in order (each POST waits for the previous one's answer), but the
+// bridge goes on reading the client meanwhile, so that a client that
+// leaves ends the session at once.
+func TestLegacyPostHeld(t *testing.T) {
+	events := make(chan string, 10)
+	var mu sync.Mutex
+	var order []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "event: endpoint\ndata: /msg\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case ev := <-events:
+				fmt.Fprint(w, ev)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("POST /msg", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		order = append(order, fmt.Sprint(body["method"]))
+		mu.Unlock()
+		if id, ok := body["id"]; ok {
+			events <- fmt.Sprintf("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%v,\"result\":{\"method\":%q}}\n\n", id, body["method"])
+		}
+		if body["method"] == "hold" {
+			<-r.Context().Done() // never answered
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // answered once "handled"
+		w.WriteHeader(http.StatusAccepted)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := open(t, remote(srv.URL+"/sse", config.SSE), Options{})
+	c.send(initReq)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"hold"}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"after"}`)
+	for _, want := range []string{`"id":1,"result":{"method":"initialize"}`, `"id":2,"result":{"method":"tools/list"}`, `"id":3,"result":{"method":"hold"}`} {
+		if got := c.recv(); !strings.Contains(got, want) {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	}
+	mu.Lock()
+	got := strings.Join(order, " ")
+	mu.Unlock()
+	if got != "initialize notifications/initialized tools/list hold" {
+		t.Errorf("the server got %q, want the client's order up to the held POST", got)
+	}
+	c.conn.In.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.conn.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Wait: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the bridge did not end after the client left")
+	}
+}
+
+// TestEventStreamMixedCase: media types are case-insensitive, so an
+// answer stream sent as "Text/Event-Stream" is bounded per event, like
+// any other stream, not as one body: 20 events of about 100 bytes pass a
+// limit of 1,000 bytes per message.
+func TestEventStreamMixedCase(t *testing.T) {
+	f, srv := newFakeStreamable(t)
+	f.handle = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		if body["method"] != "tools/call" {
+			return false
+		}
+		w.Header().Set("Content-Type", "Text/Event-Stream; charset=utf-8")
+		for i := range 20 {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":%d,\"pad\":%q}}\n\n", i, strings.Repeat("p", 40))
+		}
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%v,\"result\":{}}\n\n", body["id"])
+		return true
+	}
+	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{MaxResponseBytes: 1000})
+	c.send(initReq)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)
+	for i := range 20 {
+		if got := c.recv(); !strings.Contains(got, fmt.Sprintf(`"progress":%d,`, i)) {
+			t.Fatalf("event %d: %s", i, got)
+		}
+	}
+	if got := c.recv(); got != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Errorf("answer: %s", got)
+	}
+}
+
+// TestNotificationBeforeNextRequest: a request that follows a
+// notification reaches the server after the server has accepted the
+// notification: a server whose handler takes a moment to take in
+// notifications/initialized must not see tools/list first.
+func TestNotificationBeforeNextRequest(t *testing.T) {
+	f, srv := newFakeStreamable(t)
+	var mu sync.Mutex
+	initialized := false
+	f.handle = func(w http.ResponseWriter, r *http.Request, body map[string]any) bool {
+		switch body["method"] {
+		case "notifications/initialized":
+			time.Sleep(100 * time.Millisecond)
+			mu.Lock()
+			initialized = true
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+			return true
+		case "tools/list":
+			mu.Lock()
+			ok := initialized
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%v,"result":{"initialized":%v}}`, body["id"], ok)
+			return true
+		}
+		return false
+	}
+	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c.send(initReq)
+	c.recv()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if got := c.recv(); got != `{"jsonrpc":"2.0","id":2,"result":{"initialized":true}}` {
+		t.Errorf("tools/list reached the server before notifications/initialized was taken in: %s", got)
 	}
 }

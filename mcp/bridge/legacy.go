@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +18,8 @@ import (
 type legacy struct {
 	b        *bridge
 	started  bool
-	endpoint string // where messages are POSTed, once the stream named it
+	endpoint string        // where messages are POSTed, once the stream named it
+	last     chan struct{} // closed once the last message's POST is done
 }
 
 func newLegacy(b *bridge) *legacy { return &legacy{b: b} }
@@ -37,25 +39,45 @@ func (l *legacy) send(m message) {
 	if l.endpoint == "" || b.ctx.Err() != nil {
 		return
 	}
-	req, err := http.NewRequestWithContext(b.ctx, http.MethodPost, l.endpoint, strings.NewReader(string(m.raw)))
+	// The POSTs go one after another, each once the previous one is
+	// answered (so the server sees the messages in order), but in the
+	// background: a server that answers a POST only when it has handled
+	// the message (or never) must not stop the bridge from reading the
+	// client, whose leaving then still ends the session.
+	req, err := http.NewRequestWithContext(b.ctx, http.MethodPost, l.endpoint, bytes.NewReader(m.raw))
 	if err != nil {
 		b.fail(err)
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.rm.Client.Do(req)
-	if err != nil {
-		if b.ctx.Err() == nil {
-			text := b.reachText(err)
-			b.answerError(m, text)
-			b.fail(errors.New(text))
+	prev, done := l.last, make(chan struct{})
+	l.last = done
+	b.goAsync(func() {
+		defer close(done)
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-b.ctx.Done():
+				return
+			}
 		}
-		return
-	}
-	drain(resp.Body)
-	if resp.StatusCode >= 400 {
-		b.answerError(m, b.failureText(resp))
-	}
+		if b.ctx.Err() != nil {
+			return
+		}
+		resp, err := b.rm.Client.Do(req)
+		if err != nil {
+			if b.ctx.Err() == nil {
+				text := b.reachText(err)
+				b.answerError(m, text)
+				b.fail(errors.New(text))
+			}
+			return
+		}
+		drain(resp.Body)
+		if resp.StatusCode >= 400 {
+			b.answerError(m, b.failureText(resp))
+		}
+	})
 }
 
 // connect opens the event stream and waits (at most Options.Timeout) for

@@ -79,6 +79,13 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 		if s.Headers == nil {
 			s.Headers = map[string]string{}
 		}
+		for have := range s.Headers {
+			if strings.EqualFold(have, k) {
+				// Both would be sent under one name, the value picked at
+				// random (capture sets headers from a map).
+				return config.Resolved{}, bad("--header", fmt.Sprintf("header %q is given twice", k), "give each header once")
+			}
+		}
 		s.Headers[k] = strings.TrimSpace(v)
 	}
 	root := workTreeRoot(dir)
@@ -152,7 +159,7 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	conn, err := Open(ctx, r, Options{Log: stderr, Interactive: false})
 	if err != nil {
-		fmt.Fprintf(stderr, "agentgate-mcp bridge: error: %v\n", err)
+		WriteError(stderr, "agentgate-mcp bridge", err)
 		return 2
 	}
 	return Pipe(conn, stdin, stdout, stderr)

@@ -71,7 +71,8 @@ func TestFlagsResolve(t *testing.T) {
 	if !errors.As(err, &ce) || !ce.Unverifiable || !strings.Contains(err.Error(), "MISSING") {
 		t.Errorf("missing variable: %v", err)
 	}
-	for _, f := range []Flags{{URL: "http://h/", Transport: "ws"}, {URL: "http://h/", Headers: []string{"no colon"}}, {}, {URL: "ftp://h/"}} {
+	for _, f := range []Flags{{URL: "http://h/", Transport: "ws"}, {URL: "http://h/", Headers: []string{"no colon"}}, {}, {URL: "ftp://h/"},
+		{URL: "http://h/", Headers: []string{"X-Key: a", "x-key: b"}}} {
 		_, err := f.Resolve("x", t.TempDir(), lookup)
 		if !errors.As(err, &ce) || ce.Unverifiable {
 			t.Errorf("%+v: %v, want an invalid-input error", f, err)

@@ -148,11 +148,16 @@ func (s *streamable) initialize(m message) {
 	}
 }
 
-// post POSTs m and returns once the request is on the wire (or answered,
-// or failed); its answer is handled in the background.
+// post POSTs m and returns once the request is on the wire (or failed),
+// its answer handled in the background: a request's answer may take as
+// long as the call does, and the client's next messages (a cancellation)
+// must not wait for it. A notification or a response is different: the
+// server accepts it at once (202), and what follows may depend on it
+// (notifications/initialized before the first request), so post waits
+// for its answer's headers, at most Options.Timeout.
 func (s *streamable) post(m message) {
 	b := s.b
-	written := make(chan struct{})
+	written, accepted := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	wrote := func() { once.Do(func() { close(written) }) }
 	ctx := httptrace.WithClientTrace(b.ctx, &httptrace.ClientTrace{
@@ -162,15 +167,23 @@ func (s *streamable) post(m message) {
 	b.goAsync(func() {
 		resp, err := b.rm.Client.Do(req)
 		wrote()
+		close(accepted)
 		if err != nil {
 			s.lost(m, err)
 			return
 		}
 		s.handle(m, resp)
 	})
+	wait := written
+	if !m.request() {
+		wait = accepted
+	}
+	late := time.NewTimer(b.opts.Timeout)
+	defer late.Stop()
 	select {
-	case <-written:
+	case <-wait:
 	case <-b.ctx.Done():
+	case <-late.C: // a server that holds it: go on, in the client's order still
 	}
 }
 
@@ -460,9 +473,7 @@ func sameID(raw, compact json.RawMessage) bool {
 	return len(raw) > 0 && json.Compact(&c, raw) == nil && bytes.Equal(c.Bytes(), compact)
 }
 
-func isEventStream(resp *http.Response) bool {
-	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
-}
+func isEventStream(resp *http.Response) bool { return capture.IsEventStream(resp.Header) }
 
 // isJSON reports whether resp's Content-Type is JSON (application/json or
 // a +json type), or absent: a server that names none is given the benefit

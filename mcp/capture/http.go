@@ -164,6 +164,12 @@ func DisplayURL(raw string) string { return displayURL(raw) }
 // Redact removes every secret of r from text (see redact).
 func Redact(r config.Resolved, text string) string { return redact(r, text) }
 
+// IsEventStream reports whether h's Content-Type is text/event-stream
+// (media types are case-insensitive; parameters are allowed).
+func IsEventStream(h http.Header) bool {
+	return strings.HasPrefix(strings.ToLower(h.Get("Content-Type")), "text/event-stream")
+}
+
 // maxRedirects bounds the redirects one request follows.
 const maxRedirects = 10
 
@@ -268,7 +274,7 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		t.mu.Unlock()
 	}
-	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	stream := IsEventStream(resp.Header)
 	resp.Body = &limitedBody{rc: resp.Body, max: t.max, perLine: stream, onTooLarge: t.onTooLarge}
 	if !t.check {
 		return resp, nil

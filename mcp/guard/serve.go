@@ -68,7 +68,8 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return code
 	}
-	usage := "usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift withhold|block|warn] -- COMMAND [ARGS...]"
+	usage := "usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift withhold|block|warn] -- COMMAND [ARGS...], " +
+		"or for a remote server: agentgate guard --server NAME [...] --url URL [--header 'K: V' ...] [--transport http|sse]"
 	if err := fs.Parse(args); err != nil {
 		return fail(ExitInvalid, err.Error(), usage)
 	}
