@@ -100,3 +100,38 @@ func TestNPMLauncherRegistries(t *testing.T) {
 		})
 	}
 }
+
+// npm reads the .npmrc of the project the command runs in: the nearest
+// directory up from the working directory that holds package.json or
+// node_modules (its local prefix), else the working directory itself.
+func TestNPMLocalPrefix(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "tools", "srv")
+	writeFile(t, filepath.Join(sub, "x"), "")
+	if got := npmLocalPrefix(sub); got != sub {
+		t.Errorf("no package.json anywhere: %s, want %s", got, sub)
+	}
+	writeFile(t, filepath.Join(root, "package.json"), "{}")
+	if got := npmLocalPrefix(sub); got != root {
+		t.Errorf("package.json at the root: %s, want %s", got, root)
+	}
+	writeFile(t, filepath.Join(root, "tools", "node_modules", "x"), "")
+	if got := npmLocalPrefix(sub); got != filepath.Join(root, "tools") {
+		t.Errorf("node_modules in tools: %s", got)
+	}
+	// Resolve reads the prefix's .npmrc.
+	f := newFakeNPM(t)
+	f.packs["/pkg"] = fakePackument(f.srv.URL, "pkg", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
+	writeFile(t, filepath.Join(root, "tools", ".npmrc"), "registry="+f.srv.URL+"/\n")
+	r := npmResolver(t, nil)
+	r.Dir = sub
+	args := []string{"-y", "pkg"}
+	spec, err := config.RecognizePackage("npx", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Resolve(context.Background(), spec, args)
+	if err != nil || got.Registry != f.srv.URL+"/" {
+		t.Errorf("%+v %v", got, err)
+	}
+}
