@@ -164,6 +164,9 @@ func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.Package
 		if resp.status == http.StatusNotFound {
 			return nil, nil, f.fail(ErrNotFound, "%s: no project %q on this index (HTTP 404)", RedactURL(u), spec.Name)
 		}
+		if slices.Contains(ix.ignore, resp.status) {
+			return nil, nil, f.fail(ErrNotFound, "%s: HTTP %d, which ignore-error-codes counts as no project %q", RedactURL(u), resp.status, spec.Name)
+		}
 		return nil, nil, statusError(f, u, resp.status, "project page")
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.header.Get("Content-Type")); mt != pypiAccept {
