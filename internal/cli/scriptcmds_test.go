@@ -6,10 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -136,4 +140,39 @@ func cmdFakeRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("fakeregistry: unknown mode %q", mode)
 	}
 	ts.Setenv(args[0], srv.URL)
+}
+
+// cmdEverything is the testscript command "everything MODE VAR": it starts
+// the real server-everything ($NPM_BIN/mcp-server-everything MODE, MODE
+// streamableHttp or sse) on a free loopback port, waits until it accepts
+// connections, sets $VAR to the port, and kills its process group when the
+// script ends.
+func cmdEverything(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: everything MODE VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	cmd := exec.Command(filepath.Join(ts.Getenv("NPM_BIN"), "mcp-server-everything"), args[0])
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	testenv.NewGroup(cmd)
+	ts.Check(cmd.Start())
+	ts.Defer(func() {
+		testenv.KillGroup(cmd.Process.Pid)
+		_ = cmd.Wait()
+	})
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("server-everything %s did not listen on port %s: %v", args[0], port, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Setenv(args[1], port)
 }
