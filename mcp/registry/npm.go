@@ -36,7 +36,7 @@ type packumentVersion struct {
 func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
 	f := &failer{spec: spec.String(), eco: config.EcoNPM}
 	cfg := r.loadNPMConfig()
-	src, err := r.npmSourceFor(ctx, spec, args, cfg)
+	src, err := r.npmSourceFor(ctx, spec, args, &cfg)
 	if err != nil {
 		return Package{}, f.fail(ErrNoRegistry, "%v", err)
 	}

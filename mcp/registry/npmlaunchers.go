@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -43,7 +44,10 @@ func npmScopeOf(name string) string {
 }
 
 // npmSourceFor returns the registry spec's launcher would fetch from.
-func (r *Resolver) npmSourceFor(ctx context.Context, spec config.PackageSpec, args []string, cfg npmConfig) (npmSource, error) {
+// cfg is npm's configuration (loadNPMConfig); for pnpm dlx the layers
+// pnpm adds are inserted into it, so that credentials are looked up in
+// what the launcher reads.
+func (r *Resolver) npmSourceFor(ctx context.Context, spec config.PackageSpec, args []string, cfg *npmConfig) (npmSource, error) {
 	if spec.Launcher == "yarn dlx" {
 		return r.yarnSource(ctx, spec)
 	}
@@ -64,6 +68,13 @@ func (r *Resolver) npmSourceFor(ctx context.Context, spec config.PackageSpec, ar
 		}
 		tried = "BUN_CONFIG_REGISTRY, NPM_CONFIG_REGISTRY, bunfig.toml ([install] registry, [install.scopes]), the project's and the user's .npmrc, `npm config get registry` (bun's built-in default is npm's)"
 	case "pnpm dlx":
+		// pnpm also reads the .npmrc of the workspace root (the nearest
+		// directory up with pnpm-workspace.yaml), after the project's.
+		if ws := pnpmWorkspaceRoot(r.dirOrWD()); ws != "" && ws != npmLocalPrefix(r.dirOrWD()) {
+			if l, ok := r.readNPMRC(filepath.Join(ws, ".npmrc")); ok {
+				cfg.layers = slices.Insert(cfg.layers, r.projectLayer(*cfg), l)
+			}
+		}
 		if rc := r.pnpmGlobalRC(); rc != "" {
 			if l, ok := r.readNPMRC(rc); ok {
 				cfg.layers = append(cfg.layers, l)
@@ -72,7 +83,7 @@ func (r *Resolver) npmSourceFor(ctx context.Context, spec config.PackageSpec, ar
 		asks = [][]string{{"pnpm", "config", "get"}, {"npm", "config", "get"}}
 		tried = "NPM_CONFIG_REGISTRY, the project's and the user's .npmrc, pnpm's global rc, `pnpm config get registry`, `npm config get registry`"
 	}
-	reg, src, err := r.npmRegistry(ctx, cfg, spec.Name, asks)
+	reg, src, err := r.npmRegistry(ctx, *cfg, spec.Name, asks)
 	if err != nil {
 		return npmSource{}, fmt.Errorf("cannot read %s's registry setting: %v", spec.Launcher, err)
 	}
@@ -165,6 +176,38 @@ func (r *Resolver) bunRegistry(v any) (npmSource, error) {
 		return s, nil
 	}
 	return npmSource{}, fmt.Errorf("a %T, not a URL string or a table", v)
+}
+
+// dirOrWD is Dir, else the current directory.
+func (r *Resolver) dirOrWD() string {
+	if r.Dir != "" {
+		return r.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// projectLayer is the index in c.layers where a workspace .npmrc goes:
+// after the environment and the project's .npmrc, before the user's.
+func (r *Resolver) projectLayer(c npmConfig) int {
+	i := 0
+	for i < len(c.layers) && (strings.HasPrefix(strings.ToLower(c.layers[i].source), "npm_config_") || c.layers[i].source == filepath.Join(npmLocalPrefix(r.dirOrWD()), ".npmrc")) {
+		i++
+	}
+	return i
+}
+
+// pnpmWorkspaceRoot is the nearest directory from dir up that holds
+// pnpm-workspace.yaml, or "".
+func pnpmWorkspaceRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "pnpm-workspace.yaml")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // pnpmGlobalRC is pnpm's global config file (pnpm.io, "Settings (.npmrc)",

@@ -45,6 +45,10 @@ func TestNPMLauncherRegistries(t *testing.T) {
 		{name: "bunx: a malformed bunfig.toml", launcher: "bunx", pkg: "pkg", files: map[string]string{"./bunfig.toml": "[install\n"}, source: "cannot read Bun's config"},
 		{name: "pnpm dlx: pnpm's global rc", launcher: "pnpm dlx", pkg: "pkg", files: map[string]string{"~/.config/pnpm/rc": "registry=" + A + "\n"}, answers: map[string]string{"npm config get registry": B}, want: A},
 		{name: "pnpm dlx: the project .npmrc before the global rc", launcher: "pnpm dlx", pkg: "pkg", files: map[string]string{"~/.config/pnpm/rc": "registry=http://127.0.0.1:1/\n", "./.npmrc": "registry=" + A + "\n"}, want: A},
+		{name: "pnpm dlx: the workspace root's .npmrc", launcher: "pnpm dlx", pkg: "pkg", files: map[string]string{"../pnpm-workspace.yaml": "packages: [proj]\n", "../.npmrc": "registry=" + A + "\n", "~/.npmrc": "registry=http://127.0.0.1:1/\n"}, want: A},
+		{name: "pnpm dlx: the project's .npmrc before the workspace's", launcher: "pnpm dlx", pkg: "pkg", files: map[string]string{"../pnpm-workspace.yaml": "packages: [proj]\n", "../.npmrc": "registry=http://127.0.0.1:1/\n", "./package.json": "{}", "./.npmrc": "registry=" + A + "\n"}, want: A},
+		{name: "pnpm dlx: a token in pnpm's global rc", launcher: "pnpm dlx", pkg: "pkg", files: map[string]string{"~/.config/pnpm/rc": "registry=" + B + "/\n//" + strings.TrimPrefix(B, "http://") + "/:_authToken=t0k\n"}, want: B},
+		{name: "npx does not read the pnpm workspace's .npmrc", launcher: "npx -y", pkg: "pkg", files: map[string]string{"../pnpm-workspace.yaml": "packages: [proj]\n", "../.npmrc": "registry=http://127.0.0.1:1/\n"}, answers: map[string]string{"npm config get registry": A}, want: A},
 		{name: "pnpm dlx: pnpm is asked before npm", launcher: "pnpm dlx", pkg: "pkg", answers: map[string]string{"pnpm config get registry": A, "npm config get registry": B}, want: A},
 		{name: "npx does not read pnpm's rc", launcher: "npx -y", pkg: "pkg", files: map[string]string{"~/.config/pnpm/rc": "registry=http://127.0.0.1:1/\n"}, answers: map[string]string{"npm config get registry": A}, want: A},
 		{name: "yarn dlx: the project's .yarnrc.yml, not .npmrc", launcher: "yarn dlx", pkg: "pkg", files: map[string]string{"./yarn.lock": "", "./.yarnrc.yml": "npmRegistryServer: \"" + A + "\"\n", "./.npmrc": "registry=http://127.0.0.1:1/\n"}, want: A},
@@ -98,5 +102,40 @@ func TestNPMLauncherRegistries(t *testing.T) {
 				t.Fatalf("got %+v, %v; want from %s", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// npm reads the .npmrc of the project the command runs in: the nearest
+// directory up from the working directory that holds package.json or
+// node_modules (its local prefix), else the working directory itself.
+func TestNPMLocalPrefix(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "tools", "srv")
+	writeFile(t, filepath.Join(sub, "x"), "")
+	if got := npmLocalPrefix(sub); got != sub {
+		t.Errorf("no package.json anywhere: %s, want %s", got, sub)
+	}
+	writeFile(t, filepath.Join(root, "package.json"), "{}")
+	if got := npmLocalPrefix(sub); got != root {
+		t.Errorf("package.json at the root: %s, want %s", got, root)
+	}
+	writeFile(t, filepath.Join(root, "tools", "node_modules", "x"), "")
+	if got := npmLocalPrefix(sub); got != filepath.Join(root, "tools") {
+		t.Errorf("node_modules in tools: %s", got)
+	}
+	// Resolve reads the prefix's .npmrc.
+	f := newFakeNPM(t)
+	f.packs["/pkg"] = fakePackument(f.srv.URL, "pkg", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
+	writeFile(t, filepath.Join(root, "tools", ".npmrc"), "registry="+f.srv.URL+"/\n")
+	r := npmResolver(t, nil)
+	r.Dir = sub
+	args := []string{"-y", "pkg"}
+	spec, err := config.RecognizePackage("npx", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Resolve(context.Background(), spec, args)
+	if err != nil || got.Registry != f.srv.URL+"/" {
+		t.Errorf("%+v %v", got, err)
 	}
 }

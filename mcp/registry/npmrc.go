@@ -26,7 +26,8 @@ type npmLayer struct {
 	kv     map[string]string // keys as written (lower-cased for env), values with ${VAR} expanded
 }
 
-// loadNPMConfig reads the environment, Dir/.npmrc and the user's .npmrc
+// loadNPMConfig reads the environment, the project's .npmrc (in
+// npmLocalPrefix of Dir) and the user's .npmrc
 // (NPM_CONFIG_USERCONFIG, else ~/.npmrc). Unreadable or absent files are
 // skipped, as npm skips them.
 func (r *Resolver) loadNPMConfig() npmConfig {
@@ -48,7 +49,7 @@ func (r *Resolver) loadNPMConfig() npmConfig {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	if l, ok := r.readNPMRC(filepath.Join(dir, ".npmrc")); ok {
+	if l, ok := r.readNPMRC(filepath.Join(npmLocalPrefix(dir), ".npmrc")); ok {
 		c.layers = append(c.layers, l)
 	}
 	if userconfig == "" {
@@ -58,6 +59,22 @@ func (r *Resolver) loadNPMConfig() npmConfig {
 		c.layers = append(c.layers, l)
 	}
 	return c
+}
+
+// npmLocalPrefix is the project directory whose .npmrc npm reads for a
+// command run in dir (@npmcli/config's local prefix): the nearest of dir
+// and its parents that holds package.json or node_modules, else dir.
+func npmLocalPrefix(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, n := range []string{"package.json", "node_modules"} {
+			if _, err := os.Stat(filepath.Join(d, n)); err == nil {
+				return d
+			}
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }
 
 // get returns the first layer's value for key, and that layer's source.

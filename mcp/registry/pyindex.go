@@ -31,6 +31,9 @@ type pyIndex struct {
 	url    string // as configured (may hold userinfo)
 	source string // where it was configured
 	name   string // uv's index name ("" when unnamed): UV_INDEX_<NAME>_USERNAME / _PASSWORD
+	// ignore are HTTP statuses that pass the search on to the next index
+	// like a 404 (uv's [[index]] ignore-error-codes).
+	ignore []int
 }
 
 // pyIndexes is the search a launcher makes: list in priority order (the
@@ -59,6 +62,7 @@ type uvSettings struct {
 		Default  bool   `toml:"default"`
 		Explicit bool   `toml:"explicit"`
 		Format   string `toml:"format"`
+		Ignore   []int  `toml:"ignore-error-codes"`
 	} `toml:"index"`
 	IndexURL      string   `toml:"index-url"`
 	ExtraIndexURL []string `toml:"extra-index-url"`
@@ -156,9 +160,9 @@ func (r *Resolver) uvIndexes(spec config.PackageSpec, args []string) (pyIndexes,
 			switch {
 			case ix.Explicit || ix.Format == "flat" || strings.TrimSpace(ix.URL) == "":
 			case ix.Default:
-				setDef(pyIndex{url: ix.URL, source: src, name: ix.Name})
+				setDef(pyIndex{url: ix.URL, source: src, name: ix.Name, ignore: ix.Ignore})
 			default:
-				extra = append(extra, pyIndex{url: strings.TrimSpace(ix.URL), source: src, name: ix.Name})
+				extra = append(extra, pyIndex{url: strings.TrimSpace(ix.URL), source: src, name: ix.Name, ignore: ix.Ignore})
 			}
 		}
 		for _, u := range st.ExtraIndexURL {

@@ -43,6 +43,8 @@ func threeIndexes(t *testing.T) (one, two, none string) {
 func TestUVIndexes(t *testing.T) {
 	one, two, none := threeIndexes(t)
 	dead := "http://127.0.0.1:1/simple"
+	forbid := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }))
+	t.Cleanup(forbid.Close)
 	type c struct {
 		name   string
 		env    map[string]string
@@ -71,6 +73,10 @@ func TestUVIndexes(t *testing.T) {
 		{name: "unsafe-best-match: the best version of all", files: map[string]string{"~/.config/uv/uv.toml": "index-strategy = \"unsafe-best-match\"\nextra-index-url = [\"" + one + "\"]\nindex-url = \"" + two + "\"\n"}, args: []string{"tool"}, want: "2.0", from: two},
 		{name: "config [[index]] entries before the default", files: map[string]string{"~/.config/uv/uv.toml": "[[index]]\nname = \"a\"\nurl = \"" + one + "\"\n[[index]]\nname = \"b\"\nurl = \"" + two + "\"\ndefault = true\n"}, args: []string{"tool"}, want: "1.0", from: one},
 		{name: "no index has the project", env: map[string]string{"UV_INDEX": none, "UV_DEFAULT_INDEX": none + "/"}, args: []string{"tool"}, source: `no project "tool" on any of the 2 configured indexes: ` + none + " (configured by UV_INDEX), " + none + "/ (configured by UV_DEFAULT_INDEX)"},
+		// 401/403 end the search (uv since astral-sh/uv#12805), unless the
+		// index lists the status in ignore-error-codes.
+		{name: "a 401 stops first-index", env: map[string]string{"UV_INDEX": "FORBID", "UV_DEFAULT_INDEX": one}, args: []string{"tool"}, source: "HTTP 401"},
+		{name: "ignore-error-codes passes a 401 on", files: map[string]string{"~/.config/uv/uv.toml": "[[index]]\nurl = \"FORBID\"\nignore-error-codes = [401]\n[[index]]\nurl = \"" + one + "\"\ndefault = true\n"}, args: []string{"tool"}, want: "1.0", from: one},
 		// The command line.
 		{name: "--index in args before UV_INDEX", env: map[string]string{"UV_INDEX": two, "UV_DEFAULT_INDEX": dead}, args: []string{"--index", one, "tool"}, want: "1.0", from: one},
 		{name: "--index-strategy in args", env: map[string]string{"UV_INDEX": one, "UV_DEFAULT_INDEX": two}, args: []string{"--index-strategy=unsafe-best-match", "tool"}, want: "2.0", from: two},
@@ -92,6 +98,9 @@ func TestUVIndexes(t *testing.T) {
 				}
 				env[k] = v
 			}
+			for k, v := range env {
+				env[k] = strings.ReplaceAll(v, "FORBID", forbid.URL+"/simple")
+			}
 			r.Env = envList(env)
 			for name, data := range tc.files {
 				var path string
@@ -103,7 +112,7 @@ func TestUVIndexes(t *testing.T) {
 				default:
 					path = filepath.Join(r.SystemDir, name[1:])
 				}
-				writeFile(t, path, data)
+				writeFile(t, path, strings.ReplaceAll(data, "FORBID", forbid.URL+"/simple"))
 			}
 			args := append([]string(nil), tc.args...)
 			for i, a := range args {

@@ -164,6 +164,9 @@ func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.Package
 		if resp.status == http.StatusNotFound {
 			return nil, nil, f.fail(ErrNotFound, "%s: no project %q on this index (HTTP 404)", RedactURL(u), spec.Name)
 		}
+		if slices.Contains(ix.ignore, resp.status) {
+			return nil, nil, f.fail(ErrNotFound, "%s: HTTP %d, which ignore-error-codes counts as no project %q", RedactURL(u), resp.status, spec.Name)
+		}
 		return nil, nil, statusError(f, u, resp.status, "project page")
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.header.Get("Content-Type")); mt != pypiAccept {
@@ -219,13 +222,18 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		want = "==" + want // ==1.1.* is a prefix match, not an exact version
 	}
 	if spec.Exact && !strings.HasPrefix(want, "==") || want != "" && want != "latest" && !strings.ContainsAny(want[:1], "=<>!~") {
+		// === is PEP 440's arbitrary equality: the text, not the version.
+		arbitrary := strings.Contains(spec.Raw, "===")
 		v, ok := pep440.Parse(want)
-		if !ok {
+		switch {
+		case !ok && arbitrary:
+			return nil, f.fail(ErrUnsupported, "===%s names a version that is not PEP 440: agentgate resolves PEP 440 versions only", want)
+		case !ok:
 			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version", want)
 		}
 		rel := releases[v.Key()]
 		switch {
-		case rel == nil:
+		case rel == nil, arbitrary && !strings.EqualFold(rel.raw, want):
 			return nil, f.fail(ErrNoVersion, "version %s is not on the index%s", want, pyLatestHint(releases))
 		case len(rel.files) == 0:
 			return nil, f.fail(ErrNoVersion, "version %s is yanked (%s)%s", rel.raw, strings.Join(rel.yanked, "; "), pyLatestHint(releases))

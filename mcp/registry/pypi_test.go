@@ -131,6 +131,8 @@ func TestPyPIResolve(t *testing.T) {
 		{"uvx", []string{"--from", "mcp-server-fetch!=1.1.1,<1.2", "x"}, "1.1", v11},
 		{"uvx", []string{"onlypre"}, "0.1.0b1", []pyFile{{name: "onlypre-0.1.0b1.tar.gz", body: "b1"}}},
 		{"pipx", []string{"mcp-server-fetch==1.0.0"}, "1.0.0", v1},
+		{"uvx", []string{"mcp-server-fetch==V1.0.0.0"}, "V1.0.0.0", v1}, // any PEP 440 spelling, kept as written
+		{"uvx", []string{"mcp-server-fetch===1.1"}, "1.1", v11},         // arbitrary equality: the files' own text
 	}
 	for _, c := range cases {
 		spec := pySpec(t, c.launcher, c.args...)
@@ -147,6 +149,8 @@ func TestPyPIResolve(t *testing.T) {
 	}{
 		{[]string{"mcp-server-fetch==1.2.0"}, ErrNoVersion, "version 1.2.0 is yanked (broken build); latest is 1.1.1"},
 		{[]string{"mcp-server-fetch==3.0"}, ErrNoVersion, "version 3.0 is not on the index"},
+		{[]string{"mcp-server-fetch===1.1.0"}, ErrNoVersion, "version 1.1.0 is not on the index"}, // === compares text: the files say 1.1
+		{[]string{"mcp-server-fetch===foo-bar"}, ErrUnsupported, "===foo-bar names a version that is not PEP 440"},
 		{[]string{"--from", "mcp-server-fetch>=5", "x"}, ErrNoVersion, `no release that is not yanked satisfies ">=5"`},
 		{[]string{"gone"}, ErrNoVersion, "every release is yanked"},
 		{[]string{"nope"}, ErrNotFound, `no project "nope"`},
