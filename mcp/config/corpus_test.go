@@ -149,9 +149,10 @@ func corpusSeeds(f *testing.F, keep func(client string) bool) {
 // FuzzCorpusLoad mutates each real-world file of the corpus at its own path
 // (so discovery picks its client's reader) and loads the directory. Load
 // must not panic; every error must name that file and a line; every server
-// and skipped entry must come from that file (a server with a line); two
-// loads of the same bytes must read the same; and every server must
-// survive Describe and Resolve. The seeds are the corpus files themselves,
+// and skipped entry must come from that file (a server with a line); a
+// stdio server must have a command and no URL, a remote one a URL and no
+// command; two loads of the same bytes must read the same; and every server
+// must survive Describe and Resolve. The seeds are the corpus files themselves,
 // so the fuzzer starts from what real repositories commit, in every format.
 func FuzzCorpusLoad(f *testing.F) {
 	files, _ := filepath.Glob("testdata/corpus/*.txtar")
@@ -209,6 +210,11 @@ func FuzzCorpusLoad(f *testing.F) {
 		for _, s := range p.Servers {
 			if s.File != path || s.Line < 1 {
 				t.Fatalf("%s: server %q from %q line %d", path, s.Name, s.File, s.Line)
+			}
+			// A locked server is runnable, one way only: a stdio server has
+			// a command and no URL, a remote one a URL and no command.
+			if stdio := s.Transport == Stdio; stdio != (s.Command != "") || stdio == (s.URL != "") {
+				t.Fatalf("%s: server %q: transport %q with command %q and URL %q", path, s.Name, s.Transport, s.Command, s.URL)
 			}
 			_ = s.Describe()
 			if r, err := p.Resolve(s, lookup); err == nil {

@@ -10,14 +10,17 @@ import (
 // jsonClient describes one client whose config is a JSON(C) object holding a
 // map of servers, each with command/args/env or url/headers.
 type jsonClient struct {
-	syntax     VarSyntax
-	key        string   // member holding the servers
-	urlKeys    []string // members naming the URL, first present wins
-	disabled   string   // member that disables an entry when true
-	enabled    string   // member that disables an entry when false
-	cwd        bool     // reads "cwd"
-	envFile    bool     // reads "envFile"
-	envNumbers bool     // env values may be numbers or null
+	syntax   VarSyntax
+	key      string   // member holding the servers
+	urlKeys  []string // members naming the URL, first present wins
+	disabled string   // member that disables an entry when true
+	enabled  string   // member that disables an entry when false
+	cwd      bool     // reads "cwd"
+	// cwdNote: "cwd" is not read, but a server that has one carries a note
+	// saying so (Cursor documents no "cwd"; some versions may honour it).
+	cwdNote    bool
+	envFile    bool // reads "envFile"
+	envNumbers bool // env values may be numbers or null
 	// bothOK: command and url together are not an error; the transport
 	// decides which one is used and the other is ignored.
 	bothOK bool
@@ -76,7 +79,7 @@ var jsonClients = map[string]jsonClient{
 			}
 			return Stdio, false, "", ""
 		}},
-	"cursor":   {syntax: SyntaxCursor, key: "mcpServers", urlKeys: []string{"url"}, envFile: true, strictKey: true, transport: typed(true)},
+	"cursor":   {syntax: SyntaxCursor, key: "mcpServers", urlKeys: []string{"url"}, envFile: true, strictKey: true, cwdNote: true, transport: typed(true)},
 	"vscode":   {syntax: SyntaxVSCode, key: "servers", urlKeys: []string{"url"}, cwd: true, envFile: true, envNumbers: true, transport: typed(true)},
 	"continue": continueJSON,
 	"gemini": {syntax: SyntaxGemini, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true, shared: true,
@@ -398,6 +401,8 @@ func (c jsonClient) server(p *parser, name string, at pos, e *node) (Server, ent
 	s.Env = errs.strMap(p.strMapAll(e.get("env"), name, "env", c.envNumbers))
 	if c.cwd {
 		s.Cwd = errs.str(p.str(e.get("cwd"), name, "cwd"))
+	} else if n := e.get("cwd"); c.cwdNote && n != nil && n.kind == kStr && n.str != "" {
+		s.Notes = append(s.Notes, fmt.Sprintf(`"cwd" %q is not read (Cursor documents no "cwd"): agentgate starts the server in the repository root; a Cursor version that honours "cwd" would start it there`, n.str))
 	}
 	if c.envFile {
 		s.EnvFile = errs.str(p.str(e.get("envFile"), name, "envFile"))
