@@ -234,9 +234,10 @@ type proxy struct {
 	withheld   map[string]map[string]bool // kind -> name -> withheld by the last listing that showed it
 	clientGone bool
 
-	// The server loop's own (memo.go): memos of listings, the verdict
-	// cache, and plain, which turns both off (the plain path the fast
-	// one is tested against).
+	// The server loop's own: its line buffer (read.go), memos of
+	// listings, the verdict cache, and plain, which turns both off (the
+	// plain path the fast one is tested against; memo.go).
+	line      []byte // the buffer nextLine reads a message into
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict
