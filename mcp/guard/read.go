@@ -36,7 +36,12 @@ func (p *proxy) serverLoop(r io.Reader) error {
 // stream ends in (the server exited mid-message). The error is the read
 // error (io.EOF at the end).
 func (p *proxy) nextLine(br *bufio.Reader) error {
-	var mem []byte
+	mem := p.line[:0] // reused: fromServer keeps no part of a message
+	defer func() {
+		if cap(mem) > cap(p.line) && int64(cap(mem)) <= 2*p.opts.SpillBytes {
+			p.line = mem[:0] // it grew: keep the larger buffer
+		}
+	}()
 	var spill *os.File
 	var n int64
 	tooLong := false

@@ -1,0 +1,39 @@
+//go:build windows
+
+package mmap
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// Map maps f (size bytes) read-only with a file mapping object and a
+// view of it (CreateFileMapping, MapViewOfFile); nil when it cannot, and
+// the caller then reads the file instead. The mapping object's handle is
+// closed at once: the view keeps it alive until Unmap.
+func Map(f *os.File, size int64) []byte {
+	if size <= 0 || size != int64(int(size)) {
+		return nil
+	}
+	h, err := syscall.CreateFileMapping(syscall.Handle(f.Fd()), nil, syscall.PAGE_READONLY, uint32(uint64(size)>>32), uint32(size), nil)
+	if err != nil {
+		return nil
+	}
+	defer syscall.CloseHandle(h)
+	addr, err := syscall.MapViewOfFile(h, syscall.FILE_MAP_READ, 0, 0, uintptr(size))
+	if err != nil || addr == 0 {
+		return nil
+	}
+	// addr is the view's address, outside Go's heap: read it as a pointer
+	// without the uintptr conversion vet cannot tell from a misuse.
+	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), int(size))
+}
+
+// Unmap releases a view Map returned (nil is allowed). It must be called
+// before the file is removed: Windows does not delete a mapped file.
+func Unmap(b []byte) {
+	if len(b) > 0 {
+		syscall.UnmapViewOfFile(uintptr(unsafe.Pointer(&b[0])))
+	}
+}
