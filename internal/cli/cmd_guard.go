@@ -46,8 +46,9 @@ The lockfile is read once, at start: --lockfile, else the repository's
 work tree containing the working directory; outside git, agentgate.lock in
 the working directory).
 
-Exit codes: 0 the client ended the session (guard stopped the server) or
-the server exited with status 0; 2 bad flags, no lockfile, a damaged
+Exit codes: 0 the client ended the session (it closed stdin, or sent
+SIGINT or SIGTERM: guard stopped the server) or the server exited with
+status 0; 2 bad flags, no lockfile, a damaged
 lockfile, or a server the lockfile does not lock (unless --allow-unlocked);
 3 the server did not start or ended the session (its stderr tail is
 printed), agentgate-mcp is missing.
