@@ -29,8 +29,9 @@ Guard is what an MCP client starts instead of the server: it starts the
 server (COMMAND and ARGS, in the working directory, with guard's own
 environment) and forwards every message both ways on stdin and stdout,
 comparing every tools/list result (and, with a version 2 lockfile,
-prompts/list, resources/templates/list and the initialize instructions)
-with the server's entry in agentgate.lock, for the whole session.
+prompts/list, resources/templates/list, the initialize instructions, and
+resources/list when the lockfile pins resources) with the server's entry
+in agentgate.lock, for the whole session.
 
 A tool that matches its pin passes byte for byte. A tool that drifted, or
 that the lockfile does not pin, is withheld from the listing, and a

@@ -11,8 +11,10 @@
 // version 1 lockfile pins each tool's name, description and inputSchema
 // hashes, a version 2 lockfile also its definition hash. With a version 2
 // lockfile, prompts/list and resources/templates/list results are
-// compared the same way (by definition hash), and the initialize result's
-// instructions with the pinned instructions hash.
+// compared the same way (by definition hash), resources/list results too
+// when the lockfile pins resources (by uri; otherwise they pass
+// unchecked, logged once), and the initialize result's instructions with
+// the pinned instructions hash.
 //
 // A listed definition that matches its pin passes; if every definition of
 // a result passes, the result is forwarded byte for byte. A definition
@@ -20,9 +22,10 @@
 // handled by the Mode:
 //
 //   - Withhold (the default): it is removed from the result (the other
-//     elements keep their bytes), and a later tools/call (prompts/get) for
-//     its name is answered by guard with a JSON-RPC error saying it is not
-//     in agentgate.lock; the call never reaches the server. Drifted
+//     elements keep their bytes), and a later tools/call (prompts/get,
+//     resources/read of the uri) for its name is answered by guard with a
+//     JSON-RPC error saying it is not in agentgate.lock; the call never
+//     reaches the server. Drifted
 //     instructions are stripped from the initialize result (the member is
 //     removed; everything else is kept).
 //   - Block: the whole result is replaced by a JSON-RPC error (for
@@ -240,8 +243,11 @@ type proxy struct {
 
 	mu         sync.Mutex
 	pending    map[string]pending
-	withheld   map[string]map[string]bool // kind -> name -> withheld by the last listing that showed it
+	withheld   map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
 	clientGone bool
+	// toldUnpinned is set once the log said that this server's
+	// resources are not pinned (resources/list passes unchecked).
+	toldUnpinned bool
 }
 
 func newProxy(opts Options, out io.Writer) *proxy {
@@ -306,6 +312,7 @@ const (
 	kindTool     = lock.KindTool
 	kindPrompt   = lock.KindPrompt
 	kindTemplate = lock.KindResourceTemplate
+	kindResource = lock.KindResource
 )
 
 // failPending answers every pending request with an error saying why.

@@ -43,6 +43,8 @@ func (p *proxy) fromServer(line []byte) {
 		p.list(t, &env, pr, kindPrompt, "prompts")
 	case "resources/templates/list":
 		p.list(t, &env, pr, kindTemplate, "resourceTemplates")
+	case "resources/list":
+		p.list(t, &env, pr, kindResource, "resources")
 	case "initialize":
 		p.initialize(t, &env, pr)
 	default:
@@ -130,7 +132,10 @@ func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
 		return
 	}
 	pins := p.opts.Pins
-	if pins == nil || (kind != kindTool && !pins.v2()) {
+	if pins == nil || (kind != kindTool && !pins.v2()) || (kind == kindResource && pins.Resources == nil) {
+		if kind == kindResource && pins != nil && pins.v2() {
+			p.unpinnedResources()
+		}
 		p.send(t)
 		return
 	}
@@ -138,9 +143,12 @@ func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
 	names := map[string]int{}
 	bad := 0
 	for i, e := range elems {
-		if kind == kindTool {
+		switch kind {
+		case kindTool:
 			verdicts[i] = pins.checkTool(e)
-		} else {
+		case kindResource:
+			verdicts[i] = pins.checkResource(e)
+		default:
 			verdicts[i] = pins.checkEntry(kind, e)
 		}
 		if verdicts[i].name != "" {
