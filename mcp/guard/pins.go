@@ -10,10 +10,10 @@ import (
 // name), and with a version 2 lockfile its prompts and resource templates
 // (by name) and its instructions.
 type Pins struct {
-	Version      int // lockfileVersion: lock.Version or lock.VersionV2
-	Tools        map[string]lock.Tool
-	Prompts      map[string]lock.Entry
-	Templates    map[string]lock.Entry
+	Version   int // lockfileVersion: lock.Version or lock.VersionV2
+	Tools     map[string]lock.Tool
+	Prompts   map[string]lock.Entry
+	Templates map[string]lock.Entry
 	// Resources are the pinned resources by uri (v2, only when
 	// agentgate.toml's resources = true locked them); nil: resources are
 	// not pinned, and resources/list passes unchecked.
