@@ -37,6 +37,9 @@ func (p *proxy) fromClient(line []byte) bool {
 	var env envelope
 	method, id, params := member(t, "method"), member(t, "id"), member(t, "params")
 	if method == nil || id == nil || json.Unmarshal(method, &env.method) != nil {
+		if method != nil && id == nil && string(method) == `"notifications/cancelled"` {
+			p.cancelled(member(params, "requestId"))
+		}
 		return true // a notification, or a response to the server
 	}
 	key, ok := idKey(id)
@@ -74,6 +77,21 @@ func (p *proxy) fromClient(line []byte) bool {
 	return true
 }
 
+// cancelled marks the pending request the client cancelled (its raw id):
+// drain and awaitListing no longer wait for its answer.
+func (p *proxy) cancelled(id []byte) {
+	key, ok := idKey(id)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	if pr, ok := p.pending[key]; ok {
+		pr.cancelled = true
+		p.pending[key] = pr
+	}
+	p.mu.Unlock()
+}
+
 // listMethod is the listing that decides the calls of a kind.
 var listMethod = map[string]string{kindTool: "tools/list", kindPrompt: "prompts/list", kindResource: "resources/list"}
 
@@ -86,7 +104,7 @@ func (p *proxy) awaitListing(method string) {
 		busy := false
 		p.mu.Lock()
 		for _, pr := range p.pending {
-			if pr.method == method {
+			if pr.method == method && !pr.cancelled {
 				busy = true
 				break
 			}

@@ -208,13 +208,19 @@ func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Write
 // a script does, still gets them).
 var DrainTimeout = 2 * time.Second
 
-// drain waits until no request is pending, the server's output ended
-// (done closed or sent), or DrainTimeout passed.
+// drain waits until no request is pending (but those the client
+// cancelled, which the server need not answer), the server's output
+// ended (done closed or sent), or DrainTimeout passed.
 func (p *proxy) drain(done <-chan error) {
 	deadline := time.Now().Add(DrainTimeout)
 	for time.Now().Before(deadline) {
+		n := 0
 		p.mu.Lock()
-		n := len(p.pending)
+		for _, pr := range p.pending {
+			if !pr.cancelled {
+				n++
+			}
+		}
 		p.mu.Unlock()
 		if n == 0 {
 			return
@@ -231,6 +237,10 @@ func (p *proxy) drain(done <-chan error) {
 type pending struct {
 	method string
 	id     []byte // raw, as the client sent it
+	// cancelled is set when the client sent notifications/cancelled for
+	// it: an answer may still come (and is forwarded), but nobody waits
+	// for it.
+	cancelled bool
 }
 
 // proxy is the state of one session.
