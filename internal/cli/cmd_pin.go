@@ -91,7 +91,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 		return server, true
 	}
 	var pins []string
-	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, []string, error) {
+	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
 		out, done, err := config.PinFile(client, rel, data, func(s config.Server, spec config.PackageSpec) (string, string, error) {
 			name, ok := lockName(rel, s.Name)
 			if !ok {
@@ -109,7 +109,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			names = append(names, d.Server)
 			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, quoteVisible(d.Server), render.VisibleLine(d.From), render.VisibleLine(d.To)))
 		}
-		return out, names, nil, err
+		return out, names, err
 	})
 	if err != nil {
 		return err

@@ -17,12 +17,12 @@ import (
 func init() {
 	register(&command{
 		name:    "wrap",
-		summary: "rewrite the client configs so every stdio server runs under 'agentgate guard'",
+		summary: "rewrite the client configs so every server runs under 'agentgate guard'",
 		usage: `Usage: agentgate wrap [--dry-run] [--on-drift MODE]
 
-Wrap rewrites the repository's client configs so that each locked stdio
+Wrap rewrites the repository's client configs so that each locked
 server runs under 'agentgate guard', which checks every tool listing the
-client receives against agentgate.lock (docs/GUARD.md). An entry
+client receives against agentgate.lock (docs/GUARD.md). A stdio entry
 
   "command": "npx", "args": ["-y", "pkg"]
 
@@ -30,14 +30,24 @@ becomes
 
   "command": "agentgate", "args": ["guard", "--server", "NAME", "--", "npx", "-y", "pkg"]
 
+and a remote entry
+
+  "type": "http", "url": "https://host/mcp", "headers": {"Authorization": "Bearer ${T}"}
+
+becomes a stdio entry running guard in front of it
+
+  "type": "stdio", "command": "agentgate", "args": ["guard", "--server", "NAME",
+  "--url", "https://host/mcp", "--header", "Authorization: Bearer ${T}",
+  "--transport", "http"], "env": {"AGENTGATE_UNWRAP": "<the replaced members, base64>"}
+
 with minimal edits: comments, trailing commas, key order, indentation,
 quoting and line endings stay as they are, in every format agentgate reads
 (JSON, JSONC, Codex TOML, Continue YAML). 'agentgate unwrap' restores
 each file byte for byte; wrap checks that before it writes, and refuses a
-server it could not restore exactly. Servers already wrapped, servers
-excluded in agentgate.toml, disabled servers and files outside the
-repository are left alone; remote (HTTP/SSE) servers are not wrapped yet
-and are named on stderr.
+server it could not restore exactly or whose wrapper would not reach the
+server as the client does (docs/config.md lists the cases). Servers
+already wrapped, servers excluded in agentgate.toml, disabled servers and
+files outside the repository are left alone.
 
 agentgate itself sees through the wrapper: a wrapped config locks,
 verifies and pins exactly like the unwrapped one.
@@ -68,7 +78,10 @@ Examples:
 Unwrap restores every server entry that runs under 'agentgate guard' to
 the entry it was before 'agentgate wrap', removing exactly what wrap
 inserted: after wrap and unwrap every config file is byte for byte what it
-was. Entries wrapped by hand in the same form are unwrapped too.
+was. A remote server gets back the members wrap saved in its
+AGENTGATE_UNWRAP variable; a wrapper edited since (another --url or
+--header) is refused rather than undone. Stdio entries wrapped by hand in
+the same form are unwrapped too.
 
 With --dry-run nothing is written and the edits are printed as a unified
 diff.
@@ -91,7 +104,6 @@ type fileEdit struct {
 	rel, abs  string
 	old, new  []byte
 	servers   []string
-	remote    []string
 	unchanged bool
 }
 
@@ -134,21 +146,14 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		}
 		return server, true
 	}
-	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, []string, error) {
+	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
 		if undo {
-			out, names, err := config.UnwrapFile(client, rel, data)
-			return out, names, nil, err
+			return config.UnwrapFile(client, rel, data)
 		}
 		return config.WrapFile(client, rel, data, opt)
 	})
 	if err != nil {
 		return err
-	}
-	for _, f := range edits {
-		for _, r := range f.remote {
-			fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s: server %s is a remote server: not wrapped (docs/GUARD.md shows how to run it under guard)\n",
-				render.VisibleLine(f.rel), quoteVisible(r))
-		}
 	}
 	verb := "wrapped"
 	if undo {
@@ -171,7 +176,7 @@ func configWorkspace(e *env, cmd string) (*workspace, error) {
 // repository, and returns the files it changed, in path order. Every
 // file's errors are collected; on any error nothing is returned, so
 // nothing is written.
-func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]byte, []string, []string, error)) ([]fileEdit, error) {
+func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]byte, []string, error)) ([]fileEdit, error) {
 	var out []fileEdit
 	var errs config.Errors
 	var other []error
@@ -195,12 +200,12 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]by
 			// The same file under another name (and maybe another
 			// client's format): what the first name's edit wrote must
 			// need no further edit under this one.
-			if _, more, _, err := edit(client, rel, out[i].new); err != nil || len(more) > 0 {
+			if _, more, err := edit(client, rel, out[i].new); err != nil || len(more) > 0 {
 				other = append(other, fmt.Errorf("%s and %s are the same file read as two clients' configs; edit it by hand", out[i].rel, rel))
 			}
 			continue
 		}
-		nd, servers, remote, err := edit(client, rel, data)
+		nd, servers, err := edit(client, rel, data)
 		if err != nil {
 			var ce config.Errors
 			var one *config.Error
@@ -215,7 +220,7 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]by
 			continue
 		}
 		byReal[real] = len(out)
-		out = append(out, fileEdit{rel: rel, abs: abs, old: data, new: nd, servers: servers, remote: remote, unchanged: string(nd) == string(data)})
+		out = append(out, fileEdit{rel: rel, abs: abs, old: data, new: nd, servers: servers, unchanged: string(nd) == string(data)})
 	}
 	if len(other) > 0 {
 		return nil, invalid(errors.Join(other...))

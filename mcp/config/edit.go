@@ -101,6 +101,28 @@ type entry struct {
 	// argsSeen: the entry has an args member (args is nil when its value
 	// is not an array of strings the editor can read, e.g. null).
 	argsSeen bool
+	// members are the entry's members in file order (what wrapping a
+	// remote server moves); inline: the entry is written in a form whose
+	// members the editor cannot move (a TOML inline table or dotted keys,
+	// a YAML flow mapping).
+	members []mspan
+	inline  bool
+}
+
+// mspan is one member of a server entry as written: its name and its
+// bytes, from the first byte of its key to the last byte of its value
+// (TOML and YAML: to the end of the value's last line, a comment on it
+// included).
+type mspan struct {
+	name       string
+	start, end int
+	// kv is the text between the key and the value (JSON: ": ").
+	kv string
+	// empty: the value is "", null, [] or {}.
+	empty bool
+	// sub: a TOML [mcp_servers.NAME.KEY] sub-table or a dotted key,
+	// which the editor cannot move.
+	sub bool
 }
 
 // syntax is what differs between formats when the editor writes text.
@@ -312,8 +334,11 @@ func (d *doc) insertItems(a *seq, raws []string) Edit {
 	return Edit{at, at, strings.Join(raws, sep) + sep}
 }
 
-// verify parses the edited file and checks that server name now reads as
-// want (command and args as written) and every other server as before.
+// verifyEdit parses the edited file and checks that each server of want
+// now reads as its argv (command and args as written) and every other
+// server as before. A remote server wrapped is checked for its argv
+// only, and one restored (a nil argv) not at all: sameThrough checks
+// those.
 func verifyEdit(client, file string, before, after []byte, want map[string][]string) error {
 	old, err := rawServers(client, file, before)
 	if err != nil {
@@ -332,6 +357,17 @@ func verifyEdit(client, file string, before, after []byte, want map[string][]str
 			return fmt.Errorf("internal error: editing %s lost server %q", file, name)
 		}
 		if argv, edited := want[name]; edited {
+			switch {
+			case argv == nil:
+				continue // a remote entry restored: sameThrough checks it
+			case o.Transport != Stdio:
+				// A remote entry wrapped: it is a stdio entry now, and
+				// sameThrough checks what it reads as through the wrapper.
+				if g.Transport != Stdio || g.Command != argv[0] || !slices.Equal(g.Args, argv[1:]) {
+					return fmt.Errorf("internal error: wrapping %s: server %q reads as %q %q, want %q %q", file, name, g.Command, g.Args, argv[0], argv[1:])
+				}
+				continue
+			}
 			o.Command, o.Args = argv[0], argv[1:]
 		}
 		if g.Command != o.Command || !slices.Equal(g.Args, o.Args) {

@@ -80,6 +80,24 @@ func member(o *hujson.Object, name string) *hujson.Value {
 func jsonEntry(d *doc, bom int, name string, keyOff int, o *hujson.Object) *entry {
 	e := &entry{name: name, field: "command", argsField: "args"}
 	e.line = d.lineOf(keyOff + bom)
+	for i := range o.Members {
+		m := &o.Members[i]
+		var k string
+		if json.Unmarshal(m.Name.Value.(hujson.Literal), &k) != nil {
+			continue
+		}
+		sp := mspan{name: k, start: m.Name.StartOffset + bom, end: m.Value.EndOffset + bom,
+			kv: string(d.data[m.Name.EndOffset+bom : m.Value.StartOffset+bom])}
+		switch v := m.Value.Value.(type) {
+		case hujson.Literal:
+			sp.empty = string(v) == `""` || string(v) == "null"
+		case *hujson.Array:
+			sp.empty = len(v.Elements) == 0
+		case *hujson.Object:
+			sp.empty = len(v.Members) == 0
+		}
+		e.members = append(e.members, sp)
+	}
 	cmd, args := member(o, "command"), member(o, "args")
 	switch {
 	case cmd == nil:

@@ -17,7 +17,6 @@ import (
 //	in         the file as the user wrote it
 //	wrapped    WrapFile's output (then UnwrapFile must give back in)
 //	wrap-error a substring of the error WrapFile must return instead
-//	remote     the remote servers WrapFile leaves alone
 //	set        lines "SERVER ARG VALUE": SetArgument calls, in order
 //	set-out    the file after them
 //	locked     lines "SERVER VERSION [DIGEST]": the lockfile's packages
@@ -58,13 +57,13 @@ func TestEditGolden(t *testing.T) {
 			}
 			changed := false
 			if want, ok := sec["wrap-error"]; ok {
-				_, _, _, err := WrapFile(client, file, in, WrapOptions{})
+				_, _, err := WrapFile(client, file, in, WrapOptions{})
 				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
 					t.Fatalf("WrapFile error = %v, want one containing %q", err, want)
 				}
 			}
 			if want, ok := sec["wrapped"]; ok {
-				got, names, remote, err := WrapFile(client, file, in, WrapOptions{})
+				got, names, err := WrapFile(client, file, in, WrapOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,10 +82,7 @@ func TestEditGolden(t *testing.T) {
 				if !slices.Equal(names, unames) || len(names) == 0 {
 					t.Fatalf("wrapped %q, unwrapped %q", names, unames)
 				}
-				if want := strings.Fields(sectionOr(sec, "remote")); !slices.Equal(remote, want) && (len(remote) > 0 || len(want) > 0) {
-					t.Fatalf("remote servers left alone: %q, want %q", remote, want)
-				}
-				again, more, _, err := WrapFile(client, file, got, WrapOptions{})
+				again, more, err := WrapFile(client, file, got, WrapOptions{})
 				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
 					t.Fatalf("wrapping a wrapped file changed it (%v, %q)", err, more)
 				}
@@ -137,7 +133,7 @@ func TestEditGolden(t *testing.T) {
 				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
 					t.Fatalf("pinning a pinned file changed it (%v, %+v)", err, more)
 				}
-				if w, _, _, err := WrapFile(client, file, in, WrapOptions{}); err == nil {
+				if w, _, err := WrapFile(client, file, in, WrapOptions{}); err == nil {
 					pw, _, err := PinFile(client, file, w, lookup)
 					if err != nil {
 						t.Fatal(err)
@@ -154,8 +150,6 @@ func TestEditGolden(t *testing.T) {
 		})
 	}
 }
-
-func sectionOr(sec map[string][]byte, name string) string { return string(sec[name]) }
 
 func setSection(a *archive, name string, data []byte) bool {
 	for i := range a.Files {
@@ -188,13 +182,10 @@ func sameServers(t *testing.T, client, file string, a, b []byte) {
 	}
 	for i := range sa.servers {
 		x, y := sa.servers[i], sb.servers[i]
-		if x.Transport != Stdio {
-			continue
-		}
 		if y.Guard == nil || y.Guard.Server != x.Name {
 			t.Errorf("server %q: wrapped entry has Guard %+v", x.Name, y.Guard)
 		}
-		if x.Command != y.Command || !slices.Equal(x.Args, y.Args) || differ(x, y) != "" || x.Transport != y.Transport {
+		if x.Command != y.Command || !slices.Equal(x.Args, y.Args) || differ(x, y) != "" || x.Transport != y.Transport || x.FallbackSSE != y.FallbackSSE {
 			t.Errorf("server %q reads differently when wrapped: %q %q vs %q %q (%s)", x.Name, x.Command, x.Args, y.Command, y.Args, differ(x, y))
 		}
 	}

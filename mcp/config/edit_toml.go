@@ -48,6 +48,10 @@ func locateTOML(d *doc) error {
 				e := get(keys[1])
 				e.line = d.lineOf(s.i)
 			}
+			if len(keys) > 2 && keys[0] == "mcp_servers" {
+				e := get(keys[1])
+				e.members = append(e.members, mspan{name: keys[2], start: s.i, end: s.lineEnd(), sub: true})
+			}
 			s.toEOL()
 			continue
 		}
@@ -61,6 +65,19 @@ func locateTOML(d *doc) error {
 		s.spaces()
 		full := slices.Concat(table, keys)
 		valStart := s.i
+		keyStart := lineStart + len(indent)
+		defer0 := func() {} // records the member once its value is skipped
+		switch {
+		case len(full) == 2 && full[0] == "mcp_servers":
+			get(full[1]).inline = true
+		case len(full) > 2 && full[0] == "mcp_servers":
+			e := get(full[1])
+			sub := len(table) != 2 || len(keys) != 1
+			defer0 = func() {
+				e.members = append(e.members, mspan{name: full[2], start: keyStart, end: s.lineEnd(), sub: sub,
+					empty: tomlEmpty(string(s.b[valStart:s.i]))})
+			}
+		}
 		if len(full) == 3 && full[0] == "mcp_servers" && (full[2] == "command" || full[2] == "args") {
 			e := get(full[1])
 			if e.line == 0 {
@@ -94,9 +111,16 @@ func locateTOML(d *doc) error {
 		} else {
 			s.skipValue()
 		}
+		defer0()
 		s.toEOL()
 	}
 	return nil
+}
+
+// tomlEmpty reports whether a TOML value as written is "", ”, [] or {}.
+func tomlEmpty(v string) bool {
+	v = strings.Join(strings.Fields(v), "")
+	return v == `""` || v == "''" || v == "[]" || v == "{}"
 }
 
 type tomlScanner struct {

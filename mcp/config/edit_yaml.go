@@ -37,6 +37,19 @@ func locateYAML(d *doc) error {
 		}
 		e := &entry{name: name.Value, line: name.Line, field: "command", argsField: "args", lineEnd: -1}
 		d.entries = append(d.entries, e)
+		e.inline = it.Style&yaml.FlowStyle != 0 || list.Style&yaml.FlowStyle != 0 || top.Style&yaml.FlowStyle != 0
+		for i := 0; i+1 < len(it.Content); i += 2 {
+			k, v := it.Content[i], it.Content[i+1]
+			start := y.off(k)
+			last := yamlLastLine(v)
+			if start < 0 || last < 1 || last > len(y.idx) {
+				e.inline = true
+				continue
+			}
+			e.members = append(e.members, mspan{name: k.Value, start: start, end: lineEndAt(d.data, y.idx[last-1]),
+				empty: v.Kind == yaml.ScalarNode && (v.Value == "" || v.ShortTag() == "!!null") || v.Kind != yaml.ScalarNode && len(v.Content) == 0,
+				sub:   v.Kind == yaml.AliasNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || v.Anchor != ""})
+		}
 		var cmdKey *yaml.Node
 		for i := 0; i+1 < len(it.Content); i += 2 {
 			if it.Content[i].Value == "command" {
@@ -77,6 +90,15 @@ func locateYAML(d *doc) error {
 		}
 	}
 	return nil
+}
+
+// yamlLastLine is the last line any node of n starts on.
+func yamlLastLine(n *yaml.Node) int {
+	last := n.Line
+	for _, c := range n.Content {
+		last = max(last, yamlLastLine(c))
+	}
+	return last
 }
 
 // lineEndAt is the offset of the end of the line holding off, before its

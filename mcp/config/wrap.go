@@ -136,18 +136,29 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 			continue
 		}
 		s.Command, s.Args, s.Env, s.EnvVars, s.Cwd, s.EnvFile = "", nil, nil, nil, "", ""
+		s.EnvHeaders, s.BearerTokenEnvVar = nil, ""
+		if !guardArgsExpanded(s.Syntax) {
+			// The client passes the args as written; guard expands
+			// what is left in its own syntax (bridge.Flags.Resolve).
+			s.Syntax = SyntaxClaude
+		}
 		s.URL = g.url
-		s.Transport, s.FallbackSSE = StreamableHTTP, false // guard's default
-		if g.transport == "sse" {
-			s.Transport = SSE
+		// guard's default: streamable HTTP, falling back to SSE.
+		s.Transport, s.FallbackSSE = StreamableHTTP, true
+		switch g.transport {
+		case "http":
+			s.FallbackSSE = false
+		case "sse":
+			s.Transport, s.FallbackSSE = SSE, false
 		}
 		s.Headers = nil
 		for _, h := range g.headers {
+			// As guard's bridge reads --header: name and value trimmed.
 			k, v, _ := strings.Cut(h, ":")
 			if s.Headers == nil {
 				s.Headers = map[string]string{}
 			}
-			s.Headers[k] = v
+			s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
 	if len(errs) > 0 {
@@ -168,28 +179,32 @@ type WrapOptions struct {
 	Select func(file, server string) (string, bool)
 }
 
-// WrapFile rewrites every enabled stdio server of data (a config file of
+// WrapFile rewrites every enabled server of data (a config file of
 // client, named file relative to the root) to run under agentgate guard,
-// in the form Guard describes, and returns the new content, the servers
-// it wrapped and the remote servers it left alone, each in file order.
-// Servers already wrapped are left alone. Each wrap is checked to come
-// undone exactly: UnwrapFile on the result restores data byte for byte,
-// or WrapFile refuses with an *Error naming the server.
-func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped, remote []string, err error) {
+// in the form Guard describes, and returns the new content and the
+// servers it wrapped, in file order. A stdio server's command moves into
+// guard's args after "--"; a remote server becomes a stdio entry running
+// guard --url, its remote members saved in the entry (see
+// wrap_remote.go). Servers already wrapped are left alone. Each wrap is
+// checked to come undone exactly: UnwrapFile on the result restores data
+// byte for byte, and the wrapped entry reads through the wrapper as the
+// same server, or WrapFile refuses with an *Error naming the server.
+func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped []string, err error) {
 	if opt.Program == "" {
 		opt.Program = "agentgate"
 	}
 	raw, err := rawServers(client, file, data)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	d, err := locate(client, file, data)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	var edits []Edit
 	want := map[string][]string{}
 	lockNames := map[string]string{}
+	var remote []string
 	for _, e := range d.entries {
 		s, ok := raw[e.name]
 		if !ok {
@@ -204,44 +219,104 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 				continue
 			}
 		}
+		es, argv, err := d.wrapEntry(e, s, lockName, opt)
+		if err != nil {
+			return nil, nil, err
+		}
 		if s.Transport != Stdio {
 			remote = append(remote, e.name)
-			continue
-		}
-		es, argv, err := d.wrapEdits(e, s, lockName, opt)
-		if err != nil {
-			return nil, nil, nil, err
 		}
 		lockNames[e.name] = lockName
 		edits, want[e.name] = append(edits, es...), argv
 		wrapped = append(wrapped, e.name)
 	}
 	if len(edits) == 0 {
-		return data, nil, remote, nil
+		return data, nil, nil
 	}
 	out, err = applyEdits(data, edits)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if err := verifyEdit(client, file, data, out, want); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
+	}
+	if err := sameThrough(client, file, data, out, remote); err != nil {
+		return nil, nil, err
 	}
 	// Every wrap must come undone exactly. When the whole file does not,
 	// find the entry that does not, one by one.
 	if back, _, err := UnwrapFile(client, file, out); err != nil || string(back) != string(data) {
 		for _, name := range wrapped {
 			e := d.entry(name)
-			es, _, _ := d.wrapEdits(e, raw[name], lockNames[name], opt)
+			es, _, _ := d.wrapEntry(e, raw[name], lockNames[name], opt)
 			one, _ := applyEdits(data, es)
 			if back, _, err := UnwrapFile(client, file, one, name); err != nil || string(back) != string(data) {
-				return nil, nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
+				if slices.Contains(remote, name) {
+					return nil, nil, d.errAt(d.entryOffset(e), name, "", "'agentgate unwrap' could not restore this remote entry byte for byte after wrapping it",
+						"wrap this server by hand as docs/GUARD.md shows")
+				}
+				return nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
 					`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
 			}
 		}
-		return nil, nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
+		return nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
 			Hint: "wrap its servers by hand as docs/GUARD.md shows"}
 	}
-	return out, wrapped, remote, nil
+	return out, wrapped, nil
+}
+
+// wrapEntry is wrapEdits for a stdio server, wrapRemoteEdit for a remote
+// one.
+func (d *doc) wrapEntry(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
+	if s.Transport == Stdio {
+		return d.wrapEdits(e, s, lockName, opt)
+	}
+	ed, argv, err := d.wrapRemoteEdit(e, s, lockName, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []Edit{ed}, argv, nil
+}
+
+// sameThrough checks that each server of names reads through the guard
+// wrapper from after as it reads from before: the same transport, URL,
+// headers (their variables too) and fallback, so agentgate locks,
+// verifies and pins it alike.
+func sameThrough(client, file string, before, after []byte, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	byName := func(data []byte) (map[string]Server, error) {
+		res, err := parseFile(client, file, data)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]Server{}
+		for _, s := range res.servers {
+			m[s.Name] = s
+		}
+		return m, nil
+	}
+	a, err := byName(before)
+	if err != nil {
+		return err
+	}
+	b, err := byName(after)
+	if err != nil {
+		return fmt.Errorf("internal error: the edited %s does not parse: %w", file, err)
+	}
+	for _, n := range names {
+		x, y := a[n], b[n]
+		what := differ(x, y)
+		if what == "" && x.FallbackSSE != y.FallbackSSE {
+			what = "transport (SSE fallback)"
+		}
+		if what != "" {
+			return &Error{File: file, Server: n, Field: what, Msg: fmt.Sprintf("cannot edit: through the guard wrapper the server's %s would read differently", what),
+				Hint: "an entry wrapped by agentgate wrap and edited since is restored by hand (docs/GUARD.md shows the wrapped form)"}
+		}
+	}
+	return nil
 }
 
 // wrapEdits are the edits that wrap entry e (server s, locked as
@@ -293,7 +368,9 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 // UnwrapFile restores every server of data that runs under the guard
 // wrapper (only those named, when names are given) to the entry it was
 // before `agentgate wrap`, and returns the new content and the servers it
-// unwrapped. It removes exactly what WrapFile inserted.
+// unwrapped. It removes exactly what WrapFile inserted; a remote
+// server's entry gets back the members WrapFile saved, and must read as
+// the server the wrapper runs (an edited wrapper is refused).
 func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []string, error) {
 	raw, err := rawServers(client, file, data)
 	if err != nil {
@@ -304,7 +381,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 		return nil, nil, err
 	}
 	var edits []Edit
-	var done []string
+	var done, remote []string
 	want := map[string][]string{}
 	for _, e := range d.entries {
 		s, ok := raw[e.name]
@@ -320,8 +397,15 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 				Hint: "fix the wrapper by hand: the original command follows \"--\""}
 		}
 		if g.argv == nil {
-			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Msg: "cannot unwrap a remote server's wrapper (--url): agentgate wrap does not write one",
-				Hint: "restore the entry by hand"}
+			ed, err := d.unwrapRemoteEdit(e, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			edits = append(edits, ed)
+			want[e.name] = nil
+			remote = append(remote, e.name)
+			done = append(done, e.name)
+			continue
 		}
 		if err := d.check(e, s); err != nil {
 			return nil, nil, err
@@ -355,7 +439,14 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, err := rawServers(client, file, out); err != nil {
+		return nil, nil, &Error{File: file, Server: strings.Join(remote, ", "), Msg: "cannot unwrap: the entry agentgate wrap saved does not read back: " + err.Error(),
+			Hint: "restore the remote entry by hand (docs/GUARD.md shows the wrapped form)"}
+	}
 	if err := verifyEdit(client, file, data, out, want); err != nil {
+		return nil, nil, err
+	}
+	if err := sameThrough(client, file, data, out, remote); err != nil {
 		return nil, nil, err
 	}
 	return out, done, nil

@@ -25,7 +25,7 @@ func TestSeeThrough(t *testing.T) {
 		{args: []string{"guard", "-server=s", "-lockfile", "x.lock", "--on-drift=block", "--allow-unlocked", "--", "./srv", "--"}, cmd: "./srv", rest: []string{"--"},
 			guard: Guard{Server: "s", Lockfile: "x.lock", OnDrift: "block", AllowUnlocked: true}},
 		{args: []string{"guard", "--server", "r", "--url", "https://h/mcp", "--header", "Authorization:Bearer ${T}", "--header", "X-A: b"},
-			url: "https://h/mcp", headers: map[string]string{"Authorization": "Bearer ${T}", "X-A": " b"}, transport: StreamableHTTP, guard: Guard{Server: "r"}},
+			url: "https://h/mcp", headers: map[string]string{"Authorization": "Bearer ${T}", "X-A": "b"}, transport: StreamableHTTP, guard: Guard{Server: "r"}},
 		{args: []string{"guard", "--server", "r", "--url=https://h/sse", "--transport", "sse"}, url: "https://h/sse", transport: SSE, guard: Guard{Server: "r"}},
 	}
 	for _, tt := range ok {
@@ -96,5 +96,60 @@ func TestSeeThroughMerges(t *testing.T) {
 	}
 	if len(p.Servers) != 1 || p.Servers[0].Command != "npx" || len(p.Servers[0].AlsoIn) != 1 {
 		t.Fatalf("servers: %+v", p.Servers)
+	}
+}
+
+// TestWrapRemoteExact: the wrapped remote entry, written out by hand; the
+// saved members' base64 was computed with coreutils:
+//
+//	printf '%s' '"type": "http", "url": "https://h/mcp"' | base64
+//	printf '%s' 'url = "https://h/mcp"
+//	bearer_token_env_var = "T"' | base64 -w0
+func TestWrapRemoteExact(t *testing.T) {
+	for _, tc := range []struct{ client, file, in, want string }{
+		{"claude-code", ".mcp.json",
+			`{"mcpServers": {"r": {"type": "http", "url": "https://h/mcp", "timeout": 5}}}`,
+			`{"mcpServers": {"r": {"type": "stdio", "command": "agentgate", "args": ["guard", "--server", "r", "--url", "https://h/mcp", "--transport", "http"], "env": {"AGENTGATE_UNWRAP": "InR5cGUiOiAiaHR0cCIsICJ1cmwiOiAiaHR0cHM6Ly9oL21jcCI="}, "timeout": 5}}}`},
+		{"codex", ".codex/config.toml",
+			"[mcp_servers.r]\nurl = \"https://h/mcp\"\nbearer_token_env_var = \"T\"\nenabled = true\n",
+			"[mcp_servers.r]\ncommand = \"agentgate\"\nargs = [\"guard\", \"--server\", \"r\", \"--url\", \"https://h/mcp\", \"--header\", \"Authorization: Bearer ${T}\", \"--transport\", \"http\"]\n" +
+				"env = { AGENTGATE_UNWRAP = \"dXJsID0gImh0dHBzOi8vaC9tY3AiCmJlYXJlcl90b2tlbl9lbnZfdmFyID0gIlQi\" }\nenv_vars = [\"T\"]\nenabled = true\n"},
+	} {
+		out, names, err := WrapFile(tc.client, tc.file, []byte(tc.in), WrapOptions{})
+		if err != nil || string(out) != tc.want || !slices.Equal(names, []string{"r"}) {
+			t.Errorf("%s: %v %q\n%s\nwant\n%s", tc.client, err, names, out, tc.want)
+		}
+		back, _, err := UnwrapFile(tc.client, tc.file, out)
+		if err != nil || string(back) != tc.in {
+			t.Errorf("%s: unwrap: %v\n%s", tc.client, err, back)
+		}
+	}
+}
+
+// TestSeeThroughRemoteReading: the --url wrapper reads as guard's bridge
+// connects: no --transport falls back to SSE, --transport http does not;
+// a client that does not expand args (Codex: no syntax) leaves the
+// expansion to guard, in guard's ${VAR} syntax.
+func TestSeeThroughRemoteReading(t *testing.T) {
+	for _, tc := range []struct {
+		syn      VarSyntax
+		args     []string
+		fallback bool
+		want     VarSyntax
+	}{
+		{SyntaxClaude, []string{"guard", "--server", "r", "--url", "u"}, true, SyntaxClaude},
+		{SyntaxCursor, []string{"guard", "--server", "r", "--url", "u", "--transport", "http"}, false, SyntaxCursor},
+		{SyntaxNone, []string{"guard", "--server", "r", "--url", "u", "--transport=http"}, false, SyntaxClaude},
+		{SyntaxAmazonQ, []string{"guard", "--server", "r", "--url", "u"}, true, SyntaxClaude},
+	} {
+		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "r", Transport: Stdio, Command: "agentgate", Args: tc.args, Syntax: tc.syn,
+			Env: map[string]string{"AGENTGATE_UNWRAP": "x"}, EnvVars: []string{"T"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.servers[0]
+		if s.FallbackSSE != tc.fallback || s.Syntax != tc.want || s.Env != nil || s.EnvVars != nil || s.Transport != StreamableHTTP {
+			t.Errorf("%s %q: read as %+v", tc.syn, tc.args, s)
+		}
 	}
 }

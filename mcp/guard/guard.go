@@ -258,6 +258,15 @@ type proxy struct {
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
 	toldUnpinned bool
+
+	// The server loop's own (memo.go): memos of listings, the verdict
+	// cache, and plain, which turns both off (the plain path the fast
+	// one is tested against).
+	memos     []*memo
+	memoHits  int
+	cache     map[string]map[string]verdict
+	cacheSize int
+	plain     bool
 }
 
 func newProxy(opts Options, out io.Writer) *proxy {

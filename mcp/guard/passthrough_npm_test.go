@@ -33,9 +33,9 @@ func answerServer(t testing.TB, method string) string {
 	return `{}`
 }
 
-// session is the test client's view of one session: it answers the
+// capSession is the test client's view of one session: it answers the
 // server's requests (answerServer) and records every line it reads.
-type session struct {
+type capSession struct {
 	t     testing.TB
 	c     *client
 	lines []string // every line read, in order
@@ -44,7 +44,7 @@ type session struct {
 
 // call sends a request and reads until its response, answering the
 // server's requests on the way; it returns the response.
-func (s *session) call(id, method, params string) string {
+func (s *capSession) call(id, method, params string) string {
 	s.t.Helper()
 	msg := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"`
 	if params != "" {
@@ -55,7 +55,7 @@ func (s *session) call(id, method, params string) string {
 }
 
 // until reads until the response with id, answering server requests.
-func (s *session) until(id string) string {
+func (s *capSession) until(id string) string {
 	s.t.Helper()
 	for {
 		line := s.c.read()
@@ -124,7 +124,7 @@ func TestNPMEverythingPassThrough(t *testing.T) {
 	long := `{"name":"trigger-long-running-operation","arguments":{"duration":0.4,"steps":4},"_meta":{"progressToken":"p1"}}`
 
 	// Without guard: the listing this client gets, and the progress lines.
-	d := &session{t: t, c: direct(t, r)}
+	d := &capSession{t: t, c: direct(t, r)}
 	d.call("0", "initialize", capableInit)
 	d.c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	raws := toolsOf(t, d.call("1", "tools/list", ""))
@@ -153,7 +153,7 @@ func TestNPMEverythingPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &session{t: t, c: startGuard(t, Options{Server: "everything", Pins: pins}, up)}
+	g := &capSession{t: t, c: startGuard(t, Options{Server: "everything", Pins: pins}, up)}
 	g.call("0", "initialize", capableInit)
 	g.c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if got := toolsOf(t, g.call("1", "tools/list", "")); len(got) != len(raws) {

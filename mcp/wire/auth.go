@@ -54,7 +54,8 @@ func (h Helper) RunAuth(ctx context.Context, req *AuthRequest, stdout, stderr io
 	return h.runWith(ctx, []string{"auth"}, bytes.NewReader(data), stdout, stderr, false)
 }
 
-// RunGuard runs `agentgate-mcp guard ARGS...` (see mcp/guard.Serve) with
+// RunGuard runs `agentgate-mcp guard ARGS...` (see mcp/guard.Serve; the
+// versions go first, see GuardArgs) with
 // the given stdin, stdout and stderr (an *os.File is handed to the helper
 // as it is: the client's pipes reach it unbuffered) and returns its exit
 // code. A helper that cannot be started, or that dies of a signal, is a
@@ -62,7 +63,7 @@ func (h Helper) RunAuth(ctx context.Context, req *AuthRequest, stdout, stderr io
 // and exits with guard's own code for that (0: the client ended the
 // session), which RunGuard returns as it does any other.
 func (h Helper) RunGuard(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	return h.runWith(ctx, append([]string{"guard"}, args...), stdin, stdout, stderr, true)
+	return h.runWith(ctx, GuardArgs(args), stdin, stdout, stderr, true)
 }
 
 // runWith runs the helper with args and returns its exit code. When ctx
