@@ -362,6 +362,7 @@ func (s *streamable) listen() {
 	if err != nil {
 		if b.ctx.Err() == nil {
 			b.logf("opening the event stream: %s", b.reachText(err))
+			s.reopen(&sseReader{}) // the server may have gone just now
 		}
 		return
 	}
@@ -381,9 +382,16 @@ func (s *streamable) listen() {
 	if errors.Is(err, errEventTooLarge) || errors.Is(err, capture.ErrResponseTooLarge) {
 		b.logf("the server sent an event larger than %d bytes, the limit per message; dropped", b.opts.MaxResponseBytes)
 	}
-	// A server that cannot be reached any more is gone (killed, crashed,
-	// restarted elsewhere): end the bridge, as a stdio server's exit ends
-	// guard, rather than wait for the client's next request to find out.
+	s.reopen(sr)
+}
+
+// reopen reopens the server's event stream that ended (or could not be
+// opened) and keeps it open as listen does. A server that cannot be
+// reached any more is gone (killed, crashed, restarted elsewhere): the
+// bridge ends, as a stdio server's exit ends guard, rather than wait for
+// the client's next request to find out.
+func (s *streamable) reopen(sr *sseReader) {
+	b := s.b
 	if _, err := s.resume(sr, message{}); err != nil && b.ctx.Err() == nil {
 		b.fail(fmt.Errorf("the server's event stream ended and could not be reopened: %s", b.reachText(err)))
 	}

@@ -3,9 +3,12 @@
 package guard
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,5 +93,52 @@ func TestRemoteServerGoesAway(t *testing.T) {
 			}
 			t.Logf("bridge log:\n%s", blog.String())
 		})
+	}
+}
+
+// TestServeURLServerGoesAway: `agentgate-mcp guard --url` (Serve, with
+// the bridge as its Remote) in front of the real server-everything over
+// streamable HTTP; the server is killed while the client is idle: Serve
+// returns exit 3 (ExitUnverified) by itself and says why on stderr.
+func TestServeURLServerGoesAway(t *testing.T) {
+	ev := testenv.NPMBin(t, "mcp-server-everything")
+	port, stop := testenv.StartNPMServerStop(t, ev, "streamableHttp")
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+	remote := func(ctx context.Context, r config.Resolved, stderr io.Writer) (Upstream, error) {
+		c, err := bridge.Open(ctx, r, bridge.Options{Log: stderr})
+		if err != nil {
+			return Upstream{}, err
+		}
+		return Upstream{Out: c.Out, In: c.In, Wait: c.Wait}, nil
+	}
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	stderr := &syncBuffer{}
+	code := make(chan int, 1)
+	go func() {
+		code <- Serve(context.Background(), []string{"--server", "remote", "--lockfile", filepath.Join(t.TempDir(), "none.lock"),
+			"--allow-unlocked", "--url", url, "--transport", "http"}, inR, outW, stderr, remote)
+		outW.Close()
+	}()
+	c := &client{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1), log: stderr}
+	c.initialize()
+	if r := c.request("1", "tools/call", `{"name":"echo","arguments":{"message":"before"}}`); !strings.Contains(r, "Echo: before") {
+		t.Fatalf("echo: %s", r)
+	}
+	go io.Copy(io.Discard, outR)
+	stop()
+	select {
+	case got := <-code:
+		if got != ExitUnverified {
+			t.Errorf("exit %d, want %d", got, ExitUnverified)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("guard still runs 60 s after the server went away:\n%s", stderr.String())
+	}
+	for _, want := range []string{`agentgate: guard: "remote": the server exited: the server's event stream ended and could not be reopened: cannot reach`, "guard exits with it"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
 	}
 }
