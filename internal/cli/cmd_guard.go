@@ -29,8 +29,9 @@ Guard is what an MCP client starts instead of the server: it starts the
 server (COMMAND and ARGS, in the working directory, with guard's own
 environment) and forwards every message both ways on stdin and stdout,
 comparing every tools/list result (and, with a version 2 lockfile,
-prompts/list, resources/templates/list and the initialize instructions)
-with the server's entry in agentgate.lock, for the whole session.
+prompts/list, resources/templates/list, the initialize instructions, and
+resources/list when the lockfile pins resources) with the server's entry
+in agentgate.lock, for the whole session.
 
 A tool that matches its pin passes byte for byte. A tool that drifted, or
 that the lockfile does not pin, is withheld from the listing, and a
@@ -46,8 +47,9 @@ The lockfile is read once, at start: --lockfile, else the repository's
 work tree containing the working directory; outside git, agentgate.lock in
 the working directory).
 
-Exit codes: 0 the client ended the session (guard stopped the server) or
-the server exited with status 0; 2 bad flags, no lockfile, a damaged
+Exit codes: 0 the client ended the session (it closed stdin, or sent
+SIGINT or SIGTERM: guard stopped the server) or the server exited with
+status 0; 2 bad flags, no lockfile, a damaged
 lockfile, or a server the lockfile does not lock (unless --allow-unlocked);
 3 the server did not start or ended the session (its stderr tail is
 printed), agentgate-mcp is missing or of another version.

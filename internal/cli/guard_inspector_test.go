@@ -101,6 +101,7 @@ func TestGuardInspector(t *testing.T) {
 	if len(unpinned) == 0 {
 		t.Fatalf("server-everything lists the Inspector nothing beyond the pinned tools %v: the test of an unpinned tool has nothing to withhold", pinned)
 	}
+	t.Logf("listed to the Inspector, not locked by agentgate lock (withheld by guard): %v", unpinned)
 	list := func(t *testing.T, how string) ([]string, map[string]json.RawMessage, string) {
 		t.Helper()
 		out, stderr, err := testenv.RunInspector(t, repo, env, append([]string{"--cli", "--method", "tools/list"}, guarded[how]...)...)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -259,23 +260,36 @@ func NewGitRepo(t testing.TB) string {
 // at the end of the test. It returns the port.
 func StartNPMServer(t testing.TB, bin, mode string) int {
 	t.Helper()
-	port := FreePort(t)
+	port, _ := StartNPMServerStop(t, bin, mode)
+	return port
+}
+
+// StartNPMServerStop is StartNPMServer that also returns stop, which kills
+// the server's process group and returns once nothing of it is left (a
+// server that goes away mid-session); the test's cleanup calls it too.
+func StartNPMServerStop(t testing.TB, bin, mode string) (port int, stop func()) {
+	t.Helper()
+	port = FreePort(t)
 	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	NewGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		KillGroup(cmd.Process.Pid)
-		_ = cmd.Wait()
-		deadline := time.Now().Add(2 * time.Second)
-		for len(GroupMembers(cmd.Process.Pid)) > 0 && time.Now().Before(deadline) {
-			time.Sleep(2 * time.Millisecond)
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			KillGroup(cmd.Process.Pid)
+			_ = cmd.Wait()
+			deadline := time.Now().Add(2 * time.Second)
+			for len(GroupMembers(cmd.Process.Pid)) > 0 && time.Now().Before(deadline) {
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	WaitPort(ctx, t, port)
-	return port
+	return port, stop
 }

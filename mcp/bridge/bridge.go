@@ -36,7 +36,9 @@
 // notifications/initialized, a GET opens the server's own event stream for
 // messages it starts (a 405 means it has none); when that stream ends it
 // is reopened with Last-Event-ID after the server's retry delay (1 s by
-// default), giving up after 5 failed attempts in a row. An answer stream
+// default), giving up after 5 failed attempts in a row; when the last of
+// them could not reach the server at all, the server is gone and the
+// bridge ends as when it is lost (see Failures). An answer stream
 // that ends before the answer, after the server gave event ids, is resumed
 // the same way. When the client closes its side, the session is ended
 // with a DELETE (a 405 is fine).

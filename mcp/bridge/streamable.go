@@ -292,7 +292,7 @@ func (s *streamable) answerStream(m message, body io.Reader) {
 		b.answerError(m, fmt.Sprintf("the server closed the answer stream of %s before answering", m.describe()))
 		return
 	}
-	if !s.resume(sr, m) && b.ctx.Err() == nil {
+	if answered, _ := s.resume(sr, m); !answered && b.ctx.Err() == nil {
 		b.answerError(m, fmt.Sprintf("the answer stream of %s ended before the answer and could not be resumed", m.describe()))
 	}
 }
@@ -318,13 +318,16 @@ func (s *streamable) pump(sr *sseReader, m message) (answered bool, err error) {
 // resume reopens a stream that ended with GET and Last-Event-ID, after the
 // server's retry delay, until m's answer arrives (m zero: until the bridge
 // ends), giving up after maxReconnects failed attempts in a row. It
-// reports whether m was answered.
-func (s *streamable) resume(sr *sseReader, m message) bool {
+// reports whether m was answered, and, when it gave up because the last
+// attempt could not reach the server at all (connection refused, say),
+// that attempt's error.
+func (s *streamable) resume(sr *sseReader, m message) (bool, error) {
 	b := s.b
 	failures := 0
+	var unreachable error
 	for failures < maxReconnects {
 		if !sleep(b.ctx, cmpDuration(sr.retry, defaultRetry)) {
-			return false
+			return false, nil
 		}
 		req := s.request(b.ctx, http.MethodGet, nil)
 		if sr.hasID {
@@ -333,8 +336,10 @@ func (s *streamable) resume(sr *sseReader, m message) bool {
 		resp, err := b.rm.Client.Do(req)
 		if err != nil {
 			failures++
+			unreachable = err
 			continue
 		}
+		unreachable = nil
 		if resp.StatusCode == http.StatusMethodNotAllowed || !isEventStream(resp) || resp.StatusCode != http.StatusOK {
 			drain(resp.Body)
 			if resp.StatusCode == http.StatusNotFound && s.sessionID() != "" {
@@ -342,7 +347,7 @@ func (s *streamable) resume(sr *sseReader, m message) bool {
 			} else if resp.StatusCode != http.StatusMethodNotAllowed {
 				b.logf("reopening the event stream: %s", statusText(resp))
 			}
-			return false
+			return false, nil
 		}
 		next := newSSEReader(resp.Body, b.opts.MaxResponseBytes)
 		next.lastID, next.hasID, next.retry = sr.lastID, sr.hasID, sr.retry
@@ -355,10 +360,10 @@ func (s *streamable) resume(sr *sseReader, m message) bool {
 		}
 		sr = next
 		if answered {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, unreachable
 }
 
 // listen keeps the server's own event stream (GET) open until the bridge
@@ -370,6 +375,7 @@ func (s *streamable) listen() {
 	if err != nil {
 		if b.ctx.Err() == nil {
 			b.logf("opening the event stream: %s", b.reachText(err))
+			s.reopen(&sseReader{}) // the server may have gone just now
 		}
 		return
 	}
@@ -389,7 +395,19 @@ func (s *streamable) listen() {
 	if errors.Is(err, errEventTooLarge) || errors.Is(err, capture.ErrResponseTooLarge) {
 		b.logf("the server sent an event larger than %d bytes, the limit per message; dropped", b.opts.MaxResponseBytes)
 	}
-	s.resume(sr, message{})
+	s.reopen(sr)
+}
+
+// reopen reopens the server's event stream that ended (or could not be
+// opened) and keeps it open as listen does. A server that cannot be
+// reached any more is gone (killed, crashed, restarted elsewhere): the
+// bridge ends, as a stdio server's exit ends guard, rather than wait for
+// the client's next request to find out.
+func (s *streamable) reopen(sr *sseReader) {
+	b := s.b
+	if _, err := s.resume(sr, message{}); err != nil && b.ctx.Err() == nil {
+		b.fail(fmt.Errorf("the server's event stream ended and could not be reopened: %s", b.reachText(err)))
+	}
 }
 
 // deliver writes out one message from the server, reading the

@@ -52,6 +52,9 @@ func (p *proxy) fromClient(line []byte) bool {
 	}
 	var isString bool
 	if env.method, isString = jsonString(method); method == nil || id == nil || (!isString && json.Unmarshal(method, &env.method) != nil) {
+		if id == nil && env.method == "notifications/cancelled" {
+			p.cancelled(member(params, "requestId"))
+		}
 		return true // a notification, or a response to the server
 	}
 	key, ok := idKey(id)
@@ -64,15 +67,21 @@ func (p *proxy) fromClient(line []byte) bool {
 		kind = kindTool
 	case "prompts/get":
 		kind = kindPrompt
+	case "resources/read":
+		kind = kindResource
 	}
 	if kind != "" {
 		p.awaitListing(listMethod[kind])
+		key, verb := "name", "called"
+		if kind == kindResource {
+			key, verb = "uri", "read"
+		}
 		var name string
-		if raw := member(params, "name"); raw != nil && json.Unmarshal(raw, &name) == nil {
+		if raw := member(params, key); raw != nil && json.Unmarshal(raw, &name) == nil {
 			if why := p.refuseCall(kind, name); why != "" {
 				p.logf("%s %s: %s: call refused, not forwarded", kind, shown(name), why)
 				p.sendError(id, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
-					" is "+why+"; it was not called (review with 'agentgate diff', then 'agentgate lock')")
+					" is "+why+"; it was not "+verb+" (review with 'agentgate diff', then 'agentgate lock')")
 				return false
 			}
 		}
@@ -83,8 +92,23 @@ func (p *proxy) fromClient(line []byte) bool {
 	return true
 }
 
+// cancelled marks the pending request the client cancelled (its raw id):
+// drain and awaitListing no longer wait for its answer.
+func (p *proxy) cancelled(id []byte) {
+	key, ok := idKey(id)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	if pr, ok := p.pending[key]; ok {
+		pr.cancelled = true
+		p.pending[key] = pr
+	}
+	p.mu.Unlock()
+}
+
 // listMethod is the listing that decides the calls of a kind.
-var listMethod = map[string]string{kindTool: "tools/list", kindPrompt: "prompts/list"}
+var listMethod = map[string]string{kindTool: "tools/list", kindPrompt: "prompts/list", kindResource: "resources/list"}
 
 // awaitListing waits, at most DrainTimeout, while a request for method
 // is pending: a call the client sends while the listing is on its way is
@@ -95,7 +119,7 @@ func (p *proxy) awaitListing(method string) {
 		busy := false
 		p.mu.Lock()
 		for _, pr := range p.pending {
-			if pr.method == method {
+			if pr.method == method && !pr.cancelled {
 				busy = true
 				break
 			}
@@ -108,20 +132,26 @@ func (p *proxy) awaitListing(method string) {
 	}
 }
 
-// refuseCall says why a call for name (a tool or prompt) is refused, or
-// "" to forward it: the name is not pinned, or the last listing that
-// showed it differed from its pin. With Warn, or nothing pinned, or a
-// version 1 lockfile for prompts, every call is forwarded.
+// refuseCall says why a call for name (a tool or prompt; a resource's
+// uri for resources/read) is refused, or "" to forward it: the name is
+// not pinned, or the last listing that showed it differed from its pin.
+// A uri no listing withheld is forwarded even when it is not pinned (a
+// template's uris are not listed). With Warn, or nothing pinned, or a
+// version 1 lockfile for prompts and resources, or a lockfile that does
+// not pin resources, every call is forwarded.
 func (p *proxy) refuseCall(kind, name string) string {
 	pins := p.opts.Pins
-	if pins == nil || (kind == kindPrompt && !pins.v2()) {
+	if pins == nil || (kind != kindTool && !pins.v2()) || (kind == kindResource && pins.Resources == nil) {
 		return ""
 	}
 	pinned := false
-	if kind == kindTool {
+	switch kind {
+	case kindTool:
 		_, pinned = pins.Tools[name]
-	} else {
+	case kindPrompt:
 		_, pinned = pins.Prompts[name]
+	default:
+		pinned = true // refused only when a listing withheld it
 	}
 	why := ""
 	p.mu.Lock()

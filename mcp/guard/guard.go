@@ -11,8 +11,10 @@
 // version 1 lockfile pins each tool's name, description and inputSchema
 // hashes, a version 2 lockfile also its definition hash. With a version 2
 // lockfile, prompts/list and resources/templates/list results are
-// compared the same way (by definition hash), and the initialize result's
-// instructions with the pinned instructions hash.
+// compared the same way (by definition hash), resources/list results too
+// when the lockfile pins resources (by uri; otherwise they pass
+// unchecked, logged once), and the initialize result's instructions with
+// the pinned instructions hash.
 //
 // A listed definition that matches its pin passes; if every definition of
 // a result passes, the result is forwarded byte for byte. A definition
@@ -20,9 +22,10 @@
 // handled by the Mode:
 //
 //   - Withhold (the default): it is removed from the result (the other
-//     elements keep their bytes), and a later tools/call (prompts/get) for
-//     its name is answered by guard with a JSON-RPC error saying it is not
-//     in agentgate.lock; the call never reaches the server. Drifted
+//     elements keep their bytes), and a later tools/call (prompts/get,
+//     resources/read of the uri) for its name is answered by guard with a
+//     JSON-RPC error saying it is not in agentgate.lock; the call never
+//     reaches the server. Drifted
 //     instructions are stripped from the initialize result (the member is
 //     removed; everything else is kept).
 //   - Block: the whole result is replaced by a JSON-RPC error (for
@@ -206,13 +209,19 @@ func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Write
 // a script does, still gets them).
 var DrainTimeout = 2 * time.Second
 
-// drain waits until no request is pending, the server's output ended
-// (done closed or sent), or DrainTimeout passed.
+// drain waits until no request is pending (but those the client
+// cancelled, which the server need not answer), the server's output
+// ended (done closed or sent), or DrainTimeout passed.
 func (p *proxy) drain(done <-chan error) {
 	deadline := time.Now().Add(DrainTimeout)
 	for time.Now().Before(deadline) {
+		n := 0
 		p.mu.Lock()
-		n := len(p.pending)
+		for _, pr := range p.pending {
+			if !pr.cancelled {
+				n++
+			}
+		}
 		p.mu.Unlock()
 		if n == 0 {
 			return
@@ -229,6 +238,10 @@ func (p *proxy) drain(done <-chan error) {
 type pending struct {
 	method string
 	id     []byte // raw, as the client sent it
+	// cancelled is set when the client sent notifications/cancelled for
+	// it: an answer may still come (and is forwarded), but nobody waits
+	// for it.
+	cancelled bool
 }
 
 // proxy is the state of one session.
@@ -241,8 +254,11 @@ type proxy struct {
 
 	mu         sync.Mutex
 	pending    map[string]pending
-	withheld   map[string]map[string]bool // kind -> name -> withheld by the last listing that showed it
+	withheld   map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
 	clientGone bool
+	// toldUnpinned is set once the log said that this server's
+	// resources are not pinned (resources/list passes unchecked).
+	toldUnpinned bool
 
 	// The server loop's own: its line buffer (read.go), memos of
 	// listings, the verdict cache, and plain, which turns both off (the
@@ -317,6 +333,7 @@ const (
 	kindTool     = lock.KindTool
 	kindPrompt   = lock.KindPrompt
 	kindTemplate = lock.KindResourceTemplate
+	kindResource = lock.KindResource
 )
 
 // failPending answers every pending request with an error saying why.

@@ -187,9 +187,12 @@ func (p *proxy) verdicts(kind string, elems [][]byte) []verdict {
 	verdicts := make([]verdict, len(elems))
 	names := make(map[string]int, len(elems))
 	for i, e := range elems {
-		if kind == kindTool {
+		switch kind {
+		case kindTool:
 			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkTool(e) })
-		} else {
+		case kindResource:
+			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkResource(e) })
+		default:
 			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkEntry(kind, e) })
 		}
 		if verdicts[i].name != "" {

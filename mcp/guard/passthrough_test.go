@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/agentgate/agentgate/lock"
 )
@@ -46,4 +47,29 @@ func TestOtherMethodsPassUntouched(t *testing.T) {
 	fromServer(`{"jsonrpc" : "2.0", "id" : 8, "result" : { }}`)
 	srvOutW.Close()
 	c.in.Close()
+}
+
+// TestCancelledNotAwaited: a request the client cancelled is not waited
+// for when the client closes its side (the server need not answer it):
+// with DrainTimeout at an hour, guard still shuts the server down and
+// Run returns; a request not cancelled would hold it for the hour.
+func TestCancelledNotAwaited(t *testing.T) {
+	defer func(d time.Duration) { DrainTimeout = d }(DrainTimeout)
+	DrainTimeout = time.Hour
+	srvOutR, srvOutW := io.Pipe()
+	srvInR, srvInW := io.Pipe()
+	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, loadTools(t))}, Upstream{Out: srvOutR, In: srvInW, Wait: func() error { return nil }})
+	go func() { io.Copy(io.Discard, srvInR); srvOutW.Close() }() // the server ends when its stdin closes
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	c.in.Close()
+	go io.Copy(io.Discard, c.out)
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second): // a liveness bound: without the fix it is an hour
+		t.Fatal("guard still waits for the answer to the cancelled request")
+	}
 }

@@ -10,10 +10,14 @@ import (
 // name), and with a version 2 lockfile its prompts and resource templates
 // (by name) and its instructions.
 type Pins struct {
-	Version      int // lockfileVersion: lock.Version or lock.VersionV2
-	Tools        map[string]lock.Tool
-	Prompts      map[string]lock.Entry
-	Templates    map[string]lock.Entry
+	Version   int // lockfileVersion: lock.Version or lock.VersionV2
+	Tools     map[string]lock.Tool
+	Prompts   map[string]lock.Entry
+	Templates map[string]lock.Entry
+	// Resources are the pinned resources by uri (v2, only when
+	// agentgate.toml's resources = true locked them); nil: resources are
+	// not pinned, and resources/list passes unchecked.
+	Resources    map[string]lock.Entry
 	Instructions *string // v2: the pinned instructions hash; nil: none sent when locked
 	// Ignore are agentgate.toml's ignore-members for the server: with a
 	// version 2 lockfile that keeps definitions, a definition that differs
@@ -41,6 +45,12 @@ func PinsOf(lf *lock.Lockfile, server string) (p *Pins, ok bool) {
 		p.Templates = map[string]lock.Entry{}
 		for _, e := range srv.ResourceTemplates {
 			p.Templates[e.Name] = e
+		}
+		if srv.Resources != nil {
+			p.Resources = map[string]lock.Entry{}
+			for _, e := range srv.Resources {
+				p.Resources[e.URI] = e
+			}
 		}
 		p.Instructions = srv.InstructionsHash
 	}

@@ -128,6 +128,12 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	opts := Options{Server: *server, Pins: pins, Mode: mode, Log: stderr, MaxListingBytes: *maxListing, MaxTools: *maxTools}
 	err = Run(ctx, opts, stdin, stdout, up)
 	if err == nil {
+		if ctx.Err() != nil {
+			// SIGINT or SIGTERM (the client's shutdown: MCP's stdio
+			// transport closes stdin, then sends SIGTERM): the session
+			// ended as when the client closes stdin.
+			fmt.Fprintf(stderr, "agentgate: guard: %s: interrupted (signal): the server was shut down\n", shown(*server))
+		}
 		return ExitOK
 	}
 	var ee *capture.ExitError

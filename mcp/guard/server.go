@@ -46,6 +46,8 @@ func (p *proxy) fromServer(line []byte) {
 		p.list(t, &env, m, pr, kindPrompt, "prompts")
 	case "resources/templates/list":
 		p.list(t, &env, m, pr, kindTemplate, "resourceTemplates")
+	case "resources/list":
+		p.list(t, &env, m, pr, kindResource, "resources")
 	case "initialize":
 		p.initialize(t, &env, pr)
 	default:
@@ -123,7 +125,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	var verdicts []verdict
 	var arrAt, arrLen int // the array's offset in the result, and length
 	pins := p.opts.Pins
-	compare := pins != nil && (kind == kindTool || pins.v2())
+	compare := pins != nil && (kind == kindTool || pins.v2()) && (kind != kindResource || pins.Resources != nil)
 	if m != nil && m.kind == kind && (m.verdicts != nil) == compare {
 		elems, verdicts, arrAt, arrLen = m.elementsOf(env), m.verdicts, m.arrAt, m.arrLen
 	} else {
@@ -152,6 +154,9 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		p.remember(t, env, kind, at, len(arr), elems, verdicts)
 	}
 	if !compare {
+		if kind == kindResource && pins != nil && pins.v2() {
+			p.unpinnedResources()
+		}
 		p.send(t)
 		return
 	}

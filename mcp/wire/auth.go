@@ -51,7 +51,7 @@ func (h Helper) RunAuth(ctx context.Context, req *AuthRequest, stdout, stderr io
 	if err != nil {
 		return 0, &HelperError{Path: h.Path, Msg: err.Error(), Kind: ErrHelperFailed}
 	}
-	return h.runWith(ctx, []string{"auth"}, bytes.NewReader(data), stdout, stderr)
+	return h.runWith(ctx, []string{"auth"}, bytes.NewReader(data), stdout, stderr, false)
 }
 
 // RunGuard runs `agentgate-mcp guard ARGS...` (see mcp/guard.Serve; the
@@ -59,14 +59,18 @@ func (h Helper) RunAuth(ctx context.Context, req *AuthRequest, stdout, stderr io
 // the given stdin, stdout and stderr (an *os.File is handed to the helper
 // as it is: the client's pipes reach it unbuffered) and returns its exit
 // code. A helper that cannot be started, or that dies of a signal, is a
-// *HelperError. When ctx ends the helper gets SIGTERM, and stops the
-// server.
+// *HelperError. When ctx ends the helper gets SIGTERM, stops the server
+// and exits with guard's own code for that (0: the client ended the
+// session), which RunGuard returns as it does any other.
 func (h Helper) RunGuard(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	return h.runWith(ctx, GuardArgs(args), stdin, stdout, stderr)
+	return h.runWith(ctx, GuardArgs(args), stdin, stdout, stderr, true)
 }
 
-// runWith runs the helper with args and returns its exit code.
-func (h Helper) runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// runWith runs the helper with args and returns its exit code. When ctx
+// ended, the run is a *HelperError of kind context.Canceled, unless
+// ownCode is set and the helper exited (not killed by a signal): then its
+// exit code.
+func (h Helper) runWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, ownCode bool) (int, error) {
 	cmd := exec.CommandContext(ctx, h.Path, args...)
 	cmd.Dir = h.Dir
 	cmd.Stdin = stdin
@@ -78,6 +82,8 @@ func (h Helper) runWith(ctx context.Context, args []string, stdin io.Reader, std
 	switch {
 	case err == nil:
 		return 0, nil
+	case ownCode && cmd.ProcessState != nil && cmd.ProcessState.Exited():
+		return cmd.ProcessState.ExitCode(), nil
 	case ctx.Err() != nil:
 		return 0, &HelperError{Path: h.Path, Msg: "interrupted", Kind: context.Canceled}
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
