@@ -286,22 +286,11 @@ func sameThrough(client, file string, before, after []byte, names []string) erro
 	if len(names) == 0 {
 		return nil
 	}
-	byName := func(data []byte) (map[string]Server, error) {
-		res, err := parseFile(client, file, data)
-		if err != nil {
-			return nil, err
-		}
-		m := map[string]Server{}
-		for _, s := range res.servers {
-			m[s.Name] = s
-		}
-		return m, nil
-	}
-	a, err := byName(before)
+	a, err := byName(parseFile(client, file, before))
 	if err != nil {
 		return err
 	}
-	b, err := byName(after)
+	b, err := byName(parseFile(client, file, after))
 	if err != nil {
 		return fmt.Errorf("internal error: the edited %s does not parse: %w", file, err)
 	}

@@ -26,8 +26,9 @@ import (
 // The saved bytes cannot stay in the entry as they were: clients refuse
 // or prefer them over the command (Codex refuses "url" next to
 // "command", opencode refuses any member a local server does not have,
-// Gemini uses "url" before "command", and a "type" of "http" makes
-// Claude Code, VS Code, Roo Code or Amazon Q ignore the command). An
+// Gemini uses "url" before "command", Amazon Q starts what "type" names,
+// and the other clients refuse both or let a remote "type" decide: at
+// worst the client would reach the server without guard). An
 // environment variable is the one member every client accepts in a stdio
 // entry and passes on unchanged; base64 keeps the client from expanding
 // variables in it (its alphabet has no "$", "{" or "}").
