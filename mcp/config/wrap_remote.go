@@ -117,10 +117,6 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 				return refuse(m.name, "written as a sub-table, dotted keys, a block scalar or an anchor, or (requestOptions) with settings besides headers that guard cannot apply",
 					"write it on the entry's own lines as one value (TOML: an inline table, http_headers = { ... }; YAML: requestOptions holding only headers), then run agentgate wrap again")
 			}
-			if len(run) > 0 && run[len(run)-1] != i-1 {
-				return refuse(e.members[i-1].name, fmt.Sprintf("%q stands between the remote members (%s), which wrap replaces as one run", e.members[i-1].name, d.names(e, run)),
-					fmt.Sprintf("move %q before or after them, then run agentgate wrap again", e.members[i-1].name))
-			}
 			run = append(run, i)
 		case stdio:
 			return refuse(m.name, fmt.Sprintf("the entry already has %q, which the wrapper would write", m.name), fmt.Sprintf("remove %q (a remote server does not use it), then run agentgate wrap again", m.name))
@@ -128,6 +124,13 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 	}
 	if len(run) == 0 {
 		return refuse("", "its remote members were not found where the parser read them", "wrap it by hand as docs/GUARD.md shows")
+	}
+	for i := run[0]; i <= run[len(run)-1]; i++ {
+		if !slices.Contains(run, i) {
+			m := e.members[i]
+			return Edit{}, nil, d.errAt(m.start, e.name, m.name, fmt.Sprintf("cannot wrap this remote server: %q stands between the remote members (%s), which wrap replaces as one run", m.name, d.names(e, run)),
+				fmt.Sprintf("move %q before or after them, then run agentgate wrap again", m.name))
+		}
 	}
 	args, envVars, err := guardRemoteArgs(s, lockName, opt)
 	if err != nil {
