@@ -253,6 +253,21 @@ func TestExitCodes(t *testing.T) {
 				t.Error(".mcp.json was written although another file could not be edited")
 			}
 		}},
+		{name: "wrap remote left alone", setup: func(t *testing.T) *testRepo {
+			r := newRepo(t, true, notesServer)
+			r.write(".cursor/mcp.json", `{"mcpServers": {"r": {"url": "https://example.com/mcp", "headers": {"X-A": "${env:A}"}, "headersHelper": "./t.sh"}}}`)
+			r.write(".zed/settings.json", `{"context_servers": {"z": {"url": "https://example.com/mcp", "headers": {"X-A": "${X}"}}}}`)
+			return r
+		}, args: []string{"wrap"}, want: ExitOK, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			// Cursor has no headersHelper: it is an ignored member there,
+			// and the server is wrapped. Zed sends "${X}" as written, which
+			// guard would expand: left alone, said on stderr.
+			wantStderr(`agentgate wrap: warning: .zed/settings.json:1:62: server "z": headers.X-A: not wrapped: holds text that guard would read as a variable`)(t, r, stdout, stderr)
+			if !strings.Contains(string(r.read(".cursor/mcp.json")), `"--url"`) || strings.Contains(string(r.read(".zed/settings.json")), "guard") ||
+				!strings.Contains(string(r.read(".mcp.json")), `"guard"`) {
+				t.Errorf("wrapped:\n%s\n%s\n%s", r.read(".cursor/mcp.json"), r.read(".zed/settings.json"), r.read(".mcp.json"))
+			}
+		}},
 		{name: "unwrap remote wrapper edited", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)
 			// wrap's output for {"type": "http", "url": "https://example.com/mcp"},
