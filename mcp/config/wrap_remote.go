@@ -382,12 +382,19 @@ func guardArgsExpanded(syn VarSyntax) bool { return fieldSyntax(syn, "args[0]") 
 // given it in its args (see guardRemoteArgs).
 func guardValue(s Server, field, t string) (string, *argErr) {
 	fs := fieldSyntax(s.Syntax, field)
-	if guardArgsExpanded(s.Syntax) && fieldSyntax(s.Syntax, "args[0]") == fs {
-		return t, nil
-	}
 	segs, perr := parseTemplate(fs, t)
 	if perr != nil {
 		return "", &argErr{field, perr.Msg}
+	}
+	if guardArgsExpanded(s.Syntax) && fieldSyntax(s.Syntax, "args[0]") == fs {
+		// The client expands it; what it leaves as text reaches guard,
+		// which must not read a variable in it.
+		for _, g := range segs {
+			if back, perr := parseTemplate(SyntaxClaude, g.text); g.kind == segLit && (perr != nil || canonical(back) != canonical([]seg{g})) {
+				return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
+			}
+		}
+		return t, nil
 	}
 	var b strings.Builder
 	for _, g := range segs {
