@@ -101,8 +101,10 @@ func Open(dir string) (*Repo, error) {
 	return r, nil
 }
 
-// Close releases the pack files r mapped or opened. r must not be used
-// afterwards. It returns nil; the error is for io.Closer.
+// Close releases the pack files r's object reader mapped or opened (no
+// finalizer does). go-git's storage, when r opened it, holds no file
+// between reads (its default options close each pack after use). r must
+// not be used afterwards. It returns nil; the error is for io.Closer.
 func (r *Repo) Close() error {
 	if r.odb != nil {
 		r.odb.close()
@@ -123,7 +125,9 @@ func (r *Repo) HasCommits() (bool, error) {
 
 // FileAt returns the bytes of path (slash-separated, relative to Root) at
 // revision rev: "HEAD", a branch, a tag, a remote-tracking branch
-// ("origin/main"), a full or abbreviated hash, or any of those with ~N or ^N.
+// ("origin/main"), a full or abbreviated hash, or any of those with ~N,
+// ^N, ^{commit} or ^{/TEXT} (go-git's forms; resolveRevision refuses the
+// others with an error saying so).
 // ok is false when the file does not exist there (or path names a directory
 // or submodule), or when rev is "HEAD" and there are no commits. A revision
 // that does not resolve is an error naming it.
@@ -154,6 +158,10 @@ func (r *Repo) treeAt(rev string) (plumbing.Hash, bool, error) {
 		hash = h
 	} else {
 		h, err := r.resolveRevision(rev)
+		if errors.Is(err, errUnsupportedRevision) {
+			return plumbing.ZeroHash, false, hinted(fmt.Errorf("%s: revision %q: %w", r.root, rev, err),
+				"name the commit as a branch, tag or commit id, optionally with ~N, ^N, ^{commit} or ^{/TEXT}; git rev-parse prints the id of any revision git reads: --rev \"$(git rev-parse 'REV^{commit}')\"")
+		}
 		if err != nil {
 			return plumbing.ZeroHash, false, hinted(fmt.Errorf("%s: unknown revision %q: %w", r.root, rev, err),
 				"name a branch, tag or commit that exists, e.g. HEAD, main, origin/main, HEAD~1 (run: git fetch, if it is a remote branch)")

@@ -1,8 +1,6 @@
 package gitint
 
 import (
-	"github.com/agentgate/agentgate/internal/mmap"
-
 	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
@@ -14,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/mmap"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

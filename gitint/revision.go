@@ -13,6 +13,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
+// errUnsupportedRevision marks a revision in a git form resolveRevision
+// does not read (as opposed to a name that does not exist).
+var errUnsupportedRevision = errors.New("not a revision form agentgate reads")
+
 // resolveRevision returns the commit rev names, as go-git's
 // Repository.ResolveRevision resolves it. ResolveRevision itself cannot be
 // called: it is a method of go-git's root package, which links go-git's
@@ -34,9 +38,10 @@ import (
 //     reachable whose message matches the regular expression TEXT, and
 //     ^{/!-TEXT} to the newest whose message does not.
 //
-// Anything else (@{...} reflog and upstream forms, :path, ^{tree}) is an
-// error rather than a guess: go-git ignores those suffixes and would
-// resolve "main@{upstream}" to main.
+// Anything else (@{...} reflog and upstream forms, REV:path, ranges,
+// ^{tree}) is an error wrapping errUnsupportedRevision rather than a guess:
+// go-git ignores those suffixes and would resolve "main@{upstream}" to
+// main.
 func (r *Repo) resolveRevision(rev string) (plumbing.Hash, error) {
 	base, suffixes := splitRevision(rev)
 	if err := checkRefName(base); err != nil {
@@ -85,12 +90,12 @@ func parseSuffixes(s string) ([]revOp, error) {
 		o := revOp{op: s[0], n: 1}
 		s = s[1:]
 		if o.op != '~' && o.op != '^' {
-			return nil, fmt.Errorf("unsupported revision syntax at %q", string(o.op)+s)
+			return nil, fmt.Errorf("%w: unsupported revision syntax at %q", errUnsupportedRevision, string(o.op)+s)
 		}
 		if o.op == '^' && strings.HasPrefix(s, "{") {
 			end := strings.IndexByte(s, '}')
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated ^{ in ^%s", s)
+				return nil, fmt.Errorf("%w: unterminated ^{ in ^%s", errUnsupportedRevision, s)
 			}
 			o.peel, o.arg, s = true, s[1:end], s[end+1:]
 			ops = append(ops, o)
@@ -125,13 +130,17 @@ func checkRefName(s string) error {
 	case s == "":
 		return errors.New("empty revision")
 	case strings.Contains(s, "@{"):
-		return errors.New("@{...} (reflog, upstream) is not supported; name the branch or commit")
-	case strings.Contains(s, ".."), strings.HasPrefix(s, "/"), strings.HasSuffix(s, "/"),
+		return fmt.Errorf("%w: @{...} (reflog, upstream) is not supported", errUnsupportedRevision)
+	case strings.Contains(s, ":"):
+		return fmt.Errorf("%w: REV:path is not supported (--rev names a commit)", errUnsupportedRevision)
+	case strings.Contains(s, ".."):
+		return fmt.Errorf("%w: a range (A..B, A...B) is not supported (--rev names one commit)", errUnsupportedRevision)
+	case strings.HasPrefix(s, "/"), strings.HasSuffix(s, "/"),
 		strings.HasSuffix(s, "."), strings.Contains(s, "//"), strings.HasSuffix(s, ".lock"):
 		return errors.New("not a valid reference name")
 	}
 	for _, c := range s {
-		if c < 0x20 || c == 0x7f || strings.ContainsRune(" :?*[\\", c) {
+		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ?*[\\", c) {
 			return errors.New("not a valid reference name")
 		}
 	}
@@ -268,7 +277,7 @@ func (r *Repo) peel(c plumbing.Hash, arg string) (plumbing.Hash, error) {
 	}
 	pat, ok := strings.CutPrefix(arg, "/")
 	if !ok {
-		return plumbing.ZeroHash, fmt.Errorf("^{%s} is not supported (only ^{commit} and ^{/TEXT})", arg)
+		return plumbing.ZeroHash, fmt.Errorf("%w: ^{%s} is not supported (only ^{commit} and ^{/TEXT})", errUnsupportedRevision, arg)
 	}
 	pat, negate := strings.CutPrefix(pat, "!-")
 	re, err := regexp.Compile(pat)

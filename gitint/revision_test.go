@@ -1,6 +1,7 @@
 package gitint
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -78,6 +79,33 @@ func TestResolveRevisionRefused(t *testing.T) {
 	} {
 		if _, err := r.resolveRevision(rev); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("resolveRevision(%q): err = %v, want one containing %q", rev, err, want)
+		}
+	}
+}
+
+// TestFileAtUnsupportedRevision: a git revision form go-git does not read
+// is an error saying so, with a hint naming the forms that work and git
+// rev-parse, not "unknown revision" with a hint to fetch; a name that
+// does not exist stays "unknown revision".
+func TestFileAtUnsupportedRevision(t *testing.T) {
+	dir := newRepo(t)
+	write(t, dir, "f", "1\n")
+	commitAll(t, dir, "one")
+	write(t, dir, "f", "2\n")
+	commitAll(t, dir, "two")
+	r := mustOpen(t, dir)
+	for _, rev := range []string{"HEAD@{1}", "main@{upstream}", "@{-1}", "HEAD^{tree}", "HEAD~1x", "HEAD:f", "HEAD~1..HEAD", "HEAD...main"} {
+		_, _, err := r.FileAt(rev, "f")
+		var h interface{ Hint() string }
+		if err == nil || !errors.Is(err, errUnsupportedRevision) || !strings.Contains(err.Error(), "not a revision form agentgate reads") ||
+			strings.Contains(err.Error(), "unknown revision") || !errors.As(err, &h) || !strings.Contains(h.Hint(), "git rev-parse") {
+			t.Errorf("FileAt(%q): %v (hint %v), want the unsupported-form error and a git rev-parse hint", rev, err, h)
+		}
+	}
+	for _, rev := range []string{"nope", "HEAD~5", "a b"} {
+		_, _, err := r.FileAt(rev, "f")
+		if err == nil || errors.Is(err, errUnsupportedRevision) || !strings.Contains(err.Error(), "unknown revision") {
+			t.Errorf("FileAt(%q): %v, want unknown revision", rev, err)
 		}
 	}
 }

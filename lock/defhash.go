@@ -76,7 +76,7 @@ func DefinitionHash(raw []byte) (string, error) {
 // definition hash.
 type SetEntry struct {
 	Name string // as decoded; may hold an unpaired surrogate as WTF-8
-	Hash string
+	Hash string // its DefinitionHash (64 lowercase hex digits)
 }
 
 // SetHash returns the set hash of a whole listing: the entries sorted by

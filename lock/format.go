@@ -16,6 +16,39 @@ import (
 // date-time (see validTime).
 const TimeLayout = "2006-01-02T15:04:05.000Z"
 
+// laterTime reports whether generatedAt a is a later instant than b. Both
+// should be valid (validTime); a leap second 23:59:60.f comes after
+// 23:59:59.f' and before the next day's 00:00:00. When either does not
+// parse, the strings are compared.
+func laterTime(a, b string) bool {
+	ta, la, oka := timeKey(a)
+	tb, lb, okb := timeKey(b)
+	if !oka || !okb {
+		return a > b
+	}
+	switch {
+	case ta.Unix() != tb.Unix():
+		return ta.Unix() > tb.Unix()
+	case la != lb:
+		return la
+	}
+	return ta.Nanosecond() > tb.Nanosecond()
+}
+
+// timeKey parses the RFC 3339 date-time s (any form validTime accepts);
+// a leap second is returned as second 59 of its minute with leap set.
+func timeKey(s string) (t time.Time, leap bool, ok bool) {
+	if len(s) < 20 {
+		return time.Time{}, false, false
+	}
+	u := []byte(strings.ToUpper(s)) // t and z: time.Parse wants T and Z
+	if leap = string(u[17:19]) == "60"; leap {
+		u[18] = '9'
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(u))
+	return t, leap, err == nil
+}
+
 // validTime reports whether s is an RFC 3339 date-time (section 5.6), as
 // generatedAt must be and as JSON Schema's "date-time" format checks it:
 // YYYY-MM-DD, T or t, hh:mm:ss with a day that exists in that month, hour

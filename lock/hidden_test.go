@@ -3,9 +3,13 @@ package lock_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/internal/hidden"
@@ -119,5 +123,92 @@ func TestOldLockfileWithRawHiddenCharacters(t *testing.T) {
 	}
 	if again := lock.Format(lf); !bytes.Equal(again, data) {
 		t.Errorf("Format of the old file:\n%s\nwant\n%s", again, data)
+	}
+}
+
+// TestFormatV2EscapesEveryHiddenCharacter: a version 2 lockfile holds no
+// raw character from the one list either, wherever a server's text lands:
+// tool and prompt names, the kept definitions (names, descriptions, member
+// names and values, nested), instructions and the server name. It reads
+// back to the same definitions and formats to the same bytes.
+func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
+	var defs []lock.ToolDef
+	all := strings.Join(hiddenNames, "")
+	for _, n := range hiddenNames {
+		raw, _ := json.Marshal(map[string]any{"name": n, "description": "d" + n,
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{n: map[string]string{"description": all}}}})
+		d, err := lock.DecodeTool(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, d)
+	}
+	prompt, _ := json.Marshal(map[string]string{"name": "p" + all, "description": all})
+	instructions := "i" + all
+	srv, err := lock.BuildServerV2(defs, lock.Listing{Instructions: &instructions, Prompts: [][]byte{prompt}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := lock.NewV2(map[string]lock.Server{"s\u202e\U000E0041": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	data := lock.Format(lf)
+	for i, r := range string(data) {
+		if r != '\n' && hidden.Kind(r) != "" {
+			t.Errorf("byte %d: raw U+%04X (%s) in the version 2 lockfile", i, r, hidden.Kind(r))
+		}
+	}
+	back, err := lock.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.Servers["s\u202e\U000E0041"]
+	if got.Instructions == nil || *got.Instructions != instructions || len(got.Tools) != len(hiddenNames) || len(got.Prompts) != 1 {
+		t.Fatalf("read back: %+v", got)
+	}
+	for i, tool := range got.Tools {
+		if tool.Definition != srv.Tools[i].Definition || tool.Name != srv.Tools[i].Name {
+			t.Errorf("tool %d: %q %q, want %q %q", i, tool.Name, tool.Definition, srv.Tools[i].Name, srv.Tools[i].Definition)
+		}
+	}
+	if again := lock.Format(back); !bytes.Equal(again, data) {
+		t.Errorf("Format(Parse(b)) != b")
+	}
+}
+
+// TestSpecListsTheHiddenCharacters: the list of characters the writer
+// escapes, as docs/spec/lockfile.md gives it (its U+XXXX and U+XXXX-U+YYYY
+// items, plus "the other C0 controls"), is internal/hidden's list, rune
+// for rune, so the spec and the writer cannot drift apart.
+func TestSpecListsTheHiddenCharacters(t *testing.T) {
+	doc, err := os.ReadFile("../docs/spec/lockfile.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(doc), "every character on agentgate's list of")
+	list, _, ok2 := strings.Cut(list, "The list is fixed")
+	if !ok || !ok2 || !strings.Contains(list, "the other C0 controls") {
+		t.Fatal("docs/spec/lockfile.md no longer has the list of hidden characters where this test looks")
+	}
+	inDoc := map[rune]bool{}
+	for r := rune(0); r < 0x20; r++ {
+		inDoc[r] = r != '\t' && r != '\n' // "the other C0 controls"; \t, \n are short escapes, not hidden
+	}
+	re := regexp.MustCompile(`U\+([0-9A-F]{4,6})(?:-U\+([0-9A-F]{4,6}))?`)
+	for _, m := range re.FindAllStringSubmatch(list, -1) {
+		lo, _ := strconv.ParseInt(m[1], 16, 32)
+		hi := lo
+		if m[2] != "" {
+			hi, _ = strconv.ParseInt(m[2], 16, 32)
+		}
+		for r := lo; r <= hi; r++ {
+			inDoc[rune(r)] = true
+		}
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		if got := hidden.Kind(r) != ""; got != inDoc[r] {
+			t.Errorf("U+%04X: internal/hidden says hidden=%v, docs/spec/lockfile.md says %v", r, got, inDoc[r])
+		}
 	}
 }

@@ -1,10 +1,12 @@
-// Package lock holds the agentgate.lock format, version 1: its types, the
-// hashing rules, a byte-deterministic writer, a strict reader, a structured
-// comparison and an atomic file write. It is usable as a library without the
-// agentgate command.
+// Package lock holds the agentgate.lock format, versions 1 and 2: its
+// types, the hashing rules, a byte-deterministic writer, a strict reader
+// (one validating JSON scanner for reading, canonical form and hashing), a
+// structured comparison, a per-server three-way merge and an atomic file
+// write. It is usable as a library without the agentgate command.
 //
-// The format is specified in docs/spec/lockfile.md; the doc comment of each
-// hash function is its specification.
+// The format is specified in docs/spec/lockfile.md (version 1) and
+// docs/spec/lockfile-v2.md (version 2); the doc comment of each hash
+// function is its specification.
 package lock
 
 import (

@@ -269,7 +269,7 @@ func TestParseRefuses(t *testing.T) {
 			`line 8: servers["silent"].tools: want an array, got an object`},
 		// Issue #13 bug 5: I-JSON errors come before version and field
 		// errors, wherever the duplicate is.
-		{"duplicate after a newer version", strings.Replace(rep(`"name": "Zebra",`, `"name": "Zebra", "name": "Zebra",`), `"lockfileVersion": 1`, `"lockfileVersion": 2`, 1), &parse,
+		{"duplicate after a newer version", strings.Replace(rep(`"name": "Zebra",`, `"name": "Zebra", "name": "Zebra",`), `"lockfileVersion": 1`, `"lockfileVersion": 3`, 1), &parse,
 			`line 27: servers["memory server"].tools[0].name: duplicate member name: it occurs twice in the same object`},
 		{"duplicate after an unknown field", strings.Replace(rep(`"name": "Zebra",`, `"name": "Zebra", "name": "Zebra",`), `"servers": {`, `"extra": 1, "servers": {`, 1), &parse,
 			`line 27: servers["memory server"].tools[0].name: duplicate member name: it occurs twice in the same object`},
@@ -405,33 +405,64 @@ var generatedAtCases = []struct {
 	{"", false},
 }
 
+// TestGeneratedAt checks generatedAtCases against both readers (version 1
+// and version 2) and both schemas, and the writer's stamps against them
+// (the version 2 reader used time.Parse, which refused t, z and leap
+// seconds and accepted a comma fraction).
 func TestGeneratedAt(t *testing.T) {
-	sch := lockSchema(t)
-	base := string(goldenFiles(t)["two-servers.lock"])
-	for _, tt := range generatedAtCases {
-		data := strings.Replace(base, `"2026-08-03T12:00:00.000Z"`, strconv.Quote(tt.at), 1)
-		if _, err := Parse([]byte(data)); (err == nil) != tt.valid {
-			t.Errorf("Parse with generatedAt %q: %v, want valid=%v", tt.at, err, tt.valid)
-		}
-		v, err := jsonschema.UnmarshalJSON(strings.NewReader(data))
+	for _, f := range []struct {
+		version int
+		schema  string
+		base    string
+	}{
+		{1, "../docs/spec/agentgate.lock.schema.json", string(goldenFiles(t)["two-servers.lock"])},
+		{2, "../docs/spec/agentgate.lock.v2.schema.json", string(v2File(t, true))},
+	} {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		sch, err := c.Compile(f.schema)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := sch.Validate(v); (err == nil) != tt.valid {
-			t.Errorf("schema with generatedAt %q: %v, want valid=%v", tt.at, err, tt.valid)
+		if !strings.Contains(f.base, `"2026-08-03T12:00:00.000Z"`) {
+			t.Fatalf("version %d: the base file has another generatedAt:\n%s", f.version, f.base)
 		}
-	}
-	// The writer: UTC, milliseconds, valid for the reader and the schema.
-	for _, at := range []time.Time{time.Unix(0, 0), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
-		time.Date(2026, 8, 3, 14, 0, 0, 1e6, time.FixedZone("x", 2*3600)), time.Now()} {
-		data := Format(New(nil, Stamp{By: "agentgate@test", At: at}, nil))
-		l, err := Parse(data)
-		if err != nil {
-			t.Fatalf("writer's stamp for %v: %v", at, err)
+		for _, tt := range generatedAtCases {
+			data := strings.Replace(f.base, `"2026-08-03T12:00:00.000Z"`, strconv.Quote(tt.at), 1)
+			if _, err := Parse([]byte(data)); (err == nil) != tt.valid {
+				t.Errorf("version %d: Parse with generatedAt %q: %v, want valid=%v", f.version, tt.at, err, tt.valid)
+			}
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sch.Validate(v); (err == nil) != tt.valid {
+				t.Errorf("version %d: schema with generatedAt %q: %v, want valid=%v", f.version, tt.at, err, tt.valid)
+			}
 		}
-		if got, want := l.GeneratedAt, at.UTC().Format("2006-01-02T15:04:05.000Z"); got != want {
-			t.Errorf("generatedAt %q, want %q", got, want)
+		// The writer: UTC, milliseconds, valid for the reader and the schema.
+		for _, at := range []time.Time{time.Unix(0, 0), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+			time.Date(2026, 8, 3, 14, 0, 0, 1e6, time.FixedZone("x", 2*3600)), time.Now()} {
+			st := Stamp{By: "agentgate@test", At: at}
+			lf := New(nil, st, nil)
+			if f.version == 2 {
+				lf = NewV2(nil, st, nil)
+			}
+			data := Format(lf)
+			l, err := Parse(data)
+			if err != nil {
+				t.Fatalf("version %d: writer's stamp for %v: %v", f.version, at, err)
+			}
+			if got, want := l.GeneratedAt, at.UTC().Format("2006-01-02T15:04:05.000Z"); got != want {
+				t.Errorf("version %d: generatedAt %q, want %q", f.version, got, want)
+			}
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sch.Validate(v); err != nil {
+				t.Errorf("version %d: the writer's file does not validate: %v\n%s", f.version, err, data)
+			}
 		}
-		validateSchema(t, data)
 	}
 }

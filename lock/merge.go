@@ -11,14 +11,15 @@ import (
 type Merged struct {
 	// Lockfile holds every server that merged cleanly; a conflicted server
 	// is absent. Its generatedAt and generatedBy are those of whichever of
-	// ours and theirs has the later generatedAt (ours on a tie).
+	// ours and theirs has the later generatedAt, compared as instants
+	// (ours on a tie).
 	Lockfile  *Lockfile
 	Conflicts []MergeConflict // sorted by Name
 }
 
 // MergeConflict is a server that ours and theirs changed differently.
 type MergeConflict struct {
-	Name   string
+	Name   string  // the server name
 	Ours   *Server // nil: removed (or never added) on our side
 	Theirs *Server // nil: removed (or never added) on their side
 }
@@ -56,7 +57,7 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 		}
 	}
 	stamp := ours
-	if stamp == nil || (theirs != nil && theirs.GeneratedAt > stamp.GeneratedAt) {
+	if stamp == nil || (theirs != nil && laterTime(theirs.GeneratedAt, stamp.GeneratedAt)) {
 		stamp = theirs
 	}
 	out := &Lockfile{LockfileVersion: Version, Servers: map[string]Server{}}

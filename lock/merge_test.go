@@ -20,6 +20,34 @@ func mergeFixture() (tool func(name, d string) Tool, srv func(tools ...Tool) Ser
 	return
 }
 
+// TestMergeStampIsTheLaterInstant: "later generatedAt" is the later
+// instant, for every form the reader accepts (generatedAtCases): offsets,
+// lowercase t and z, fractions of any length, a leap second. Comparing the
+// strings picked the wrong side for each pair below.
+func TestMergeStampIsTheLaterInstant(t *testing.T) {
+	_, _, lf := mergeFixture()
+	for _, tc := range []struct{ earlier, later string }{
+		{"2026-08-03T13:00:00+02:00", "2026-08-03T12:00:00.000Z"},    // 11:00 UTC
+		{"2026-08-03t12:00:00z", "2026-08-03T13:00:00.000Z"},         // 't' sorts after 'T'
+		{"2026-08-03T12:00:00Z", "2026-08-03T12:00:00.1Z"},           // '.' sorts before 'Z'
+		{"2026-08-03T12:00:00.9+00:00", "2026-08-03T11:00:01-01:00"}, // 12:00:01 UTC
+		{"2016-12-31T23:59:59.999Z", "2016-12-31T23:59:60Z"},
+		{"2016-12-31T23:59:60.5Z", "2017-01-01T00:00:00.000Z"},
+	} {
+		for _, tt := range generatedAtCases {
+			if (tt.at == tc.earlier || tt.at == tc.later) && !tt.valid {
+				t.Fatalf("%s is not a valid generatedAt", tt.at)
+			}
+		}
+		for _, sides := range [][2]string{{tc.earlier, tc.later}, {tc.later, tc.earlier}} {
+			m := Merge(nil, lf(sides[0], nil), lf(sides[1], nil))
+			if m.Lockfile.GeneratedAt != tc.later {
+				t.Errorf("Merge(ours %s, theirs %s): stamp %s, want the later %s", sides[0], sides[1], m.Lockfile.GeneratedAt, tc.later)
+			}
+		}
+	}
+}
+
 // TestMerge walks the per-server rules of Merge's doc comment.
 func TestMerge(t *testing.T) {
 	tool, srv, lf := mergeFixture()

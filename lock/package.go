@@ -52,9 +52,9 @@ const (
 //     base64` computes it).
 type Package struct {
 	Ecosystem string `json:"ecosystem"` // one of the Ecosystem constants
-	Name      string `json:"name"`
-	Version   string `json:"version"`
-	Integrity string `json:"integrity"`
+	Name      string `json:"name"`      // the package name, as the ecosystem spells it (see above)
+	Version   string `json:"version"`   // the exact version resolved; "" for a file
+	Integrity string `json:"integrity"` // the hash of what runs, in the ecosystem's form (see above)
 	// Registry is the registry the version was resolved from (a base URL
 	// without credentials), "" (omitted) when the launcher's default.
 	Registry string `json:"registry,omitempty"`

@@ -18,8 +18,10 @@ import (
 //     nameHash that is not SHA-256 of its name, or a surfaceHash that is not
 //     the value SurfaceHash computes from its tools;
 //   - *VersionError when lockfileVersion is missing or is not the JSON
-//     number 1 or 2 (a version 2 file is read as parseV2 says; checked before anything else about the content, so a file
-//     of a later version is refused as such, not as malformed);
+//     number 1 or 2 (a version 2 file is read as parseV2 says), checked
+//     after the I-JSON check of the whole file and before anything else
+//     about the content, so a file of a later version is refused as such,
+//     not as malformed;
 //   - *ParseError, with the JSON path and line of the value, for anything
 //     else: invalid JSON or I-JSON (duplicate member names, invalid UTF-8,
 //     lone surrogates, non-finite numbers), a byte order mark, unknown or
@@ -102,7 +104,6 @@ func (p *parser) perr(off int32, path, format string, args ...any) error {
 	return &ParseError{Line: line(p.data, int(off)), Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// pathKey appends a member name to a JSON path.
 // syntaxParseError is the scanner's error se on the lockfile data as a
 // *ParseError: a duplicate member name with its JSON path.
 func syntaxParseError(data []byte, se *syntaxError) *ParseError {
@@ -120,6 +121,8 @@ func syntaxParseError(data []byte, se *syntaxError) *ParseError {
 	return &ParseError{Line: line(data, se.off), Path: pathKey(path, se.dup), Msg: "duplicate member name: it occurs twice in the same object"}
 }
 
+// pathKey appends the member name key to the JSON path path: .key for an
+// identifier, ["key"] for any other name and for a server name.
 func pathKey(path, key string) string {
 	ident := key != ""
 	for i, c := range key {

@@ -22,10 +22,11 @@ var fileBusy = isBusy
 // BusyError is a lockfile that could not be replaced because another
 // program kept it open through every retry.
 type BusyError struct {
-	Path string
-	Err  error // the last rename error
+	Path string // the lockfile that could not be replaced
+	Err  error  // the last rename error
 }
 
+// Error names the file and the last rename error.
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("another program holds %s open and the OS refuses to replace it (%v)", e.Path, e.Err)
 }
@@ -35,6 +36,7 @@ func (e *BusyError) Hint() string {
 	return "close " + e.Path + " in your editor (or pause the virus scanner or sync client holding it), then run the command again"
 }
 
+// Unwrap returns the last rename error, for errors.Is and errors.As.
 func (e *BusyError) Unwrap() error { return e.Err }
 
 // replace renames tmp over path, retrying after each of replaceWaits while

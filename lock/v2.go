@@ -41,9 +41,9 @@ type ServerV2Fields struct {
 
 // Entry is one locked prompt, resource template or resource.
 type Entry struct {
-	Name           string
+	Name           string // the "name" member of the definition as listed
 	URI            string // uriTemplate of a template, uri of a resource, "" for a prompt
-	DefinitionHash string
+	DefinitionHash string // DefinitionHash of the definition as listed
 	Definition     string // canonical form; "" when the lockfile keeps hashes only
 }
 
@@ -60,7 +60,7 @@ const (
 type Listing struct {
 	Instructions      *string  // nil: the server sent no instructions string
 	Prompts           [][]byte // nil or empty: none (or not advertised)
-	ResourceTemplates [][]byte
+	ResourceTemplates [][]byte // nil or empty: none (or not advertised)
 	Resources         [][]byte // nil: resources are not locked
 	LockResources     bool     // lock Resources (an empty list when none)
 }

@@ -129,9 +129,9 @@ func OnlyIgnored(old, new string, ignore []string) bool {
 
 // EntryDiff is one prompt, resource template or resource that differs.
 type EntryDiff struct {
-	Kind    string // KindPrompt, KindResourceTemplate, KindResource
-	Name    string // the name (the uri for a resource)
-	Change  Change
+	Kind    string         // KindPrompt, KindResourceTemplate, KindResource
+	Name    string         // the name (the uri for a resource)
+	Change  Change         // Added, Removed or Changed
 	Members []MemberChange // for Changed, when both definitions are kept
 }
 

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -105,7 +104,7 @@ func (p *v2parser) lockfile(root *rv) (*Lockfile, error) {
 	if l.GeneratedAt, err = p.str(root, "", "generatedAt"); err != nil {
 		return nil, err
 	}
-	if _, err := time.Parse(time.RFC3339Nano, l.GeneratedAt); err != nil {
+	if !validTime(l.GeneratedAt) {
 		v, _ := root.member("generatedAt")
 		return nil, p.errAt(v, "generatedAt", "want an RFC 3339 time such as 2026-08-03T12:00:00.000Z, got %s", strconv.Quote(clip(l.GeneratedAt)))
 	}

@@ -14,13 +14,13 @@ import (
 // describe every finding. The command line fills it from the same data the
 // text output uses.
 type Review struct {
-	Command     string // "ci" or "diff"; used in headings
-	Version     string // agentgate's version, e.g. "v1.2.3" or "(devel)"
-	Lockfile    string // the lockfile's slash-separated path relative to the repository root
-	LockData    []byte // the lockfile compared against, for line numbers
-	Against     string // what the lockfile is: "HEAD", "working tree", a revision
-	Uncommitted string // ci: "differs from HEAD" or "is not committed"; "" otherwise
-	Servers     []ServerStatus
+	Command     string                             // "ci" or "diff"; used in headings
+	Version     string                             // agentgate's version, e.g. "v1.2.3" or "(devel)"
+	Lockfile    string                             // the lockfile's slash-separated path relative to the repository root
+	LockData    []byte                             // the lockfile compared against, for line numbers
+	Against     string                             // what the lockfile is: "HEAD", "working tree", a revision
+	Uncommitted string                             // ci: "differs from HEAD" or "is not committed"; "" otherwise
+	Servers     []ServerStatus                     // every server configured or locked, by name
 	Diff        lock.Diff                          // lockfile -> live
 	Live        map[string]map[string]lock.ToolDef // server -> tool name -> live definition
 	UnifiedDiff string                             // the lockfile's unified diff, without colour; "" when equal
@@ -30,19 +30,19 @@ type Review struct {
 
 // ServerStatus is one server configured or locked.
 type ServerStatus struct {
-	Name   string
-	Status string // "in-sync", "drift" or "unverified"
-	File   string // client config defining it, slash-separated, relative to the repository root; "" when no longer configured
-	Line   int    // the server's line in File; 0 when unknown
-	Tools  int    // live tools; locked tools when removed or unverified
-	Error  string // unverified: why
-	Hints  []string
+	Name   string   // the server name, as configured or locked; escape before display
+	Status string   // "in-sync", "drift" or "unverified"
+	File   string   // client config defining it, slash-separated, relative to the repository root; "" when no longer configured
+	Line   int      // the server's line in File; 0 when unknown
+	Tools  int      // live tools; locked tools when removed or unverified
+	Error  string   // unverified: why
+	Hints  []string // unverified: what to do, one hint each (agentgate's text)
 }
 
 // Rule is one kind of finding. Every report format uses these identifiers
 // (SARIF ruleId, GitLab check_name); docs/review-formats.md lists them.
 type Rule struct {
-	ID    string
+	ID    string // kebab-case, e.g. "tool-changed" (SARIF ruleId, GitLab check_name)
 	Name  string // PascalCase, SARIF reportingDescriptor.name
 	Short string // one line
 	Help  string // what to do
@@ -100,7 +100,7 @@ type Finding struct {
 	Server   string // as sent; escape before display
 	Tool     string // "" for a server-level finding
 	Entry    string // version 2: "prompt NAME", "resource template NAME", "resource URI", "instructions" or "package"; "" otherwise
-	Message  string
+	Message  string // made visible; may hold newlines
 	File     string // client config, "" when unknown
 	Line     int    // line in File, 0 when unknown
 	LockLine int    // line in the lockfile (1 when nothing closer)

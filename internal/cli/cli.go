@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,28 +130,23 @@ func run(e *env, args []string) int {
 	return exitCode(err)
 }
 
-// report prints err (if it has a message) and its hints to w, each on one
-// line made safe with render.VisibleLine: messages quote paths, names and
-// text from configs, servers and git.
+// report prints err (if it has a message) to w: each of its problems
+// (see problemsOf) as "agentgate CMD: error:" lines, followed right away
+// by its own hints; problems in a row with the same hints share one
+// block of them, after the last. Every line is made safe with
+// render.VisibleLine: messages quote paths, names and text from configs,
+// servers and git.
 func report(w io.Writer, cmd string, err error) {
-	if err == nil {
-		return
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		lines, several := ee.Err.(errorLines)
-		switch {
-		case several:
-			for _, l := range lines {
-				fmt.Fprintf(w, "agentgate %s: error: %s\n", cmd, render.VisibleLine(l))
-			}
-		case ee.Err != nil:
-			fmt.Fprintf(w, "agentgate %s: error: %s\n", cmd, render.VisibleLine(ee.Err.Error()))
+	ps := problemsOf(err)
+	for i, p := range ps {
+		for _, l := range p.lines {
+			fmt.Fprintf(w, "agentgate %s: error: %s\n", cmd, render.VisibleLine(l))
 		}
-		printHints(w, ee.Hints)
-		return
+		if i+1 < len(ps) && len(ps[i+1].lines) > 0 && slices.Equal(p.hints, ps[i+1].hints) {
+			continue // the next problem's hints are these: printed after it
+		}
+		printHints(w, p.hints)
 	}
-	fmt.Fprintf(w, "agentgate %s: error: %s\n", cmd, render.VisibleLine(err.Error()))
 }
 
 // printHints prints each hint on its own "agentgate: hint:" line, made safe

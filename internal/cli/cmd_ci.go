@@ -163,7 +163,9 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 		rep.Result = ciResults[rep.ExitCode]
 		var ee *ExitError
 		if errors.As(err, &ee) && ee.Err != nil && (rep.ExitCode == ExitInvalid || len(rep.Servers) == 0) {
-			rep.Errors = append(rep.Errors, ciError{Message: ee.Err.Error(), Hints: nonNil(ee.Hints)})
+			for _, p := range problemsOf(err) {
+				rep.Errors = append(rep.Errors, ciError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+			}
 		}
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		e.stdout.Write(append(render.VisibleJSON(b), '\n'))

@@ -19,7 +19,11 @@ func init() {
 
 Diff captures every configured server and compares the live surface with
 the lockfile in the working tree, or with the lockfile at git revision REV.
-It prints a summary (per server: tools added, removed, changed, with the
+REV is what go-git resolves: a branch, tag, remote-tracking branch or
+other reference name, a full or abbreviated (4+ digits) commit id, each
+optionally followed by ~N, ^N, ^{commit} or ^{/TEXT}; other git forms
+(@{...} reflog and upstream, REV:path, ^{tree}, ranges) are refused with
+an error rather than guessed. It prints a summary (per server: tools added, removed, changed, with the
 live description and schema of every added or changed tool, hidden
 characters made visible), then a unified diff of the lockfile. It writes
 nothing. A server that could not be captured is listed as such, never as

@@ -50,7 +50,7 @@ Exit codes: 0 the client ended the session (guard stopped the server) or
 the server exited with status 0; 2 bad flags, no lockfile, a damaged
 lockfile, or a server the lockfile does not lock (unless --allow-unlocked);
 3 the server did not start or ended the session (its stderr tail is
-printed), agentgate-mcp is missing.
+printed), agentgate-mcp is missing or of another version.
 
 Examples:
   agentgate guard --server memory -- npx -y @modelcontextprotocol/server-memory@2026.1.26

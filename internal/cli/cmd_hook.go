@@ -227,8 +227,10 @@ func hookPackages(e *env, ws *workspace, lf *lock.Lockfile, names []string) erro
 		return nil
 	}
 	slices.Sort(problems)
-	lines := errorLines{fmt.Sprintf("the staged %s does not pin the packages the staged configs run (offline check, no server started):", ws.lockRel)}
-	return drift(append(lines, problems...), packageDriftHint+"; then git add "+ws.lockRel)
+	return drift(errorList{{
+		lines: append([]string{fmt.Sprintf("the staged %s does not pin the packages the staged configs run (offline check, no server started):", ws.lockRel)}, problems...),
+		hints: []string{packageDriftHint + "; then git add " + ws.lockRel},
+	}})
 }
 
 // unstagedScripts refuses a live capture that pinned a file package from
@@ -256,8 +258,10 @@ func unstagedScripts(e *env, ws *workspace, live *lock.Lockfile, captured []conf
 		return nil
 	}
 	slices.Sort(problems)
-	lines := errorLines{"the commit does not hold the scripts the servers ran; nothing was written:"}
-	return drift(append(lines, problems...), "git add the script (or restore it: git checkout -- FILE), then commit again")
+	return drift(errorList{{
+		lines: append([]string{"the commit does not hold the scripts the servers ran; nothing was written:"}, problems...),
+		hints: []string{"git add the script (or restore it: git checkout -- FILE), then commit again"},
+	}})
 }
 
 // commitChange describes d in one line: "no surface change", or per server

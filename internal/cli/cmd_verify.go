@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/lock"
@@ -144,8 +143,10 @@ func matchConfigs(lf *lock.Lockfile, p *config.Project, display string) error {
 		return nil
 	}
 	slices.Sort(problems)
-	return drift(errors.New(display+" does not lock exactly the configured servers:\n  "+strings.Join(problems, "\n  ")),
-		"run 'agentgate lock' to update the lockfile, review the change and commit it")
+	return drift(errorList{{
+		lines: append([]string{display + " does not lock exactly the configured servers:"}, problems...),
+		hints: []string{"run 'agentgate lock' to update the lockfile, review the change and commit it"},
+	}})
 }
 
 func countTools(lf *lock.Lockfile) int {
@@ -201,21 +202,22 @@ func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile)
 		}
 		unpinned = nil
 	}
-	var lines errorLines
-	var hints []string
+	var list errorList
 	if len(problems) > 0 {
 		slices.Sort(problems)
-		lines = append(lines, ws.lockRel+" does not pin the packages the configs run:")
-		lines = append(lines, problems...)
-		hints = append(hints, packageDriftHint)
+		list = append(list, problem{
+			lines: append([]string{ws.lockRel + " does not pin the packages the configs run:"}, problems...),
+			hints: []string{packageDriftHint},
+		})
 	}
 	if len(unpinned) > 0 {
-		lines = append(lines, "agentgate.toml requires pinned packages:")
-		lines = append(lines, unpinned...)
-		hints = append(hints, "pin each spec to an exact version (agentgate pin writes the versions the lockfile pins: npx -y pkg@1.4.2, image:tag@sha256:...), or set require-pinned-packages = false")
+		list = append(list, problem{
+			lines: append([]string{"agentgate.toml requires pinned packages:"}, unpinned...),
+			hints: []string{"pin each spec to an exact version (agentgate pin writes the versions the lockfile pins: npx -y pkg@1.4.2, image:tag@sha256:...), or set require-pinned-packages = false"},
+		})
 	}
-	if len(lines) == 0 {
+	if len(list) == 0 {
 		return nil
 	}
-	return drift(lines, hints...)
+	return drift(list)
 }

@@ -70,26 +70,37 @@ func exitCode(err error) int {
 // classify turns err into an *ExitError of class code, with err's hints
 // (see hintsOf); the error keeps err's chain for errors.Is/As. A
 // *config.Error marked Unverifiable (and no other kind of error besides)
-// makes it class 3.
+// makes it class 3. Several config errors (config.Errors) become an
+// errorList: each is printed with its own hints.
 func classify(code int, err error) error {
 	if allUnverifiable(err) {
 		code = ExitUnverified
 	}
-	var ces config.Errors
-	if errors.As(err, &ces) && len(ces) > 1 {
-		var lines errorLines
-		var hints []string
-		for _, ce := range ces {
-			lines = append(lines, ce.Error())
-			for _, h := range ce.Hints() {
-				if !slices.Contains(hints, h) {
-					hints = append(hints, h)
-				}
-			}
-		}
-		return &ExitError{Code: code, Err: lines, Hints: hints}
+	if list := listOf(err); list != nil {
+		return &ExitError{Code: code, Err: list}
 	}
 	return &ExitError{Code: code, Err: err, Hints: hintsOf(err)}
+}
+
+// listOf returns the problems of an err that holds several errors (a
+// config.Errors anywhere in its chain, else an errors.Join at its top),
+// each with its own hints (hintsOf); nil when err is one error.
+func listOf(err error) errorList {
+	var errs []error
+	var ces config.Errors
+	if errors.As(err, &ces) {
+		errs = ces.Unwrap()
+	} else if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	if len(errs) < 2 {
+		return nil
+	}
+	list := make(errorList, len(errs))
+	for i, e := range errs {
+		list[i] = problem{lines: []string{e.Error()}, hints: hintsOf(e)}
+	}
+	return list
 }
 
 // hintsOf returns what to tell the user to do about err: the hints of
@@ -127,11 +138,63 @@ func hintsOf(err error) []string {
 	return hints
 }
 
-// errorLines is an error of several messages, which report prints one to
-// a line.
-type errorLines []string
+// problem is one error as agentgate prints it: its message, one or more
+// lines (each printed as an "error:" line), and the hints that belong to
+// it, printed right after them.
+type problem struct {
+	lines []string
+	hints []string
+}
 
-func (l errorLines) Error() string { return strings.Join(l, "\n") }
+// errorList is several errors, each with its own hints: report prints
+// them in order, each followed by its hints, so that a reader can tell
+// which hint belongs to which error.
+type errorList []problem
+
+// Error is every line of every problem, one to a line (hints left out).
+func (l errorList) Error() string {
+	var all []string
+	for _, p := range l {
+		all = append(all, p.lines...)
+	}
+	return strings.Join(all, "\n")
+}
+
+// problemsOf returns what report prints for err, in order: the problems
+// of an errorList or of several errors (listOf), else err's message with
+// its hints (an *ExitError's Hints; for another error, those hintsOf
+// finds). An *ExitError's Hints beside an
+// errorList come last, as a problem without lines: they are about all of
+// it. A silent *ExitError has none.
+func problemsOf(err error) []problem {
+	if err == nil {
+		return nil
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		if list := listOf(err); list != nil {
+			return list
+		}
+		return []problem{{lines: []string{err.Error()}, hints: hintsOf(err)}}
+	}
+	var out []problem
+	list, ok := ee.Err.(errorList)
+	if !ok {
+		list = listOf(ee.Err)
+	}
+	switch {
+	case list != nil:
+		out = append(out, list...)
+		if len(ee.Hints) > 0 {
+			out = append(out, problem{hints: ee.Hints})
+		}
+	case ee.Err != nil:
+		out = append(out, problem{lines: []string{ee.Err.Error()}, hints: ee.Hints})
+	case len(ee.Hints) > 0:
+		out = append(out, problem{hints: ee.Hints})
+	}
+	return out
+}
 
 // allUnverifiable reports whether err holds config errors and all of them
 // are Unverifiable.

@@ -287,7 +287,8 @@ func TestExitCodes(t *testing.T) {
 			return newRepo(t, true, map[string]any{"w": map[string]any{"command": "agentgate", "args": []string{"guard", "--", "npx"}}})
 		}, args: []string{"unwrap"}, want: ExitInvalid, check: wantStderr(`server "w": args: agentgate guard: --server is missing`)},
 
-		// Every config error in one run, each on its own line, each hint once.
+		// Every config error in one run, each on its own line, each
+		// followed by its own hint.
 		{name: "verify every config error", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)
 			r.write(".cursor/mcp.json", `{"mcpServers": {"a": {"command": 1}, "b": {"command": "x", "args": "y"}}}`)
@@ -296,11 +297,28 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"verify"}, want: ExitInvalid,
 			check: func(t *testing.T, r *testRepo, stdout, stderr string) {
 				want := "agentgate verify: error: .cursor/mcp.json:1:34: server \"a\": command: expected a string, found a number\n" +
-					"agentgate verify: error: .cursor/mcp.json:1:68: server \"b\": args: expected an array of strings, found a string\n" +
-					"agentgate verify: error: .roo/mcp.json:1:40: \"a\" appears twice (lines 1 and 1)\n" +
 					"agentgate: hint: quote it: \"1\"\n" +
+					"agentgate verify: error: .cursor/mcp.json:1:68: server \"b\": args: expected an array of strings, found a string\n" +
 					"agentgate: hint: write it as an array of strings, one per item: [\"a\", \"b\"]\n" +
+					"agentgate verify: error: .roo/mcp.json:1:40: \"a\" appears twice (lines 1 and 1)\n" +
 					"agentgate: hint: remove one of them\n"
+				if stderr != want {
+					t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+				}
+			}},
+		// A lockfile that does not lock exactly the configured servers:
+		// one error line per server (not one line with "\n" in it), then
+		// the hint that belongs to them.
+		{name: "verify servers not locked and not configured", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, map[string]any{"notes": fakeServer("-tools", "notes.json"), "old": fakeServer("-tools", "notes.json")})
+			r.writeConfig(map[string]any{"notes": fakeServer("-tools", "notes.json"), "new": fakeServer("-tools", "notes.json")})
+			return r
+		}, args: []string{"verify"}, want: ExitDrift,
+			check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+				want := "agentgate verify: error: agentgate.lock does not lock exactly the configured servers:\n" +
+					"agentgate verify: error: server \"new\" is configured in .mcp.json:3 but not locked\n" +
+					"agentgate verify: error: server \"old\" is locked but no client config defines it\n" +
+					"agentgate: hint: run 'agentgate lock' to update the lockfile, review the change and commit it\n"
 				if stderr != want {
 					t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
 				}
@@ -527,6 +545,13 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"diff", "--rev", "HEAD"}, want: ExitDrift, check: wantStdout("a/agentgate.lock (HEAD)")},
 		{name: "diff unknown --rev", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"diff", "--rev", "no-such-branch"}, want: ExitInvalid},
+		{name: "diff --rev in a form go-git does not read", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"diff", "--rev", "HEAD@{1}"}, want: ExitInvalid, check: func(t *testing.T, _ *testRepo, _, stderr string) {
+				if !strings.Contains(stderr, `revision "HEAD@{1}": not a revision form agentgate reads: @{...}`) ||
+					!strings.Contains(stderr, "agentgate: hint: name the commit as a branch, tag or commit id") || strings.Contains(stderr, "git fetch") {
+					t.Errorf("want the unsupported-form error and its hint:\n%s", stderr)
+				}
+			}},
 		{name: "diff outside git", setup: func(t *testing.T) *testRepo { return newRepo(t, false, notesServer) },
 			args: []string{"diff"}, want: ExitInvalid},
 
@@ -727,6 +752,25 @@ func TestExitCodes(t *testing.T) {
 			r.writeConfig(notesServer)
 			return r
 		}, args: []string{"hook"}, want: ExitInvalid, check: wantStderr("(as staged)")},
+		// Several staged config errors: each on its own line, marked as
+		// staged, with its own hint, then the hint about staging.
+		{name: "hook several config errors staged", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write(".mcp.json", `{"mcpServers": {"a": {"command": 1}, "b": {"command": "x", "args": "y"}}}`)
+			r.git("add", ".mcp.json")
+			r.writeConfig(notesServer)
+			return r
+		}, args: []string{"hook"}, want: ExitInvalid,
+			check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+				want := "agentgate hook: error: .mcp.json:1:34: server \"a\": command: expected a string, found a number (as staged)\n" +
+					"agentgate: hint: quote it: \"1\"\n" +
+					"agentgate hook: error: .mcp.json:1:68: server \"b\": args: expected an array of strings, found a string (as staged)\n" +
+					"agentgate: hint: write it as an array of strings, one per item: [\"a\", \"b\"]\n" +
+					"agentgate: hint: the hook reads the configs as the commit records them: fix the file, then git add it\n"
+				if stderr != want {
+					t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+				}
+			}},
 		{name: "hook when the configs at HEAD do not load", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			r.write(".mcp.json", "{\"mcpServers\": {\"notes\": \x1b[2J")

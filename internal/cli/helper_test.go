@@ -114,7 +114,7 @@ func TestDemoWithoutHelper(t *testing.T) {
 // warning once agentgate has waited for it, and the answer stands.
 func TestHelperFailsAfterAnswering(t *testing.T) {
 	r, _ := helperRepo(t)
-	r.env["AGENTGATE_MCP"] = helperScript(t, "head -n 1 >/dev/null; echo '{\"protocol\":"+strconv.Itoa(wire.ProtocolVersion)+",\"agentgate\":\"devel\",\"results\":[{\"toolSizes\":[]}]}'; sleep 0.2; exit 1")
+	r.env["AGENTGATE_MCP"] = helperScript(t, "echo '{\"protocol\":"+strconv.Itoa(wire.ProtocolVersion)+",\"agentgate\":\"devel\"}'; head -n 1 >/dev/null; echo '{\"protocol\":"+strconv.Itoa(wire.ProtocolVersion)+",\"agentgate\":\"devel\",\"results\":[{\"toolSizes\":[]}]}'; sleep 0.2; exit 1")
 	_, stderr := r.mustRun(ExitOK, "lock")
 	if w := "agentgate: warning: agentgate-mcp (" + r.env["AGENTGATE_MCP"] + "): exit status 1 after answering\n"; !strings.Contains(stderr, w) {
 		t.Errorf("stderr does not contain %q:\n%s", w, stderr)
@@ -141,7 +141,7 @@ func TestHelperBroken(t *testing.T) {
 			[]string{"the response does not start with a JSON header: invalid character 'U'"}},
 		{"silent", "exit 0", []string{"the response does not start with a JSON header: EOF"}},
 		{"other version", "head -n 1 >/dev/null; echo '{\"protocol\":1,\"agentgate\":\"v0.0.1\",\"refused\":\"x\",\"results\":[]}'; exit 2",
-			[]string{"agentgate devel (protocol 2) and agentgate-mcp v0.0.1 (protocol 1) are different versions",
+			[]string{"agentgate devel (protocol 3) and agentgate-mcp v0.0.1 (protocol 1) are different versions",
 				"are different versions\nagentgate: hint: agentgate and agentgate-mcp must come from the same version",
 				"agentgate: hint: agentgate and agentgate-mcp must come from the same version; reinstall both: from one checkout: go install ./cmd/..."}},
 	}

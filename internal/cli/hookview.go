@@ -33,8 +33,15 @@ func loadStaged(repo *gitint.Repo) (*config.Project, error) {
 	}
 	p, err := config.LoadAt(paths, followLinks(repo.FileInIndex, repo.SymlinkInIndex))
 	if err != nil {
+		const staged = "the hook reads the configs as the commit records them: fix the file, then git add it"
+		if list := listOf(err); list != nil {
+			for i := range list {
+				list[i].lines[0] += " (as staged)"
+			}
+			return nil, &ExitError{Code: ExitInvalid, Err: list, Hints: []string{staged}}
+		}
 		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w (as staged)", err),
-			Hints: append(hintsOf(err), "the hook reads the configs as the commit records them: fix the file, then git add it")}
+			Hints: append(hintsOf(err), staged)}
 	}
 	p.Root = repo.Root()
 	return p, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
 // packageCheck is the offline view of one server's package.
@@ -100,9 +101,11 @@ func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
 
 // versionDiffers reports whether an exact spec names another version than
 // the locked package k (samePackage): npm and Go compare versions (npm's
-// loose "v"/"=" prefix ignored), PyPI versions as written after ==, ===
-// or @, OCI the digest with the locked integrity (and the tag, when both
-// have one).
+// loose "v"/"=" prefix ignored); PyPI compares under PEP 440 after == or
+// @ (mcp/pep440: 1.0 == 1.0.0, case, a "v" prefix, pre/post/dev
+// spellings) and as text, case-insensitively, after === (arbitrary
+// equality); OCI the digest with the locked integrity (and the tag, when
+// both have one).
 func versionDiffers(spec config.PackageSpec, k *lock.Package) (locked, written string, differs bool) {
 	switch spec.Ecosystem {
 	case config.EcoOCI:
@@ -117,6 +120,13 @@ func versionDiffers(spec config.PackageSpec, k *lock.Package) (locked, written s
 	case config.EcoNPM:
 		v := strings.TrimLeft(spec.Version, "v=")
 		return k.Version, v, v != k.Version
+	case config.EcoPyPI:
+		if !strings.Contains(spec.Raw, "===") {
+			if eq, ok := pep440.Equal(spec.Version, k.Version); ok {
+				return k.Version, spec.Version, !eq
+			}
+		}
+		return k.Version, spec.Version, !strings.EqualFold(strings.TrimSpace(spec.Version), strings.TrimSpace(k.Version))
 	}
 	return k.Version, spec.Version, spec.Version != k.Version
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentgate/agentgate/render"
 )
@@ -39,11 +40,13 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Err != nil && (code == ExitInvalid || run.c == nil) {
-		msg := ee.Err.Error()
-		for _, h := range ee.Hints {
-			msg += "\nhint: " + h
+		for _, p := range problemsOf(err) {
+			msg := strings.Join(p.lines, "\n")
+			for _, h := range p.hints {
+				msg += "\nhint: " + h
+			}
+			r.Errors = append(r.Errors, strings.TrimPrefix(msg, "\n"))
 		}
-		r.Errors = append(r.Errors, msg)
 	}
 	if run.c == nil {
 		return r

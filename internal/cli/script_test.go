@@ -56,7 +56,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       testenv.UpdateGolden(),
 		RequireExplicitExec: true,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"sarifvalid": cmdSARIFValid, "gitlabvalid": cmdGitLabValid, "workflowscript": cmdWorkflowScript, "everything": cmdEverything},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"sarifvalid": cmdSARIFValid, "gitlabvalid": cmdGitLabValid, "workflowscript": cmdWorkflowScript, "fakeregistry": cmdFakeRegistry, "everything": cmdEverything},
 		Condition: func(cond string) (bool, error) {
 			// [npm]: the pinned npm MCP servers are installed (scripts/test.sh).
 			// Under CI=true their absence is a failure, never a skip.

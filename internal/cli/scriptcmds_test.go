@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +88,58 @@ func cmdWorkflowScript(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("%s: no step named %q", args[0], args[1])
+}
+
+// cmdFakeRegistry is the testscript command "fakeregistry VAR [closed|500]":
+// it starts a loopback registry in the test process for the rest of the
+// script and sets VAR to its base URL. It serves the npm packument of
+// @fake/tool (versions 1.0.0 and 1.1.0, latest 1.0.0, dist.integrity the
+// sha512 SRI of the bytes "tarball of @fake/tool VERSION") at /npm/, and
+// the PEP 691 JSON project page of fake-tool (fake_tool-1.0-py3-none-any.whl
+// with the bytes "wheel of fake-tool 1.0", and a yanked 1.1) at /simple/.
+// "closed" gives the URL of a server that is already closed (connections
+// are refused); "500" a server that answers every request with HTTP 500.
+func cmdFakeRegistry(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: fakeregistry VAR [closed|500]")
+	}
+	mode := ""
+	if len(args) == 2 {
+		mode = args[1]
+	}
+	sha256hex := func(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
+	mux := http.NewServeMux()
+	mux.HandleFunc("/npm/@fake%2ftool", func(w http.ResponseWriter, r *http.Request) {
+		versions := map[string]any{}
+		for _, v := range []string{"1.0.0", "1.1.0"} {
+			sum := sha512.Sum512([]byte("tarball of @fake/tool " + v))
+			versions[v] = map[string]any{"name": "@fake/tool", "version": v, "dist": map[string]any{
+				"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sum[:]),
+				"tarball":   "http://" + r.Host + "/npm/@fake/tool/-/tool-" + v + ".tgz"}}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"name": "@fake/tool", "dist-tags": map[string]string{"latest": "1.0.0"}, "versions": versions})
+	})
+	mux.HandleFunc("/simple/fake-tool/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		json.NewEncoder(w).Encode(map[string]any{"meta": map[string]string{"api-version": "1.1"}, "name": "fake-tool", "files": []map[string]any{
+			{"filename": "fake_tool-1.0-py3-none-any.whl", "url": "fake_tool-1.0-py3-none-any.whl", "hashes": map[string]string{"sha256": sha256hex("wheel of fake-tool 1.0")}},
+			{"filename": "fake_tool-1.1-py3-none-any.whl", "url": "fake_tool-1.1-py3-none-any.whl", "hashes": map[string]string{"sha256": sha256hex("wheel of fake-tool 1.1")}, "yanked": "broken release"},
+		}})
+	})
+	var h http.Handler = mux
+	if mode == "500" {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	}
+	srv := httptest.NewServer(h)
+	switch mode {
+	case "closed":
+		srv.Close()
+	case "", "500":
+		ts.Defer(srv.Close)
+	default:
+		ts.Fatalf("fakeregistry: unknown mode %q", mode)
+	}
+	ts.Setenv(args[0], srv.URL)
 }
 
 // cmdEverything is the testscript command "everything MODE VAR": it starts

@@ -9,6 +9,7 @@ package mcpmain
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -25,7 +26,9 @@ import (
 // Main runs agentgate-mcp with args (os.Args[1:]) and returns its exit
 // code: "auth" runs agentgate's auth subcommands (mcp/auth.Serve, reading
 // the environment with os.Getenv); "guard" is `agentgate guard`
-// (mcp/guard.Serve, reaching a remote server through Remote; SIGPIPE is
+// (mcp/guard.Serve after the versions agentgate gives, which must be this
+// binary's: wire.CheckGuardArgs, else exit 3 before anything is read or
+// started; reaching a remote server through Remote; SIGPIPE is
 // then ignored for the process, so that a client going away is a write
 // error, not death); "bridge" is the stdio-to-remote bridge alone
 // (mcp/bridge.Serve, reading the environment with os.LookupEnv; SIGPIPE
@@ -38,10 +41,16 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	case len(args) > 0 && args[0] == "auth":
 		return auth.Serve(ctx, stdin, stdout, stderr, os.Getenv)
 	case len(args) > 0 && args[0] == "guard":
+		rest, err := wire.CheckGuardArgs(args[1:])
+		if err != nil {
+			fmt.Fprintf(stderr, "agentgate: error: %v\n", err)
+			fmt.Fprintf(stderr, "agentgate: hint: agentgate and agentgate-mcp must come from the same version; reinstall both: go install github.com/agentgate/agentgate/cmd/...@VERSION (from a checkout: go build -o DIR/ ./cmd/...)\n")
+			return guard.ExitUnverified
+		}
 		// A client that goes away must not kill guard with SIGPIPE before
 		// it has stopped the server: writes fail with EPIPE instead.
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-		return guard.Serve(ctx, args[1:], stdin, stdout, stderr, Remote)
+		return guard.Serve(ctx, rest, stdin, stdout, stderr, Remote)
 	case len(args) > 0 && args[0] == "bridge":
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		return bridge.Serve(ctx, args[1:], stdin, stdout, stderr, os.LookupEnv)

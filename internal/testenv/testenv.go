@@ -116,21 +116,60 @@ func GroupMembers(pgid int) []int {
 
 // procStat reads the state and process group of pid from /proc/pid/stat.
 func procStat(pid int) (state string, pgid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')') // the command name may contain spaces
-	if i < 0 {
-		return "", 0, false
-	}
-	f := strings.Fields(s[i+1:]) // state ppid pgrp ...
-	if len(f) < 3 {
+	f, ok := statFields(pid)
+	if !ok {
 		return "", 0, false
 	}
 	pgid, _ = strconv.Atoi(f[2])
 	return f[0], pgid, true
+}
+
+// statFields returns the fields of /proc/pid/stat after the command name
+// (f[0] is the state, field 3 of proc(5); f[i] is field i+3).
+func statFields(pid int) ([]string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')') // the command name may contain spaces
+	if i < 0 {
+		return nil, false
+	}
+	f := strings.Fields(s[i+1:]) // state ppid pgrp ... starttime (field 22)
+	if len(f) < 20 {
+		return nil, false
+	}
+	return f, true
+}
+
+// Proc is one process as /proc shows it: its pid, its process group and
+// its start time (field 22 of /proc/pid/stat, in clock ticks since boot).
+// A pid alone is not a process: once the process is reaped, the kernel
+// may give its pid to another one (sooner under load, with pid_max at
+// 32768), and a check of the bare pid would see that one as the old
+// process still running.
+type Proc struct {
+	Pid, Pgid int
+	start     string
+}
+
+// FindProc returns the live (non-zombie) process pid, and false when
+// there is none.
+func FindProc(pid int) (Proc, bool) {
+	f, ok := statFields(pid)
+	if !ok || f[0] == "Z" || f[0] == "X" {
+		return Proc{}, false
+	}
+	pgid, _ := strconv.Atoi(f[2])
+	return Proc{Pid: pid, Pgid: pgid, start: f[19]}, true
+}
+
+// Alive reports whether p still runs: its pid is live, not a zombie, and
+// is the same process (same start time).
+func (p Proc) Alive() bool {
+	q, ok := FindProc(p.Pid)
+	return ok && q.start == p.start
 }
 
 // UpdateGoldenEnv is the one way to rewrite expected output in this

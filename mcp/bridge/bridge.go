@@ -51,10 +51,11 @@
 //
 // # Failures
 //
-// An HTTP error for one request is answered to the client as a JSON-RPC
-// error for that request id (code -32000, text naming the status and what
-// to check; a notification's failure is logged), so the client never waits
-// for an answer that will not come. Losing the server (connection refused,
+// An HTTP error for one request, or an answer that is neither JSON nor an
+// event stream (by its Content-Type: a web page, say), is answered to the
+// client as a JSON-RPC error for that request id (code -32000, text
+// naming the status or type and what to check; a notification's failure
+// is logged), so the client never waits for an answer that will not come. Losing the server (connection refused,
 // the session gone: 404 with a session id, the legacy stream closed, an
 // initialize that fails) ends the bridge: Out reaches EOF and Wait returns
 // the reason, already redacted. Messages go to Options.Log as
@@ -83,9 +84,11 @@ type Options struct {
 	// MaxResponseBytes bounds one message each way (a JSON body, an event,
 	// a line from the client); 0 = capture.DefaultMaxResponseBytes.
 	MaxResponseBytes int64
-	// Timeout bounds connecting: the initialize POST's answer headers and
-	// the legacy SSE endpoint event; also each OAuth step. 0 = the
-	// server's Timeout, else capture.DefaultTimeout.
+	// Timeout bounds connecting: the initialize POST's whole answer (its
+	// headers, then the JSON body or the answer event; a stream kept open
+	// after the answer is read on) and the legacy SSE endpoint event; also
+	// each OAuth step. 0 = the server's Timeout, else
+	// capture.DefaultTimeout.
 	Timeout time.Duration
 	// Interactive allows a browser login when the server asks for OAuth
 	// and no stored token works.
@@ -453,6 +456,9 @@ func readLine(br *bufio.Reader, max int64) ([]byte, error) {
 			continue
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
+		if int64(len(line)) > max { // the last line, without its newline
+			return nil, errLineTooLong
+		}
 		return line, err
 	}
 }

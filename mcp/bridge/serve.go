@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
 )
 
 // Flags are a remote server as agentgate guard and agentgate-mcp bridge
@@ -178,19 +179,35 @@ func Pipe(conn *Conn, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// usageError prints a flag or variable error with its hint and returns
-// its exit code.
+// usageError prints an error of Resolve (see WriteError) and returns its
+// exit code: 3 for an unset variable, else 2.
 func usageError(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "agentgate-mcp bridge: error: %s\n", err)
-	var h interface{ Hints() []string }
-	if errors.As(err, &h) {
-		for _, hint := range h.Hints() {
-			fmt.Fprintf(stderr, "agentgate: hint: %s\n", hint)
-		}
-	}
+	WriteError(stderr, "agentgate-mcp bridge", err)
 	var ce *config.Error
 	if errors.As(err, &ce) && ce.Unverifiable {
 		return 3
 	}
 	return 2
+}
+
+// WriteError prints err as "PREFIX: error: MSG" lines, each followed
+// right away by its own "agentgate: hint: ..." lines (its Hints()), as
+// agentgate prints errors: the errors of a config.Errors (agentgate.toml
+// can have several) one by one, else err with its hints. Every line is
+// made safe with render.VisibleLine.
+func WriteError(w io.Writer, prefix string, err error) {
+	errs := []error{err}
+	var ces config.Errors
+	if errors.As(err, &ces) && len(ces) > 0 {
+		errs = ces.Unwrap()
+	}
+	for _, e := range errs {
+		fmt.Fprintf(w, "%s: error: %s\n", prefix, render.VisibleLine(e.Error()))
+		var h interface{ Hints() []string }
+		if errors.As(e, &h) {
+			for _, hint := range h.Hints() {
+				fmt.Fprintf(w, "agentgate: hint: %s\n", render.VisibleLine(hint))
+			}
+		}
+	}
 }

@@ -140,3 +140,36 @@ func TestFlagsResolveSettings(t *testing.T) {
 		t.Errorf("damaged agentgate.toml: %v", err)
 	}
 }
+
+// TestWriteErrorEachWithItsHints: an agentgate.toml with several errors
+// prints each on its own error line, followed by its own hint (before,
+// one line with the errors joined by an escaped "\n", then every hint).
+func TestWriteErrorEachWithItsHints(t *testing.T) {
+	root := t.TempDir()
+	toml := "timeout = \"soon\"\n[servers.remote]\nbogus = 1\n"
+	if err := os.WriteFile(filepath.Join(root, config.SettingsFile), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := (&Flags{URL: "http://h/"}).Resolve("remote", root, func(string) (string, bool) { return "", false })
+	var ces config.Errors
+	if !errors.As(err, &ces) || len(ces) != 2 {
+		t.Fatalf("want two config errors, got %v", err)
+	}
+	var b bytes.Buffer
+	WriteError(&b, "agentgate", err)
+	var want strings.Builder
+	for _, ce := range ces {
+		want.WriteString("agentgate: error: " + ce.Error() + "\n")
+		for _, h := range ce.Hints() {
+			want.WriteString("agentgate: hint: " + h + "\n")
+		}
+	}
+	if b.String() != want.String() || strings.Count(b.String(), "agentgate: hint: ") != 2 {
+		t.Errorf("got:\n%s\nwant (two errors, each with its hint):\n%s", b.String(), want.String())
+	}
+	b.Reset()
+	WriteError(&b, "agentgate-mcp bridge", &config.Error{File: CommandLine, Msg: "bad \x1b[2J", Hint: "fix \x1b[2J"})
+	if got := b.String(); got != "agentgate-mcp bridge: error: the command line: bad \\x1b[2J\nagentgate: hint: fix \\x1b[2J\n" {
+		t.Errorf("escapes: %q", got)
+	}
+}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"strings"
@@ -36,5 +37,26 @@ func TestSSEReader(t *testing.T) {
 	big := newSSEReader(strings.NewReader("data: "+strings.Repeat("x", 60)+"\ndata: "+strings.Repeat("y", 60)+"\n\n"), 100)
 	if _, err := big.next(); !errors.Is(err, errEventTooLarge) {
 		t.Errorf("an event over the limit: %v", err)
+	}
+}
+
+// TestReadLineLimit: a line of at most max bytes is read, with or without
+// its newline; one byte more is errLineTooLong, also at the end of the
+// input (where the newline that the limit allows for is missing).
+func TestReadLineLimit(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+		err  error
+	}{
+		{"abc\nrest", "abc", nil},
+		{"abc", "abc", io.EOF},
+		{"abcd\n", "", errLineTooLong},
+		{"abcd", "", errLineTooLong},
+	} {
+		line, err := readLine(bufio.NewReaderSize(strings.NewReader(tc.in), 16), 3)
+		if string(line) != tc.want || err != tc.err {
+			t.Errorf("readLine(%q, 3) = %q, %v; want %q, %v", tc.in, line, err, tc.want, tc.err)
+		}
 	}
 }

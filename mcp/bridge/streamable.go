@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -28,6 +29,7 @@ type streamable struct {
 	session   string          // Mcp-Session-Id, once given
 	protocol  string          // MCP-Protocol-Version, once negotiated
 	initID    json.RawMessage // the pending initialize request's id
+	initDone  chan struct{}   // closed once the answer to initID is written out
 	listening bool
 
 	fallback transport // the legacy SSE transport, after a fallback
@@ -88,24 +90,31 @@ func (s *streamable) request(ctx context.Context, method string, body []byte) *h
 	return req
 }
 
-// initialize POSTs the client's initialize, waiting (at most
-// Options.Timeout) for the answer's headers: the session id comes with
-// them, and a fallback to legacy SSE is decided on them. The answer is
-// written out before the next message is read.
+// initialize POSTs the client's initialize and returns once its answer
+// is written out, so that the session id and the protocol version are
+// known before the next message is sent: the answer's headers come with
+// the session id, and a fallback to legacy SSE is decided on them. The
+// whole answer (headers, then the JSON body or the answer event) must
+// come within Options.Timeout, else m is answered with an error and the
+// bridge ends; an answer stream the server keeps open after the answer is
+// read on in the background, like any other.
 func (s *streamable) initialize(m message) {
 	b := s.b
+	done := make(chan struct{})
 	s.mu.Lock()
-	s.initID = m.id
+	s.initID, s.initDone = m.id, done
 	s.mu.Unlock()
+	deadline := time.Now().Add(b.opts.Timeout)
+	tooLate := fmt.Errorf("the server did not answer initialize within %s (raise the timeout for this server in agentgate.toml if it starts slowly)", b.opts.Timeout)
 	ctx, cancel := context.WithCancel(b.ctx)
-	defer cancel()
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(b.opts.Timeout, func() { timedOut.Store(true); cancel() })
 	resp, err := b.rm.Client.Do(s.request(ctx, http.MethodPost, m.raw))
 	timer.Stop()
 	if err != nil {
+		cancel()
 		if timedOut.Load() {
-			err = fmt.Errorf("the server did not answer initialize within %s (raise the timeout for this server in agentgate.toml if it starts slowly)", b.opts.Timeout)
+			err = tooLate
 		}
 		s.lost(m, err)
 		return
@@ -113,13 +122,29 @@ func (s *streamable) initialize(m message) {
 	if b.r.FallbackSSE && resp.StatusCode >= 400 && resp.StatusCode < 500 &&
 		resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		drain(resp.Body)
+		cancel()
 		b.logf("streamable HTTP: %s; trying legacy SSE at the same URL", statusText(resp))
 		s.fallback = newLegacy(b)
 		s.fallback.send(m)
 		return
 	}
-	if !s.handle(m, resp) {
-		b.fail(fmt.Errorf("initialize failed: %s", b.failureText(resp)))
+	handled := make(chan bool, 1)
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer cancel()
+		handled <- s.handle(m, resp)
+	}()
+	late := time.NewTimer(time.Until(deadline))
+	defer late.Stop()
+	select {
+	case <-done:
+	case ok := <-handled:
+		if !ok {
+			b.fail(fmt.Errorf("initialize failed: %s", b.failureText(resp)))
+		}
+	case <-late.C:
+		s.lost(m, tooLate) // ends the bridge, and with it the request
 	}
 }
 
@@ -189,6 +214,18 @@ func (s *streamable) handle(m message, resp *http.Response) bool {
 	case isEventStream(resp):
 		s.answerStream(m, resp.Body)
 		return true
+	case !isJSON(resp):
+		// A web page (a proxy's login page, the wrong url) is no answer:
+		// passed on, it would be a line the client cannot read, and the
+		// request would wait for ever.
+		text := fmt.Sprintf("the server answered %s with Content-Type %q, not JSON (check the url: is it the MCP endpoint, not a web page or a proxy's login page?)",
+			m.describe(), resp.Header.Get("Content-Type"))
+		drain(resp.Body)
+		b.answerError(m, text)
+		if m.method == "initialize" {
+			b.fail(errors.New(text))
+		}
+		return true
 	}
 	if m.method == "initialize" {
 		data, err := io.ReadAll(resp.Body)
@@ -198,8 +235,7 @@ func (s *streamable) handle(m message, resp *http.Response) bool {
 		}
 		data = bytes.Map(dropNewline, bytes.TrimSpace(data))
 		if len(data) > 0 {
-			s.observe(data)
-			b.emit(data)
+			s.deliver(data)
 		}
 		return true
 	}
@@ -262,8 +298,7 @@ func (s *streamable) pump(sr *sseReader, m message) (answered bool, err error) {
 		if m.request() && !answered {
 			answered = answers(ev.data, m.id)
 		}
-		s.observe(ev.data)
-		s.b.emit(ev.data)
+		s.deliver(ev.data)
 	}
 }
 
@@ -344,28 +379,43 @@ func (s *streamable) listen() {
 	s.resume(sr, message{})
 }
 
+// deliver writes out one message from the server, reading the
+// negotiated protocol version from it first when it is the answer to the
+// pending initialize (whose wait then ends).
+func (s *streamable) deliver(data []byte) {
+	done := s.observe(data)
+	s.b.emit(data)
+	if done != nil {
+		close(done)
+	}
+}
+
 // observe reads the negotiated protocol version from the answer to the
-// pending initialize.
-func (s *streamable) observe(data []byte) {
+// pending initialize; when data is that answer it returns the channel to
+// close once it is written out.
+func (s *streamable) observe(data []byte) chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.initID == nil {
-		return
+		return nil
 	}
 	var env struct {
 		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
 		Result *struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		} `json:"result"`
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(data, &env) != nil || !sameID(env.ID, s.initID) {
-		return
+	if json.Unmarshal(data, &env) != nil || env.Method != nil || !sameID(env.ID, s.initID) {
+		return nil // not the answer: a request of the server's may use the same id
 	}
-	s.initID = nil
+	done := s.initDone
+	s.initID, s.initDone = nil, nil
 	if env.Result != nil && env.Result.ProtocolVersion != "" {
 		s.protocol = env.Result.ProtocolVersion
 	}
+	return done
 }
 
 func (s *streamable) sessionID() string {
@@ -412,6 +462,18 @@ func sameID(raw, compact json.RawMessage) bool {
 
 func isEventStream(resp *http.Response) bool {
 	return strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+}
+
+// isJSON reports whether resp's Content-Type is JSON (application/json or
+// a +json type), or absent: a server that names none is given the benefit
+// of the doubt.
+func isJSON(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // drain reads a little of body (so the connection can be reused) and

@@ -23,11 +23,15 @@ import (
 //	skipped NAME: REASON
 //	error FILE:LINE: MESSAGE
 //
-// TestCorpus replays every file through Load and compares.
+// TestCorpus replays every file through Load and compares. An optional
+// "expect-partial" section lists, in the same form, the servers that
+// `agentgate servers` still shows from a file with errors (it prints what
+// could be read, then the errors; Load returns no project then):
+// internal/cli's TestCorpusServers checks it.
 func TestCorpus(t *testing.T) {
 	files, _ := filepath.Glob("testdata/corpus/*.txtar")
-	if len(files) < 28 {
-		t.Fatalf("corpus has %d files, want at least 28", len(files))
+	if len(files) < 45 {
+		t.Fatalf("corpus has %d files, want at least 45", len(files))
 	}
 	clients := map[string]bool{}
 	for _, file := range files {
@@ -46,6 +50,9 @@ func TestCorpus(t *testing.T) {
 					want = string(f.Data)
 					continue
 				}
+				if f.Name == "expect-partial" {
+					continue
+				}
 				clients[ClientOf(f.Name, Settings{})] = true
 				write(t, root, f.Name, string(f.Data))
 			}
@@ -61,6 +68,12 @@ func TestCorpus(t *testing.T) {
 	}
 	slices.Sort(cs)
 	t.Logf("%d files, clients: %s", len(files), strings.Join(cs, " "))
+	// Every project format agentgate discovers has real files (Continue's
+	// YAML and JSON files are both "continue").
+	want := []string{"amazonq", "claude-code", "codex", "continue", "cursor", "gemini", "junie", "kiro", "opencode", "roo", "vscode", "zed"}
+	if !slices.Equal(cs, want) {
+		t.Errorf("corpus clients %v, want %v", cs, want)
+	}
 }
 
 // corpusView renders what Load read in the form of the corpus "expect"
@@ -126,9 +139,86 @@ func corpusSeeds(f *testing.F, keep func(client string) bool) {
 			f.Fatal(err)
 		}
 		for _, af := range parseArchive(data).Files {
-			if af.Name != "expect" && keep(ClientOf(af.Name, Settings{})) {
+			if !strings.HasPrefix(af.Name, "expect") && keep(ClientOf(af.Name, Settings{})) {
 				f.Add(af.Data)
 			}
 		}
 	}
+}
+
+// FuzzCorpusLoad mutates each real-world file of the corpus at its own path
+// (so discovery picks its client's reader) and loads the directory. Load
+// must not panic; every error must name that file and a line; every server
+// and skipped entry must come from that file (a server with a line); two
+// loads of the same bytes must read the same; and every server must
+// survive Describe and Resolve. The seeds are the corpus files themselves,
+// so the fuzzer starts from what real repositories commit, in every format.
+func FuzzCorpusLoad(f *testing.F) {
+	files, _ := filepath.Glob("testdata/corpus/*.txtar")
+	var paths []string
+	type seed struct {
+		path string
+		data []byte
+	}
+	var seeds []seed
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, af := range parseArchive(data).Files {
+			if strings.HasPrefix(af.Name, "expect") {
+				continue
+			}
+			if !slices.Contains(paths, af.Name) {
+				paths = append(paths, af.Name)
+			}
+			seeds = append(seeds, seed{af.Name, af.Data})
+		}
+	}
+	slices.Sort(paths)
+	if len(paths) < 13 {
+		f.Fatalf("corpus has %d distinct config paths, want one per format at least", len(paths))
+	}
+	for _, s := range seeds {
+		f.Add(uint8(slices.Index(paths, s.path)), s.data)
+	}
+	lookup := func(k string) (string, bool) { return "value-of-" + k, len(k)%2 == 0 }
+	// One directory per fuzzing process, emptied before each input: a
+	// fresh t.TempDir per input costs more than the load itself.
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		path := paths[int(which)%len(paths)]
+		if err := os.RemoveAll(root); err != nil {
+			t.Fatal(err)
+		}
+		write(t, root, path, string(data))
+		p, err := Load(root)
+		again, err2 := Load(root)
+		if v1, v2 := corpusView(p, err), corpusView(again, err2); v1 != v2 {
+			t.Fatalf("%s: two loads of the same bytes differ:\n%s---\n%s", path, v1, v2)
+		}
+		for _, e := range errorsOf(err) {
+			if e.File != path || e.Line < 1 {
+				t.Fatalf("%s: error without the file and a line: %#v", path, e)
+			}
+		}
+		if p == nil {
+			return
+		}
+		for _, s := range p.Servers {
+			if s.File != path || s.Line < 1 {
+				t.Fatalf("%s: server %q from %q line %d", path, s.Name, s.File, s.Line)
+			}
+			_ = s.Describe()
+			if r, err := p.Resolve(s, lookup); err == nil {
+				_ = r.Describe()
+			}
+		}
+		for _, s := range p.Skipped {
+			if s.File != path {
+				t.Fatalf("%s: skipped %q from %q", path, s.Name, s.File)
+			}
+		}
+	})
 }

@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestPinnedArg: the argument pin writes keeps everything as written but
 // the version part (expectations written by hand from each launcher's
@@ -61,6 +65,38 @@ func TestPinnedArg(t *testing.T) {
 		}
 		if got, err := spec.PinnedArg(bad.version, bad.digest); err == nil {
 			t.Errorf("%s %q: PinnedArg = %q, want an error", bad.cmd, bad.args, got)
+		}
+	}
+}
+
+// TestPinGoldenEveryFormat: issue #11 asks for `agentgate pin` "tested on
+// every client format we read": each format Formats lists has a golden
+// file in testdata/edit with a locked and a pin-out section (run by
+// TestEditGolden).
+func TestPinGoldenEveryFormat(t *testing.T) {
+	files, _ := filepath.Glob("testdata/edit/*.txtar")
+	pinned := map[string]bool{}
+	for _, f := range files {
+		a, err := readArchive(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := map[string]bool{}
+		for _, af := range a.Files {
+			has[af.Name] = true
+		}
+		if !has["locked"] || !has["pin-out"] {
+			continue
+		}
+		for _, l := range strings.Split(string(a.Comment), "\n") {
+			if v, ok := strings.CutPrefix(l, "client: "); ok {
+				pinned[v] = true
+			}
+		}
+	}
+	for _, format := range Formats() {
+		if !pinned[format] {
+			t.Errorf("no pin golden file (locked + pin-out) for the %s format", format)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
 // Package ecosystems recognised in a stdio server's command.
@@ -463,10 +465,17 @@ func pipxRun(command string, args []string, from int) (PackageSpec, error) {
 }
 
 var (
-	pypiNameRE    = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
-	pep440ExactRE = lazyRegexp(`^(\d+!)?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[a-z0-9.]+)?$`)
-	pep503RE      = lazyRegexp(`[-_.]+`)
+	pypiNameRE = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
+	pep503RE   = lazyRegexp(`[-_.]+`)
 )
+
+// pep440Exact reports whether v, written after == or @, names one
+// version: any spelling PEP 440 accepts ("1.0", "V1.0", "1.0-1",
+// "1.0.RC1"), but not a prefix match ("1.0.*") or a specifier set.
+func pep440Exact(v string) bool {
+	_, ok := pep440.Parse(v)
+	return ok && strings.TrimSpace(v) == v
+}
 
 // pypiSpec parses a PEP 508 requirement as uv and pipx accept it on the
 // command line: name, name[extras], name==1.2.3, name===1.2.3, name@1.2.3
@@ -492,13 +501,13 @@ func pypiSpec(command, launcher, spec string, arg int, raw string) (PackageSpec,
 	case rest == "":
 	case strings.HasPrefix(rest, "@"):
 		p.Version = strings.TrimSpace(rest[1:])
-		p.Exact = pep440ExactRE().MatchString(p.Version)
+		p.Exact = pep440Exact(p.Version)
 	case strings.HasPrefix(rest, "==="):
 		p.Version = strings.TrimSpace(rest[3:])
 		p.Exact = p.Version != "" && !strings.ContainsAny(p.Version, ",;*")
 	case strings.HasPrefix(rest, "==") && !strings.Contains(rest, ","):
 		p.Version = strings.TrimSpace(rest[2:])
-		p.Exact = pep440ExactRE().MatchString(p.Version)
+		p.Exact = pep440Exact(p.Version)
 	case strings.ContainsAny(rest[:1], "<>=!~"):
 		p.Version = rest
 	default:

@@ -56,6 +56,16 @@ func TestRecognizePackage(t *testing.T) {
 		{"uvx", "--from ruff==0.6.1 ruff check", want{EcoPyPI, "uvx", "ruff", "0.6.1", true, 1}},
 		{"uvx", "--from=black[d]>=24,<25 black", want{EcoPyPI, "uvx", "black", ">=24,<25", false, 0}},
 		{"uvx", "tool===1.0.0.dev1", want{EcoPyPI, "uvx", "tool", "1.0.0.dev1", true, 0}},
+		// Any spelling PEP 440 accepts is one version (uv reads it so);
+		// a prefix match or a set is not.
+		{"uvx", "tool==V1.0", want{EcoPyPI, "uvx", "tool", "V1.0", true, 0}},
+		{"uvx", "tool==1.0.RC1", want{EcoPyPI, "uvx", "tool", "1.0.RC1", true, 0}},
+		{"uvx", "tool==1.0-1", want{EcoPyPI, "uvx", "tool", "1.0-1", true, 0}},
+		{"uvx", "tool@1.0alpha", want{EcoPyPI, "uvx", "tool", "1.0alpha", true, 0}},
+		{"uvx", "tool==1.0+Local-7", want{EcoPyPI, "uvx", "tool", "1.0+Local-7", true, 0}},
+		{"uvx", "tool==1.0.*", want{EcoPyPI, "uvx", "tool", "1.0.*", false, 0}},
+		{"uvx", "tool==1.0,<2", want{EcoPyPI, "uvx", "tool", "==1.0,<2", false, 0}},
+		{"uvx", "tool==1..0", want{EcoPyPI, "uvx", "tool", "1..0", false, 0}},
 		{"uv", "tool run --with x pkg==2.0", want{EcoPyPI, "uv tool run", "pkg", "2.0", true, 4}},
 		{"uv", "--directory d tool run pkg", want{EcoPyPI, "uv tool run", "pkg", "", false, 4}},
 		{"pipx", "run pycowsay==0.0.0.2 moo", want{EcoPyPI, "pipx run", "pycowsay", "0.0.0.2", true, 1}},

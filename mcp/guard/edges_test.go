@@ -79,30 +79,95 @@ func TestCrashMidResponse(t *testing.T) {
 }
 
 // TestHangNothingLeft: a server that never answers and ignores SIGTERM is
-// killed, with the child it started, when the client closes its side.
+// killed, with the child it started, when the client closes its side, and
+// Run returns only once they are gone. The processes are those the fake
+// logged, identified by pid and start time (testenv.Proc), and its whole
+// process group is checked too: a bare pid could meanwhile belong to
+// another process.
 func TestHangNothingLeft(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake's -fork-child uses /bin/sh")
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc; the fake's -fork-child uses /bin/sh")
 	}
 	logFile := filepath.Join(t.TempDir(), "fake.log")
 	c := startFake(t, Options{Pins: lockFor(t, lock.Version, loadTools(t))},
 		"-tools", toolsFile(t), "-call", "hang", "-ignore-sigterm", "-linger", "-fork-child", "-log", logFile)
 	c.initialize()
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
-	time.Sleep(100 * time.Millisecond) // the call reaches the fake
+	waitLog(t, logFile, "method tools/call")
+	tree := fakeTree(t, logFile, 2)
 	if err := c.close(); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(logFile)
-	for _, line := range strings.Split(string(data), "\n") {
-		if pid, ok := strings.CutPrefix(line, "pid "); ok || strings.HasPrefix(line, "child ") {
-			if !ok {
-				pid = strings.TrimPrefix(line, "child ")
-			}
-			if n, _ := strconv.Atoi(pid); testenv.Alive(n) {
-				t.Errorf("process %s (%s) outlived guard", pid, line)
+	assertGone(t, tree, "Run returned after the client closed its side")
+}
+
+// waitLog waits until the fake's log has the line want (a liveness bound,
+// not a timing: the fake answers within milliseconds).
+func waitLog(t testing.TB, logFile, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, _ := os.ReadFile(logFile)
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == want {
+				return
 			}
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the fake never logged %q:\n%s", want, data)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// fakeTree returns the processes the fake logged ("pid N", "child N"),
+// want of them, each running now: the fake first (the leader of the
+// server's process group), then its children.
+func fakeTree(t testing.TB, logFile string, want int) []testenv.Proc {
+	t.Helper()
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree []testenv.Proc
+	for _, line := range strings.Split(string(data), "\n") {
+		pid, ok := strings.CutPrefix(line, "pid ")
+		if !ok {
+			pid, ok = strings.CutPrefix(line, "child ")
+		}
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(pid)
+		if err != nil {
+			t.Fatalf("fake log: %q", line)
+		}
+		p, ok := testenv.FindProc(n)
+		if !ok {
+			t.Fatalf("process %d (%s) is not running before the test ends it", n, line)
+		}
+		tree = append(tree, p)
+	}
+	if len(tree) != want {
+		t.Fatalf("the fake logged %d processes, want %d:\n%s", len(tree), want, data)
+	}
+	if tree[0].Pgid != tree[0].Pid {
+		t.Fatalf("the fake (pid %d) does not lead its process group (%d)", tree[0].Pid, tree[0].Pgid)
+	}
+	return tree
+}
+
+// assertGone fails for each process of tree still running, and for any
+// process left in the group of tree[0] (the server's process group).
+func assertGone(t testing.TB, tree []testenv.Proc, when string) {
+	t.Helper()
+	for _, p := range tree {
+		if p.Alive() {
+			t.Errorf("%s: process %d is still running", when, p.Pid)
+		}
+	}
+	if left := testenv.GroupMembers(tree[0].Pgid); len(left) > 0 {
+		t.Errorf("%s: the server's process group %d still holds %v", when, tree[0].Pgid, left)
 	}
 }
 

@@ -148,7 +148,9 @@ var ErrServerExited = errors.New("the server exited")
 // Run forwards messages between the client (client, clientOut) and up
 // until one side ends. When the client closes its side, up.In is closed
 // (the server is shut down), what the server still sends is forwarded,
-// and Run returns nil. When the server's output ends first, every request
+// and Run returns nil once up.In.Close has returned (for StartStdio's
+// upstream: once no process of the server's tree is left). When ctx ends,
+// up.In is closed the same way and Run returns nil. When the server's output ends first, every request
 // still pending gets a JSON-RPC error, and Run returns an error wrapping
 // ErrServerExited and up.Wait's error.
 func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Writer, up Upstream) error {
@@ -176,6 +178,13 @@ func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Write
 	p.mu.Lock()
 	gone := p.clientGone
 	p.mu.Unlock()
+	if gone {
+		// The client's side closed up.In: wait until that Close returned,
+		// that is until the server's whole tree is gone (up.Wait returns
+		// once the leader is reaped; a child it started may still be
+		// exiting then).
+		<-clientDone
+	}
 	if gone || ctx.Err() != nil {
 		return nil
 	}
@@ -233,6 +242,15 @@ type proxy struct {
 	pending    map[string]pending
 	withheld   map[string]map[string]bool // kind -> name -> withheld by the last listing that showed it
 	clientGone bool
+
+	// The server loop's own (memo.go): memos of listings, the verdict
+	// cache, and plain, which turns both off (the plain path the fast
+	// one is tested against).
+	memos     []*memo
+	memoHits  int
+	cache     map[string]map[string]verdict
+	cacheSize int
+	plain     bool
 }
 
 func newProxy(opts Options, out io.Writer) *proxy {

@@ -19,8 +19,8 @@ type envelope struct {
 	method                    string
 	hasMethod                 bool
 	raw                       []byte // the whole message
+	idAt                      int    // the offset of id in raw
 	resultAt                  int    // the offset of result in raw
-	members                   []capture.RawMember
 }
 
 // response reports whether the message is a response (result or error).
@@ -43,7 +43,6 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		}
 		return e, errors.New("not a JSON object")
 	}
-	e.members = ms
 	e.raw = msg
 	var version []byte
 	for _, m := range ms {
@@ -52,7 +51,7 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		case "jsonrpc":
 			version = v
 		case "id":
-			e.id = v
+			e.id, e.idAt = v, m.Start
 		case "method":
 			if v[0] != '"' || json.Unmarshal(v, &e.method) != nil {
 				return e, errors.New("its method is not a string")

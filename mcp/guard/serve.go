@@ -104,16 +104,12 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		f := bridge.Flags{URL: *url, Headers: headers, Transport: *transport}
 		root, _ := os.Getwd()
 		if r, err = f.Resolve(*server, root, os.LookupEnv); err != nil {
-			var hints []string
-			var h interface{ Hints() []string }
-			if errors.As(err, &h) {
-				hints = h.Hints()
-			}
+			bridge.WriteError(stderr, "agentgate", err) // each error with its own hints (agentgate.toml may have several)
 			var ce *config.Error
 			if errors.As(err, &ce) && ce.Unverifiable {
-				return fail(ExitUnverified, err.Error(), hints...)
+				return ExitUnverified
 			}
-			return fail(ExitInvalid, err.Error(), hints...)
+			return ExitInvalid
 		}
 		up, err = remote(ctx, r, stderr)
 	} else {

@@ -19,18 +19,21 @@ func (p *proxy) fromServer(line []byte) {
 	if len(t) == 0 {
 		return
 	}
-	if !json.Valid(t) {
-		p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
-		return
-	}
-	if err := capture.CheckMembers(t); err != nil {
-		p.refuse(t, "it repeats a member name", err.Error())
-		return
-	}
-	env, err := parseEnvelope(t)
-	if err != nil {
-		p.refuse(t, "it is not a valid JSON-RPC message", "not a valid JSON-RPC message: "+err.Error())
-		return
+	m, env := p.recall(t) // a repeated listing: checked before (memo.go)
+	if m == nil {
+		if !json.Valid(t) {
+			p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
+			return
+		}
+		if err := capture.CheckMembers(t); err != nil {
+			p.refuse(t, "it repeats a member name", err.Error())
+			return
+		}
+		var err error
+		if env, err = parseEnvelope(t); err != nil {
+			p.refuse(t, "it is not a valid JSON-RPC message", "not a valid JSON-RPC message: "+err.Error())
+			return
+		}
 	}
 	pr, ok := p.responseTo(&env)
 	if !ok {
@@ -38,11 +41,11 @@ func (p *proxy) fromServer(line []byte) {
 	}
 	switch pr.method {
 	case "tools/list":
-		p.list(t, &env, pr, kindTool, "tools")
+		p.list(t, &env, m, pr, kindTool, "tools")
 	case "prompts/list":
-		p.list(t, &env, pr, kindPrompt, "prompts")
+		p.list(t, &env, m, pr, kindPrompt, "prompts")
 	case "resources/templates/list":
-		p.list(t, &env, pr, kindTemplate, "resourceTemplates")
+		p.list(t, &env, m, pr, kindTemplate, "resourceTemplates")
 	case "initialize":
 		p.initialize(t, &env, pr)
 	default:
@@ -105,8 +108,9 @@ func (p *proxy) refuse(msg []byte, public, detail string) {
 }
 
 // list compares one page of a list result with the pins and forwards it,
-// withheld, blocked or warned about as the mode says.
-func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
+// withheld, blocked or warned about as the mode says. m, when not nil, is
+// the memo t repeats (recall), whose outcome is reused.
+func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key string) {
 	if env.error != nil {
 		p.send(t)
 		return
@@ -115,43 +119,45 @@ func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
 		p.refuse(t, "the listing is larger than agentgate allows", fmt.Sprintf("a %s page larger than max-listing-bytes (%d)", pr.method, p.opts.MaxListingBytes))
 		return
 	}
-	arr, at, ok := arrayMember(env.result, key)
-	if !ok {
-		p.refuse(t, "its result has no "+key+" array", "its result has no "+key+" array")
-		return
-	}
-	elems, ok := capture.ArrayElements(arr)
-	if !ok {
-		p.refuse(t, "its "+key+" array does not parse", "its "+key+" array does not parse")
-		return
-	}
-	if len(elems) > p.opts.MaxTools {
-		p.refuse(t, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
-		return
-	}
+	var elems [][]byte
+	var verdicts []verdict
+	var arrAt, arrLen int // the array's offset in the result, and length
 	pins := p.opts.Pins
-	if pins == nil || (kind != kindTool && !pins.v2()) {
+	compare := pins != nil && (kind == kindTool || pins.v2())
+	if m != nil && m.kind == kind && (m.verdicts != nil) == compare {
+		elems, verdicts, arrAt, arrLen = m.elementsOf(env), m.verdicts, m.arrAt, m.arrLen
+	} else {
+		arr, at, ok := arrayMember(env.result, key)
+		arrAt, arrLen = at, len(arr)
+		if !ok {
+			p.refuse(t, "its result has no "+key+" array", "its result has no "+key+" array")
+			return
+		}
+		raws, ok := capture.ArrayElements(arr)
+		if !ok {
+			p.refuse(t, "its "+key+" array does not parse", "its "+key+" array does not parse")
+			return
+		}
+		if len(raws) > p.opts.MaxTools {
+			p.refuse(t, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
+			return
+		}
+		elems = make([][]byte, len(raws))
+		for i, e := range raws {
+			elems[i] = e
+		}
+		if compare {
+			verdicts = p.verdicts(kind, elems)
+		}
+		p.remember(t, env, kind, at, len(arr), elems, verdicts)
+	}
+	if !compare {
 		p.send(t)
 		return
 	}
-	verdicts := make([]verdict, len(elems))
-	names := map[string]int{}
 	bad := 0
-	for i, e := range elems {
-		if kind == kindTool {
-			verdicts[i] = pins.checkTool(e)
-		} else {
-			verdicts[i] = pins.checkEntry(kind, e)
-		}
-		if verdicts[i].name != "" {
-			names[verdicts[i].name]++
-		}
-	}
-	for i := range verdicts {
-		if v := &verdicts[i]; v.drift == "" && names[v.name] > 1 {
-			v.drift = "listed more than once"
-		}
-		if verdicts[i].drift != "" {
+	for _, v := range verdicts {
+		if v.drift != "" {
 			bad++
 		}
 	}
@@ -196,7 +202,7 @@ func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
 			pr.method, quote(p.opts.Server), bad, len(elems), kind))
 	default:
 		out := make([]byte, 0, len(t))
-		start := env.resultAt + at
+		start := env.resultAt + arrAt
 		out = append(out, t[:start]...)
 		out = append(out, '[')
 		first := true
@@ -211,7 +217,7 @@ func (p *proxy) list(t []byte, env *envelope, pr pending, kind, key string) {
 			out = append(out, e...)
 		}
 		out = append(out, ']')
-		out = append(out, t[start+len(arr):]...)
+		out = append(out, t[start+arrLen:]...)
 		p.send(out)
 	}
 }

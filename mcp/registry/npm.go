@@ -36,21 +36,15 @@ type packumentVersion struct {
 func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
 	f := &failer{spec: spec.String(), eco: config.EcoNPM}
 	cfg := r.loadNPMConfig()
-	var names []string
-	if scope, _, ok := strings.Cut(spec.Name, "/"); ok && strings.HasPrefix(scope, "@") {
-		names = append(names, "--"+scope+":registry")
+	src, err := r.npmSourceFor(ctx, spec, args, cfg)
+	if err != nil {
+		return Package{}, f.fail(ErrNoRegistry, "%v", err)
 	}
-	reg, src := launcherOption(spec, args, append(names, "--registry")...)
-	if reg == "" {
-		var err error
-		if reg, src, err = r.npmRegistry(ctx, cfg, spec.Name); err != nil {
-			return Package{}, f.fail(ErrNoRegistry, "cannot read npm's registry setting: %v", err)
-		}
+	if src.reg == "" {
+		return Package{}, f.fail(ErrNoRegistry, "no registry is configured for %s: none of %s names one (a launcher that is not on PATH cannot be asked); set one of them", spec.Launcher, src.tried)
 	}
-	if reg == "" {
-		return Package{}, f.fail(ErrNoRegistry, "no npm registry is configured: NPM_CONFIG_REGISTRY is unset, no .npmrc sets registry, and npm is not on PATH to ask (`npm config get registry`); set one of them")
-	}
-	f.registry, f.source = redactString(reg), src
+	reg := src.reg
+	f.registry, f.source = redactString(reg), src.source
 	base, err := url.Parse(reg)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return Package{}, f.fail(ErrNoRegistry, "the configured npm registry is not an http(s) URL")
@@ -69,7 +63,10 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 	}
 	req.Header.Set("Accept", npmAccept)
 	req.Header.Set("npm-command", "exec")
-	auth := npmAuth(cfg, base)
+	auth := src.auth
+	if !src.ownAuth && spec.Launcher != "yarn dlx" {
+		auth = npmAuth(cfg, base)
+	}
 	if base.User != nil {
 		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
 	}
@@ -109,7 +106,9 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 		return Package{}, f.fail(ErrProtocol, "%s: version %s has no sha512 dist.integrity", RedactURL(u), v)
 	}
 	pkg := Package{Ecosystem: config.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
-	if pv.Dist.Tarball != "" {
+	// npm's cache is what npx and npm exec run from; bunx, pnpm and yarn
+	// keep their own stores (not read).
+	if pv.Dist.Tarball != "" && (spec.Launcher == "npx" || spec.Launcher == "npm exec") {
 		cache := r.npmCacheDir(cfg)
 		entry, err := checkNPMCache(cache, pv.Dist.Tarball, integrity)
 		if err != nil {

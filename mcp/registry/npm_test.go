@@ -86,7 +86,7 @@ func newFakeNPM(t *testing.T) *fakeNPM {
 func npmResolver(t *testing.T, env map[string]string) *Resolver {
 	t.Helper()
 	return &Resolver{
-		Dir: t.TempDir(), Home: t.TempDir(),
+		Dir: t.TempDir(), Home: t.TempDir(), SystemDir: t.TempDir(),
 		Env: envList(env),
 		Run: func(context.Context, string, ...string) (string, error) {
 			return "", exec.ErrNotFound
@@ -335,7 +335,7 @@ func TestNPMAuthNerfDart(t *testing.T) {
 func TestNPMNoRegistry(t *testing.T) {
 	r := npmResolver(t, map[string]string{})
 	_, err := r.Resolve(context.Background(), npmSpec(t, "pkg"), nil)
-	if !errors.Is(err, ErrNoRegistry) || !strings.Contains(err.Error(), "npm is not on PATH") {
+	if !errors.Is(err, ErrNoRegistry) || !strings.Contains(err.Error(), "no registry is configured for npx: none of NPM_CONFIG_REGISTRY") {
 		t.Errorf("%v", err)
 	}
 	// npm's own answer is used when no file or variable sets one.

@@ -128,7 +128,10 @@ func (r *Resolver) expandEnv(s string) string {
 // that setting came from: @scope:registry (for a scoped name) before
 // registry, each from the files and environment first, then from `npm
 // config get` (npm's global config and built-in default).
-func (r *Resolver) npmRegistry(ctx context.Context, c npmConfig, name string) (reg, source string, err error) {
+//
+// asks are the commands that answer `<cmd> KEY` with the launcher's own
+// value (`npm config get`; pnpm's first for pnpm dlx), tried in order.
+func (r *Resolver) npmRegistry(ctx context.Context, c npmConfig, name string, asks [][]string) (reg, source string, err error) {
 	var keys []string
 	if scope, _, ok := strings.Cut(name, "/"); ok && strings.HasPrefix(scope, "@") {
 		keys = append(keys, scope+":registry")
@@ -141,14 +144,16 @@ func (r *Resolver) npmRegistry(ctx context.Context, c npmConfig, name string) (r
 			}
 			return v, src, nil
 		}
-		out, err := r.run(ctx, "npm", "config", "get", k)
-		switch {
-		case errors.Is(err, exec.ErrNotFound):
-			continue
-		case err != nil:
-			return "", "", err
-		case out != "" && out != "undefined" && out != "null":
-			return out, "`npm config get " + k + "`", nil
+		for _, ask := range asks {
+			out, err := r.run(ctx, ask[0], append(ask[1:len(ask):len(ask)], k)...)
+			switch {
+			case errors.Is(err, exec.ErrNotFound):
+				continue
+			case err != nil:
+				return "", "", err
+			case out != "" && out != "undefined" && out != "null":
+				return out, "`" + strings.Join(ask, " ") + " " + k + "`", nil
+			}
 		}
 	}
 	return "", "", nil

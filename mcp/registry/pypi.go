@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -13,26 +14,11 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
 // pypiAccept asks for the PEP 691 JSON form of the simple API only.
 const pypiAccept = "application/vnd.pypi.simple.v1+json"
-
-// pypiIndex returns the index the launcher would use, and the variable
-// that set it: uv (uvx, uv tool run) reads UV_DEFAULT_INDEX, then the
-// older UV_INDEX_URL; pip (pipx run) reads PIP_INDEX_URL.
-func (r *Resolver) pypiIndex(launcher string) (string, string) {
-	vars := []string{"UV_DEFAULT_INDEX", "UV_INDEX_URL"}
-	if strings.HasPrefix(launcher, "pipx") {
-		vars = []string{"PIP_INDEX_URL"}
-	}
-	for _, v := range vars {
-		if s := strings.TrimSpace(r.getenv(v)); s != "" {
-			return s, v
-		}
-	}
-	return "", strings.Join(vars, ", ")
-}
 
 // PyPIIntegrity is the integrity agentgate records for a PyPI release
 // (lock.Package, docs/spec/lockfile-v2.md): "sha256-" + standard base64 of
@@ -76,56 +62,119 @@ var sha256HexRE = lazyRegexp(`^[0-9a-f]{64}$`)
 
 type pyRelease struct {
 	raw    string
-	v      pyVersion
+	v      pep440.Version
 	files  map[string]string // filename -> sha256 hex (not yanked)
 	yanked []string          // yank reasons of yanked files
 }
 
 func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
 	f := &failer{spec: spec.String(), eco: config.EcoPyPI}
-	index, src := launcherOption(spec, args, "--default-index", "--index-url", "-i")
-	if index == "" {
-		index, src = r.pypiIndex(spec.Launcher)
+	ixs, err := r.pypiIndexes(spec, args)
+	if err != nil {
+		return Package{}, f.fail(ErrNoRegistry, "%v", err)
 	}
-	if index == "" {
-		return Package{}, f.fail(ErrNoRegistry, "no package index is configured for %s: %s unset (the launcher's built-in default index is not assumed); set it to your index's simple API URL", spec.Launcher, src)
+	if len(ixs.list) == 0 {
+		return Package{}, f.fail(ErrNoRegistry, "no package index is configured for %s: %s (the launcher's built-in default index is not assumed); set one of them to your index's simple API URL", spec.Launcher, ixs.read)
 	}
-	f.registry, f.source = redactString(index), src
-	base, err := url.Parse(index)
+	// Search the indexes in the launcher's order (ixs.strategy): a project
+	// an index does not have (404) sends the search to the next one.
+	type found struct {
+		ix       pyIndex
+		base     *url.URL
+		releases map[string]*pyRelease
+	}
+	var pages []found
+	var missing []string
+	for _, ix := range ixs.list {
+		fi := &failer{spec: f.spec, eco: f.eco, registry: redactString(ix.url), source: ix.source}
+		base, releases, err := r.fetchPyPI(ctx, fi, spec, ix)
+		if errors.Is(err, ErrNotFound) && len(ixs.list) > 1 {
+			missing = append(missing, fmt.Sprintf("%s (configured by %s)", redactString(ix.url), ix.source))
+			continue
+		}
+		if err != nil {
+			return Package{}, err
+		}
+		pages = append(pages, found{ix, base, releases})
+		if ixs.strategy == uvFirstIndex {
+			break
+		}
+	}
+	if len(pages) == 0 {
+		f.registry, f.source = redactString(ixs.list[0].url), ixs.list[0].source
+		return Package{}, f.fail(ErrNotFound, "no project %q on any of the %d configured indexes: %s", spec.Name, len(missing), strings.Join(missing, ", "))
+	}
+	// first-index: the first index that has the project decides.
+	// unsafe-first-match: the first index with a release that satisfies
+	// the spec. unsafe-best-match and pip: the best release of all, from
+	// the first index that has it.
+	var best *pyRelease
+	var from found
+	var firstErr error
+	for _, pg := range pages {
+		fi := &failer{spec: f.spec, eco: f.eco, registry: redactString(pg.ix.url), source: pg.ix.source}
+		rel, err := pickPyPI(fi, pg.releases, spec)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if best == nil || ixs.strategy == uvBestMatch && pep440.Compare(rel.v, best.v) > 0 {
+			best, from = rel, pg
+			if ixs.strategy != uvBestMatch {
+				break
+			}
+		}
+	}
+	if best == nil {
+		return Package{}, firstErr
+	}
+	integrity, err := PyPIIntegrity(best.files)
+	if err != nil {
+		fi := &failer{spec: f.spec, eco: f.eco, registry: redactString(from.ix.url), source: from.ix.source}
+		return Package{}, fi.fail(ErrProtocol, "%s: %v", RedactURL(from.base), err)
+	}
+	return Package{Ecosystem: config.EcoPyPI, Name: spec.Name, Version: best.raw, Integrity: integrity, Registry: RedactURL(from.base)}, nil
+}
+
+// fetchPyPI reads spec's project page on index ix (PEP 691 JSON) and
+// returns the index's base URL and its releases by version (pep440 Key).
+// A project the index does not have is ErrNotFound.
+func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.PackageSpec, ix pyIndex) (*url.URL, map[string]*pyRelease, error) {
+	base, err := url.Parse(ix.url)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
-		return Package{}, f.fail(ErrNoRegistry, "%s is not an http(s) URL", src)
+		return nil, nil, f.fail(ErrNoRegistry, "the index %s is not an http(s) URL", ix.source)
 	}
 	u := base.JoinPath(spec.Name) // PEP 503 normalised by config
 	u.Path += "/"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Package{}, f.fail(ErrSpec, "%v", err)
+		return nil, nil, f.fail(ErrSpec, "%v", err)
 	}
 	req.Header.Set("Accept", pypiAccept)
-	if base.User != nil {
-		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
-	} else if login, pw, ok := r.netrcAuth(base.Hostname()); ok {
-		req.SetBasicAuth(login, pw)
+	if user, pw, ok := r.pyIndexAuth(ix, base); ok {
+		req.SetBasicAuth(user, pw)
 	}
 	resp, err := r.fetch(f, req, r.maxBytes())
 	if err != nil {
-		return Package{}, err
+		return nil, nil, err
 	}
 	if resp.status/100 != 2 {
 		if resp.status == http.StatusNotFound {
-			return Package{}, f.fail(ErrNotFound, "%s: no project %q on this index (HTTP 404)", RedactURL(u), spec.Name)
+			return nil, nil, f.fail(ErrNotFound, "%s: no project %q on this index (HTTP 404)", RedactURL(u), spec.Name)
 		}
-		return Package{}, statusError(f, u, resp.status, "project page")
+		return nil, nil, statusError(f, u, resp.status, "project page")
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.header.Get("Content-Type")); mt != pypiAccept {
-		return Package{}, f.fail(ErrProtocol, "%s: answered %q, not the PEP 691 JSON simple API (%s)", RedactURL(u), mt, pypiAccept)
+		return nil, nil, f.fail(ErrProtocol, "%s: answered %q, not the PEP 691 JSON simple API (%s)", RedactURL(u), mt, pypiAccept)
 	}
 	var page pep691
 	if err := json.Unmarshal(resp.body, &page); err != nil || !strings.HasPrefix(page.Meta.APIVersion, "1.") {
-		return Package{}, f.fail(ErrProtocol, "%s: not a PEP 691 project page (meta.api-version 1.x)", RedactURL(u))
+		return nil, nil, f.fail(ErrProtocol, "%s: not a PEP 691 project page (meta.api-version 1.x)", RedactURL(u))
 	}
 	if page.Name != "" && normalizePyName(page.Name) != spec.Name {
-		return Package{}, f.fail(ErrProtocol, "%s: the page is for %q, not %q", RedactURL(u), page.Name, spec.Name)
+		return nil, nil, f.fail(ErrProtocol, "%s: the page is for %q, not %q", RedactURL(u), page.Name, spec.Name)
 	}
 	releases := map[string]*pyRelease{}
 	for _, file := range page.Files {
@@ -133,11 +182,11 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 		if !ok {
 			continue
 		}
-		v, ok := parsePEP440(raw)
+		v, ok := pep440.Parse(raw)
 		if !ok {
 			continue
 		}
-		key := pyKey(v)
+		key := v.Key()
 		rel := releases[key]
 		if rel == nil {
 			rel = &pyRelease{raw: raw, v: v, files: map[string]string{}}
@@ -149,22 +198,14 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 		}
 		h := strings.ToLower(file.Hashes["sha256"])
 		if !sha256HexRE().MatchString(h) {
-			return Package{}, f.fail(ErrProtocol, "%s: file %s has no sha256 hash", RedactURL(u), file.Filename)
+			return nil, nil, f.fail(ErrProtocol, "%s: file %s has no sha256 hash", RedactURL(u), file.Filename)
 		}
 		rel.files[file.Filename] = h
 	}
 	if len(releases) == 0 {
-		return Package{}, f.fail(ErrNoVersion, "%s: %q has no release files", RedactURL(u), spec.Name)
+		return nil, nil, f.fail(ErrNoVersion, "%s: %q has no release files", RedactURL(u), spec.Name)
 	}
-	rel, err := pickPyPI(f, releases, spec)
-	if err != nil {
-		return Package{}, err
-	}
-	integrity, err := PyPIIntegrity(rel.files)
-	if err != nil {
-		return Package{}, f.fail(ErrProtocol, "%s: %v", RedactURL(u), err)
-	}
-	return Package{Ecosystem: config.EcoPyPI, Name: spec.Name, Version: rel.raw, Integrity: integrity, Registry: RedactURL(base)}, nil
+	return base, releases, nil
 }
 
 // pickPyPI chooses the release: an exact version must exist and not be
@@ -178,11 +219,11 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		want = "==" + want // ==1.1.* is a prefix match, not an exact version
 	}
 	if spec.Exact && !strings.HasPrefix(want, "==") || want != "" && want != "latest" && !strings.ContainsAny(want[:1], "=<>!~") {
-		v, ok := parsePEP440(want)
+		v, ok := pep440.Parse(want)
 		if !ok {
 			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version", want)
 		}
-		rel := releases[pyKey(v)]
+		rel := releases[v.Key()]
 		switch {
 		case rel == nil:
 			return nil, f.fail(ErrNoVersion, "version %s is not on the index%s", want, pyLatestHint(releases))
@@ -195,23 +236,23 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		exact.raw = want
 		return &exact, nil
 	}
-	var specs []pySpecifier
+	var specs pep440.Specifiers
 	if want != "" && want != "latest" {
 		var ok bool
-		if specs, ok = parsePySpecifiers(want); !ok {
+		if specs, ok = pep440.ParseSpecifiers(want); !ok {
 			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version specifier", want)
 		}
 	}
 	var best, bestPre *pyRelease
 	for _, rel := range releases {
-		if len(rel.files) == 0 || !matchesPy(specs, rel.v, rel.raw) {
+		if len(rel.files) == 0 || !specs.Match(rel.v, rel.raw) {
 			continue
 		}
 		p := &best
-		if rel.v.prerelease() {
+		if rel.v.Prerelease() {
 			p = &bestPre
 		}
-		if *p == nil || comparePEP440(rel.v, (*p).v) > 0 {
+		if *p == nil || pep440.Compare(rel.v, (*p).v) > 0 {
 			*p = rel
 		}
 	}
@@ -230,7 +271,7 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 func pyLatestHint(releases map[string]*pyRelease) string {
 	var best *pyRelease
 	for _, r := range releases {
-		if len(r.files) > 0 && !r.v.prerelease() && (best == nil || comparePEP440(r.v, best.v) > 0) {
+		if len(r.files) > 0 && !r.v.Prerelease() && (best == nil || pep440.Compare(r.v, best.v) > 0) {
 			best = r
 		}
 	}
@@ -238,11 +279,6 @@ func pyLatestHint(releases map[string]*pyRelease) string {
 		return ""
 	}
 	return "; latest is " + best.raw
-}
-
-// pyKey identifies a version up to PEP 440 equality (1.0 == 1.0.0).
-func pyKey(v pyVersion) string {
-	return fmt.Sprintf("%d!%v|%v%s%d|%d|%d|%s", v.epoch, v.release, v.hasPre, v.preL, v.preN, v.post, v.dev, v.local)
 }
 
 // yanked reads PEP 592's "yanked": false, true or a reason string.

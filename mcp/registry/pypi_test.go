@@ -166,8 +166,8 @@ func TestPyPIEdges(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		{map[string]string{}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL unset"},
-		{map[string]string{"PIP_INDEX_URL": html.URL}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL unset"}, // uv does not read pip's variable
+		{map[string]string{}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL, "},
+		{map[string]string{"PIP_INDEX_URL": html.URL}, ErrNoRegistry, "UV_DEFAULT_INDEX, UV_INDEX_URL, "}, // uv does not read pip's variable
 		{map[string]string{"UV_INDEX_URL": html.URL + "/simple"}, ErrProtocol, `answered "text/html", not the PEP 691 JSON simple API`},
 		{map[string]string{"UV_DEFAULT_INDEX": nohash.URL + "/simple", "UV_INDEX_URL": "http://127.0.0.1:1/"}, ErrProtocol, "file p-1.0.tar.gz has no sha256 hash"},
 		{map[string]string{"UV_INDEX_URL": "http://user:tok3n@127.0.0.1:1/simple"}, ErrUnreachable, "from http://127.0.0.1:1/simple (configured by UV_INDEX_URL)"},
@@ -176,35 +176,6 @@ func TestPyPIEdges(t *testing.T) {
 		_, err := r.Resolve(context.Background(), pySpec(t, "uvx", "p"), nil)
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.msg) || strings.Contains(err.Error(), "tok3n") {
 			t.Errorf("%v: %v", c.env, err)
-		}
-	}
-}
-
-// PEP 440's ordering examples (the spec's "Summary of permitted suffixes
-// and relative ordering"), in increasing order.
-func TestPEP440Order(t *testing.T) {
-	order := []string{
-		"1.0.dev456", "1.0a1", "1.0a2.dev456", "1.0a12.dev456", "1.0a12", "1.0b1.dev456", "1.0b2", "1.0b2.post345.dev456",
-		"1.0b2.post345", "1.0rc1.dev456", "1.0rc1", "1.0", "1.0+abc.5", "1.0+abc.7", "1.0+5", "1.0.post456.dev34", "1.0.post456",
-		"1.0.15", "1.1.dev1", "1!0.1",
-	}
-	for i := 0; i+1 < len(order); i++ {
-		a, ok1 := parsePEP440(order[i])
-		b, ok2 := parsePEP440(order[i+1])
-		if !ok1 || !ok2 || comparePEP440(a, b) >= 0 || comparePEP440(b, a) <= 0 {
-			t.Errorf("%s < %s does not hold", order[i], order[i+1])
-		}
-	}
-	for _, eq := range [][2]string{{"1.0", "1.0.0"}, {"1.0RC1", "1.0rc1"}, {"1.0-1", "1.0.post1"}, {"v1.0alpha", "1.0a0"}, {"1.0.c1", "1.0rc1"}} {
-		a, _ := parsePEP440(eq[0])
-		b, _ := parsePEP440(eq[1])
-		if comparePEP440(a, b) != 0 {
-			t.Errorf("%s != %s", eq[0], eq[1])
-		}
-	}
-	for _, bad := range []string{"french toast", "1..0", ""} {
-		if _, ok := parsePEP440(bad); ok {
-			t.Errorf("%q parsed", bad)
 		}
 	}
 }

@@ -9,16 +9,23 @@
 // No registry host is built in. Each ecosystem reads its launcher's own
 // configuration (see docs/config.md, "Package registries"):
 //
-//   - npm: NPM_CONFIG_REGISTRY / npm_config_registry, then `@scope:registry`
-//     and `registry=` in the project's .npmrc, then the user's ~/.npmrc
-//     (NPM_CONFIG_USERCONFIG overrides its path), then `npm config get
-//     registry` when npm is on PATH. Credentials: `//host/path/:_authToken`,
-//     `:_auth`, `:username` + `:_password` for the longest matching
-//     registry path, with ${VAR} expansion, as npm sends them.
-//   - pypi: UV_DEFAULT_INDEX, then UV_INDEX_URL (uv), then PIP_INDEX_URL
-//     (pip, pipx), read as the launcher would (a uvx command reads uv's
-//     variables, pipx run pip's). Credentials in the URL's userinfo, else
-//     .netrc ($NETRC, else ~/.netrc).
+//   - npm: for npx and npm exec, NPM_CONFIG_REGISTRY / npm_config_registry,
+//     then `@scope:registry` and `registry=` in the project's .npmrc, then
+//     the user's ~/.npmrc (NPM_CONFIG_USERCONFIG overrides its path), then
+//     `npm config get registry` when npm is on PATH. Credentials:
+//     `//host/path/:_authToken`, `:_auth`, `:username` + `:_password` for
+//     the longest matching registry path, with ${VAR} expansion, as npm
+//     sends them. pnpm dlx adds pnpm's global rc and asks `pnpm config
+//     get` first; bunx reads BUN_CONFIG_REGISTRY and bunfig.toml before
+//     the .npmrc files; yarn dlx reads only YARN_NPM_REGISTRY_SERVER and
+//     .yarnrc.yml (npmlaunchers.go).
+//   - pypi: for uvx and uv tool run, the server's index options, uv's
+//     variables (UV_INDEX, UV_DEFAULT_INDEX, UV_INDEX_URL, ...) and the
+//     user- and system-level uv.toml, searched with uv's index strategy;
+//     for pipx run, pip's options, variables and pip.conf files
+//     (pyindex.go). Credentials in the URL's userinfo, uv's
+//     UV_INDEX_<NAME>_USERNAME/_PASSWORD, else .netrc ($NETRC, else
+//     ~/.netrc).
 //   - oci: the registry named in the image reference; a reference without
 //     one uses Docker's default registry (docker.io, served at
 //     registry-1.docker.io) and `library/` for one-component names, which
@@ -117,6 +124,11 @@ type Resolver struct {
 	Env []string
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
+	// SystemDir, when set, holds the system-wide configuration files the
+	// launchers read (/etc/uv/uv.toml, /etc/pip.conf, ...) under their
+	// paths without the leading slash; "" means the machine's own (tests
+	// set it).
+	SystemDir string
 	// Client makes the requests; nil means a client with
 	// http.ProxyFromEnvironment and TLS as configured on this machine.
 	Client *http.Client

@@ -54,14 +54,15 @@ func (h Helper) RunAuth(ctx context.Context, req *AuthRequest, stdout, stderr io
 	return h.runWith(ctx, []string{"auth"}, bytes.NewReader(data), stdout, stderr)
 }
 
-// RunGuard runs `agentgate-mcp guard ARGS...` (see mcp/guard.Serve) with
+// RunGuard runs `agentgate-mcp guard ARGS...` (see mcp/guard.Serve; the
+// versions go first, see GuardArgs) with
 // the given stdin, stdout and stderr (an *os.File is handed to the helper
 // as it is: the client's pipes reach it unbuffered) and returns its exit
 // code. A helper that cannot be started, or that dies of a signal, is a
 // *HelperError. When ctx ends the helper gets SIGTERM, and stops the
 // server.
 func (h Helper) RunGuard(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	return h.runWith(ctx, append([]string{"guard"}, args...), stdin, stdout, stderr)
+	return h.runWith(ctx, GuardArgs(args), stdin, stdout, stderr)
 }
 
 // runWith runs the helper with args and returns its exit code.

@@ -3,6 +3,7 @@ package wire
 // helper.go: agentgate's side: find agentgate-mcp and run a capture in it.
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -32,6 +33,11 @@ const HelperEnv = "AGENTGATE_MCP"
 // DefaultMaxHelperResponse bounds a response (1 GiB): 10,000 tools of
 // 4 KB are 40 MB.
 const DefaultMaxHelperResponse = 1 << 30
+
+// DefaultGreetTimeout bounds the wait for agentgate-mcp's greeting, the
+// line it writes as soon as it starts: an agentgate-mcp silent that long
+// is an older version (or does not start), and is killed.
+const DefaultGreetTimeout = 10 * time.Second
 
 // helperWaitDelay is how long agentgate waits, after asking agentgate-mcp
 // to stop (SIGTERM), before killing it.
@@ -125,6 +131,9 @@ type Helper struct {
 	Env  []string // its environment, inherited by stdio servers; nil = the caller's
 	// MaxResponse bounds the response; 0 = DefaultMaxHelperResponse.
 	MaxResponse int64
+	// GreetTimeout bounds the wait for agentgate-mcp's greeting (see the
+	// protocol); 0 = DefaultGreetTimeout.
+	GreetTimeout time.Duration
 	// Detach, when set, lets CaptureAll return the results as soon as it
 	// has read them, while agentgate-mcp is still stopping its servers:
 	// Detach receives a function that waits until agentgate-mcp has
@@ -236,7 +245,22 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 		// it printed tells why. The pipe stays open (see the protocol).
 		_, _ = in.Write(append(req, '\n'))
 	}()
-	results, rest, rerr := readResults(out, servers, limit)
+	br := bufio.NewReaderSize(out, 64<<10)
+	greet := cmp.Or(h.GreetTimeout, DefaultGreetTimeout)
+	// A helper that has not greeted within greet is killed before its
+	// stdin closes: an older one would take that EOF as its request's end
+	// and start the servers.
+	timer := time.AfterFunc(greet, func() { _ = cmd.Process.Kill() })
+	rerr := readGreeting(br)
+	if !timer.Stop() {
+		rerr = fmt.Errorf("%w: it did not say its version within %s (an agentgate-mcp older than protocol %d says nothing until its input ends), and was stopped",
+			ErrHelperVersion, greet, ProtocolVersion)
+	}
+	var results []Result
+	var rest io.Reader
+	if rerr == nil {
+		results, rest, rerr = readResults(br, servers, limit)
+	}
 	// finish reads what follows the response and waits for the helper.
 	finish := func() error {
 		defer stop()
@@ -259,6 +283,8 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 		switch {
 		case errors.As(rerr, &ve):
 			return fail(ErrHelperVersion, "", "%v", ve)
+		case errors.Is(rerr, ErrHelperVersion):
+			return fail(ErrHelperVersion, tail, "%v", rerr)
 		case ctx.Err() != nil && (rerr != nil || werr != nil):
 			return fail(context.Canceled, tail, "interrupted before it answered")
 		case rerr != nil && werr != nil:

@@ -10,7 +10,17 @@ package wire
 // hold resolved secrets (env values, headers): they travel only over this
 // pipe, never in arguments, the environment or a file.
 //
-// Response (agentgate-mcp's stdout, then EOF): one line holding a JSON
+// Greeting (agentgate-mcp's stdout, first, before it reads the request):
+// one line holding a JSON object with the helper's protocol and agentgate
+// versions. agentgate reads it within a bound (Helper.GreetTimeout) and
+// refuses a helper of another version before it waits for any answer: an
+// agentgate-mcp older than the greeting (protocol 2 and before) says
+// nothing until it has read the request up to EOF, which agentgate never
+// sends, so without the greeting the two would wait for each other for
+// ever. Such a helper is killed when the bound passes, before it could
+// start a server, and reported as another version.
+//
+// Response (agentgate-mcp's stdout, after the greeting, then EOF): one line holding a JSON
 // object (a response header: the helper's protocol and agentgate versions,
 // then one result per requested server, in request order, each giving the
 // byte length of every raw tool), followed by the raw bytes of every tool
@@ -31,9 +41,10 @@ package wire
 // older agentgate ignores, so the message arrives without its hint.
 // Nothing fails either way, and no exit code changes.
 //
-// The fields "protocol" and "agentgate" of the request and of the header
-// are frozen: whatever ProtocolVersion becomes, each side can always read
-// them and refuse a peer of another version.
+// The fields "protocol" and "agentgate" of the request, the greeting and
+// the header, and the greeting's place (the first line, written before
+// the request is read) are frozen: whatever ProtocolVersion becomes, each
+// side can always read them and refuse a peer of another version.
 
 import (
 	"bufio"
@@ -49,8 +60,11 @@ import (
 
 // ProtocolVersion is the version of the protocol between agentgate and
 // agentgate-mcp. Both also compare their agentgate versions (Version), so
-// this only changes when the frozen part (see above) would.
-const ProtocolVersion = 2
+// this changes when the framing changes: builds from a checkout all call
+// themselves "devel", and only this number tells them apart. 3: the
+// greeting, and `agentgate-mcp guard` given agentgate's versions
+// (GuardArgs); 2: the request is one line and EOF after it cancels.
+const ProtocolVersion = 3
 
 // MaxRequestBytes bounds the request agentgate-mcp reads (server
 // definitions are small).
@@ -267,12 +281,66 @@ type VersionError struct {
 
 // Error names both versions and both protocol versions.
 func (e *VersionError) Error() string {
+	if e.Agentgate == "" {
+		return fmt.Sprintf("an older agentgate (one that gives agentgate-mcp no version) and agentgate-mcp %s (protocol %d) are different versions",
+			e.Helper, e.HelperProtocol)
+	}
 	return fmt.Sprintf("agentgate %s (protocol %d) and agentgate-mcp %s (protocol %d) are different versions",
 		e.Agentgate, e.Protocol, e.Helper, e.HelperProtocol)
 }
 
 // Is reports ErrHelperVersion.
 func (e *VersionError) Is(target error) bool { return target == ErrHelperVersion }
+
+// WriteGreeting writes the greeting: the first line agentgate-mcp writes,
+// before it reads the request.
+func WriteGreeting(w io.Writer) error {
+	b, err := json.Marshal(versions{ProtocolVersion, Version()})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// maxGreetingBytes bounds the greeting line agentgate reads.
+const maxGreetingBytes = 64 << 10
+
+// readGreeting reads the greeting from br: a helper of another version is
+// a *VersionError (an older helper's refusal of the request, which also
+// names its versions, included); a first line that is not a JSON object
+// naming versions is an error.
+func readGreeting(br *bufio.Reader) error {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxGreetingBytes {
+			return fmt.Errorf("the response does not start with a greeting: its first line is longer than %d bytes", maxGreetingBytes)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("the response does not start with a JSON header: %v", err)
+		}
+		break
+	}
+	var v struct {
+		Protocol  *int    `json:"protocol"`
+		Agentgate *string `json:"agentgate"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil {
+		return fmt.Errorf("the response does not start with a JSON header: %v", err)
+	}
+	if v.Protocol == nil || v.Agentgate == nil {
+		return errors.New("the response does not start with a greeting naming the helper's versions")
+	}
+	if got := (versions{*v.Protocol, *v.Agentgate}); got.mismatch() {
+		return &VersionError{Agentgate: Version(), Protocol: ProtocolVersion, Helper: got.Agentgate, HelperProtocol: got.Protocol}
+	}
+	return nil
+}
 
 // WriteRefusal writes the response of a helper that captured nothing,
 // giving its versions and why.
@@ -341,10 +409,15 @@ func writeHeader(w io.Writer, h responseHeader) error {
 	return nil
 }
 
-// readResponse reads a response to a request for servers from r, reading
-// at most limit bytes, up to EOF. Tools are sub-slices of one buffer.
+// readResponse reads what agentgate-mcp writes for a request for servers
+// from r, the greeting and the response (reading at most limit bytes
+// after the greeting), up to EOF. Tools are sub-slices of one buffer.
 func readResponse(r io.Reader, servers []config.Resolved, limit int64) ([]Result, error) {
-	results, rest, err := readResults(r, servers, limit)
+	br := bufio.NewReader(r)
+	if err := readGreeting(br); err != nil {
+		return nil, err
+	}
+	results, rest, err := readResults(br, servers, limit)
 	if err != nil {
 		return nil, err
 	}

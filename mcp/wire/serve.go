@@ -17,8 +17,8 @@ import (
 // mcp/capture's Capture is the one.
 type CaptureFunc func(ctx context.Context, servers []config.Resolved, opts Options) (results []Result, wait func())
 
-// Serve is agentgate-mcp: with no arguments it reads one request from
-// stdin, captures its servers with capture (progress lines, when the
+// Serve is agentgate-mcp: with no arguments it writes the greeting (its
+// versions; see the protocol), reads one request from stdin, captures its servers with capture (progress lines, when the
 // request asks for them, go to stderr), writes the response to stdout as
 // soon as it has the results, and returns once every server is gone;
 // stdin reaching EOF after the request cancels the capture as ctx ending
@@ -39,6 +39,10 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "%s: error: unexpected argument %q\n", HelperName, args[0])
 		fmt.Fprintf(stderr, "%s: hint: agentgate starts %s and talks to it over stdin and stdout; run agentgate instead\n", HelperName, HelperName)
 		return 2
+	}
+	if err := WriteGreeting(stdout); err != nil {
+		fmt.Fprintf(stderr, "%s: error: write the greeting: %v\n", HelperName, err)
+		return 1
 	}
 	br := bufio.NewReader(stdin)
 	req, err := ReadRequest(br)

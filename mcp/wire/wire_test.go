@@ -34,6 +34,9 @@ const helperModeEnv = "WIRE_TEST_HELPER"
 //	crash    print a panic-like stderr, exit 2 without answering
 //	trailing answer, then print more bytes
 //	huge     answer one server with a 1 MiB tool
+//	old      act as a protocol 2 agentgate-mcp from before the request
+//	         was one line: read stdin to EOF before anything else (then
+//	         create the file $WIRE_TEST_STARTED, as if starting servers)
 func TestMain(m *testing.M) {
 	mode := os.Getenv(helperModeEnv)
 	if mode == "" {
@@ -72,6 +75,10 @@ func TestMain(m *testing.M) {
 	case "trailing":
 		serve(echoCapture)
 		fmt.Print("extra")
+		os.Exit(0)
+	case "old":
+		io.ReadAll(os.Stdin)
+		os.WriteFile(os.Getenv("WIRE_TEST_STARTED"), nil, 0o644)
 		os.Exit(0)
 	case "huge":
 		os.Exit(serve(func(ctx context.Context, servers []config.Resolved, opts Options) []Result {
@@ -210,7 +217,7 @@ func TestHintsAcrossVersions(t *testing.T) {
 		`{"elapsedNs":1,"error":{"stage":"start","msg":"command \"x\" not found\nhint: install x","kind":"connect"},"toolSizes":[]},`+
 		`{"elapsedNs":2,"error":{"stage":"start","msg":"command \"y\" not found","hints":["install y"],"kind":"connect","later":{"a":1}},"toolSizes":[],"laterToo":true}]}`+"\n",
 		ProtocolVersion, Version())
-	results, err := readResponse(strings.NewReader(header), servers, DefaultMaxHelperResponse)
+	results, err := readResponse(strings.NewReader(greeting()+header), servers, DefaultMaxHelperResponse)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,9 +321,9 @@ func TestReadRequestRejects(t *testing.T) {
 	}{
 		{"empty", "", "not a JSON object", false},
 		{"garbage", "hello", "not a JSON object", false},
-		{"other version", `{"protocol":2,"agentgate":"v0.0.0-other"}`, "agentgate v0.0.0-other (protocol 2) and agentgate-mcp " + Version() + " (protocol 2) are different versions", true},
+		{"other version", `{"protocol":3,"agentgate":"v0.0.0-other"}`, "agentgate v0.0.0-other (protocol 3) and agentgate-mcp " + Version() + " (protocol 3) are different versions", true},
 		{"other protocol", `{"protocol":1,"agentgate":"` + Version() + `"}`, "(protocol 1)", true},
-		{"bad servers", `{"protocol":2,"agentgate":"` + Version() + `","servers":{}}`, "does not decode", false},
+		{"bad servers", `{"protocol":3,"agentgate":"` + Version() + `","servers":{}}`, "does not decode", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -336,7 +343,7 @@ func TestReadRequestRejects(t *testing.T) {
 func TestReadResponseRejects(t *testing.T) {
 	one := []config.Resolved{{Server: config.Server{Name: "a"}}}
 	h := func(rest string) string {
-		return `{"protocol":2,"agentgate":"` + Version() + `"` + rest
+		return `{"protocol":3,"agentgate":"` + Version() + `"` + rest
 	}
 	tests := []struct{ name, in, want string }{
 		{"empty", "", "does not start with a JSON header"},
@@ -351,16 +358,52 @@ func TestReadResponseRejects(t *testing.T) {
 		{"unknown kind", h(`,"results":[{"error":{"stage":"start","msg":"m","kind":"nope"},"toolSizes":[]}]}`) + "\n", `unknown error kind "nope"`},
 		{"error and tools", h(`,"results":[{"error":{"stage":"start","msg":"m"},"toolSizes":[2]}]}`) + "\n{}", "both an error and tools"},
 		{"refused", h(`,"refused":"why","results":[]}`) + "\n", "refused the request: why"},
-		{"version", `{"protocol":2,"agentgate":"v0.0.0-other","results":[]}` + "\n", "different versions"},
+		{"version", `{"protocol":3,"agentgate":"v0.0.0-other","results":[]}` + "\n", "different versions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := readResponse(strings.NewReader(tc.in), one, 1000)
+			res, err := readResponse(strings.NewReader(greeting()+tc.in), one, 1000)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want %q", err, tc.want)
 			}
 			if res != nil {
 				t.Errorf("results with an error: %v", res)
+			}
+		})
+	}
+}
+
+// greeting is the first line of a response from this version.
+func greeting() string {
+	return fmt.Sprintf(`{"protocol":%d,"agentgate":%q}`+"\n", ProtocolVersion, Version())
+}
+
+// TestReadGreeting: the greeting is read before anything else, and a
+// helper of another version, or one that does not greet, is refused
+// there: an older helper's refusal (its response header) names its
+// versions, so it reads as a version error too.
+func TestReadGreeting(t *testing.T) {
+	one := []config.Resolved{{Server: config.Server{Name: "a"}}}
+	tests := []struct {
+		name, in, want string
+		version        bool
+	}{
+		{"empty", "", "does not start with a JSON header: EOF", false},
+		{"garbage", "hello\n", "does not start with a JSON header", false},
+		{"no versions", "{}\n", "greeting naming the helper's versions", false},
+		{"no newline", strings.TrimSuffix(greeting(), "\n"), "does not start with a JSON header: EOF", false},
+		{"too long", strings.Repeat(" ", 70<<10) + "{}\n", "longer than 65536 bytes", false},
+		{"another version", `{"protocol":3,"agentgate":"v0.0.0-other"}` + "\n", "agentgate-mcp v0.0.0-other (protocol 3) are different versions", true},
+		{"protocol 2 refusal", `{"protocol":2,"agentgate":"` + Version() + `","refused":"x","results":[]}` + "\n", "agentgate-mcp " + Version() + " (protocol 2) are different versions", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := readResponse(strings.NewReader(tc.in), one, 1000)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || res != nil {
+				t.Fatalf("got %v, %v; want an error containing %q", res, err, tc.want)
+			}
+			if errors.Is(err, ErrHelperVersion) != tc.version {
+				t.Errorf("errors.Is(ErrHelperVersion) = %v, want %v", !tc.version, tc.version)
 			}
 		})
 	}
@@ -407,7 +450,7 @@ func TestHelperProcess(t *testing.T) {
 		{"garbage", "does not start with a JSON header", "", ErrHelperFailed},
 		{"crash", "exit status 2, and the response does not start with a JSON header: EOF", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n", ErrHelperFailed},
 		{"trailing", "bytes after its tools", "", ErrHelperFailed},
-		{"other", "agentgate " + Version() + " (protocol 2) and agentgate-mcp v0.0.0-other (protocol 2) are different versions", "", ErrHelperVersion},
+		{"other", "agentgate " + Version() + " (protocol 3) and agentgate-mcp v0.0.0-other (protocol 3) are different versions", "", ErrHelperVersion},
 	}
 	for _, tc := range failures {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -422,6 +465,28 @@ func TestHelperProcess(t *testing.T) {
 			}
 		})
 	}
+	// An agentgate-mcp from before the greeting waits for EOF, which
+	// agentgate never sends: without the greeting both wait for ever.
+	// It is killed once GreetTimeout passes, before it reads an EOF that
+	// would start its servers, and reported as another version.
+	t.Run("older helper that waits for EOF", func(t *testing.T) {
+		h := helper(t, "old")
+		started := filepath.Join(t.TempDir(), "started")
+		h.Env = append(h.Env, "WIRE_TEST_STARTED="+started)
+		h.GreetTimeout = 300 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := h.CaptureAll(ctx, servers, Options{})
+		if ctx.Err() != nil {
+			t.Fatal("CaptureAll waited for the older helper until the test's deadline")
+		}
+		if res != nil || !errors.Is(err, ErrHelperVersion) || !strings.Contains(err.Error(), "did not say its version within 300ms") {
+			t.Fatalf("got %v, %v; want ErrHelperVersion", res, err)
+		}
+		if _, err := os.Stat(started); err == nil {
+			t.Error("the older helper got its EOF and went on to capture")
+		}
+	})
 	t.Run("too large", func(t *testing.T) {
 		h := helper(t, "huge")
 		h.MaxResponse = 1 << 19
