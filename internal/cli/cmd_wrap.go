@@ -44,10 +44,12 @@ with minimal edits: comments, trailing commas, key order, indentation,
 quoting and line endings stay as they are, in every format agentgate reads
 (JSON, JSONC, Codex TOML, Continue YAML). 'agentgate unwrap' restores
 each file byte for byte; wrap checks that before it writes, and refuses a
-server it could not restore exactly or whose wrapper would not reach the
-server as the client does (docs/config.md lists the cases). Servers
-already wrapped, servers excluded in agentgate.toml, disabled servers and
-files outside the repository are left alone.
+server it could not restore exactly (docs/config.md lists the cases).
+Servers already wrapped, servers excluded in agentgate.toml, disabled
+servers and files outside the repository are left alone; so is a remote
+server that guard cannot reach as its client does (a Claude Code
+headersHelper, a Gemini authProviderType, ...), named on stderr with the
+reason.
 
 agentgate itself sees through the wrapper: a wrapped config locks,
 verifies and pins exactly like the unwrapped one.
@@ -146,14 +148,23 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		}
 		return server, true
 	}
+	var left []*config.Unwrappable
 	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
 		if undo {
 			return config.UnwrapFile(client, rel, data)
 		}
-		return config.WrapFile(client, rel, data, opt)
+		out, names, l, err := config.WrapFile(client, rel, data, opt)
+		left = append(left, l...)
+		return out, names, err
 	})
 	if err != nil {
 		return err
+	}
+	// Remote servers guard cannot reach as their client does stay as they
+	// are: said on stderr, so nobody believes them guarded.
+	for _, u := range left {
+		fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s:%d:%d: server %s: %s: not wrapped: %s\n",
+			render.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), render.VisibleLine(u.Field), render.VisibleLine(u.Reason))
 	}
 	verb := "wrapped"
 	if undo {

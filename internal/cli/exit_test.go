@@ -243,6 +243,44 @@ func TestExitCodes(t *testing.T) {
 				t.Error(".mcp.json was written although another file could not be edited")
 			}
 		}},
+		{name: "wrap remote refused", setup: func(t *testing.T) *testRepo {
+			r := newRepo(t, true, notesServer)
+			r.write(".cursor/mcp.json", `{"mcpServers": {"r": {"type": "http", "timeout": 5, "url": "https://example.com/mcp"}}}`)
+			return r
+		}, args: []string{"wrap"}, want: ExitInvalid, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			wantStderr(`.cursor/mcp.json:1:39: server "r": timeout: cannot edit: cannot wrap this remote server: "timeout" stands between the remote members ("type", "url")`)(t, r, stdout, stderr)
+			if strings.Contains(string(r.read(".mcp.json")), "guard") {
+				t.Error(".mcp.json was written although another file could not be edited")
+			}
+		}},
+		{name: "wrap remote left alone", setup: func(t *testing.T) *testRepo {
+			r := newRepo(t, true, notesServer)
+			r.write(".cursor/mcp.json", `{"mcpServers": {"r": {"url": "https://example.com/mcp", "headers": {"X-A": "${env:A}"}, "headersHelper": "./t.sh"}}}`)
+			r.write(".zed/settings.json", `{"context_servers": {"z": {"url": "https://example.com/mcp", "headers": {"X-A": "${X}"}}}}`)
+			return r
+		}, args: []string{"wrap"}, want: ExitOK, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			// Cursor has no headersHelper: it is an ignored member there,
+			// and the server is wrapped. Zed sends "${X}" as written, which
+			// guard would expand: left alone, said on stderr.
+			wantStderr(`agentgate wrap: warning: .zed/settings.json:1:62: server "z": headers.X-A: not wrapped: holds text that guard would read as a variable`)(t, r, stdout, stderr)
+			if !strings.Contains(string(r.read(".cursor/mcp.json")), `"--url"`) || strings.Contains(string(r.read(".zed/settings.json")), "guard") ||
+				!strings.Contains(string(r.read(".mcp.json")), `"guard"`) {
+				t.Errorf("wrapped:\n%s\n%s\n%s", r.read(".cursor/mcp.json"), r.read(".zed/settings.json"), r.read(".mcp.json"))
+			}
+		}},
+		{name: "unwrap remote wrapper edited", setup: func(t *testing.T) *testRepo {
+			r := newRepo(t, true, notesServer)
+			// wrap's output for {"type": "http", "url": "https://example.com/mcp"},
+			// then --url edited by hand; the saved members are
+			// printf '%s' '"type": "http", "url": "https://example.com/mcp"' | base64
+			r.write(".cursor/mcp.json", `{"mcpServers": {"r": {"type": "stdio", "command": "agentgate", "args": ["guard", "--server", "r", "--url", "https://example.com/other", "--transport", "http"], "env": {"AGENTGATE_UNWRAP": "InR5cGUiOiAiaHR0cCIsICJ1cmwiOiAiaHR0cHM6Ly9leGFtcGxlLmNvbS9tY3Ai"}}}}`)
+			return r
+		}, args: []string{"unwrap"}, want: ExitInvalid, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			wantStderr(`.cursor/mcp.json: server "r": url: cannot edit: through the guard wrapper the server's url would read differently`)(t, r, stdout, stderr)
+			if !strings.Contains(string(r.read(".cursor/mcp.json")), "example.com/other") {
+				t.Error(".cursor/mcp.json was changed")
+			}
+		}},
 		{name: "unwrap nothing to do", setup: func(t *testing.T) *testRepo { return newRepo(t, true, notesServer) },
 			args: []string{"unwrap"}, want: ExitOK},
 		{name: "unwrap malformed wrapper", setup: func(t *testing.T) *testRepo {

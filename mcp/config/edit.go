@@ -246,7 +246,11 @@ func locate(client, file string, data []byte) (*doc, error) {
 // the guard wrapper: the enabled servers by name, command and args as
 // written.
 func rawServers(client, file string, data []byte) (map[string]Server, error) {
-	res, err := parseFileRaw(client, file, data)
+	return byName(parseFileRaw(client, file, data))
+}
+
+// byName is a parse's enabled servers by name.
+func byName(res fileResult, err error) (map[string]Server, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func bigConfig(n int) []byte {
 func BenchmarkWrapFile500(b *testing.B) {
 	data := bigConfig(500)
 	for b.Loop() {
-		if _, names, err := WrapFile("claude-code", ".mcp.json", data, WrapOptions{}); err != nil || len(names) != 500 {
+		if _, names, _, err := WrapFile("claude-code", ".mcp.json", data, WrapOptions{}); err != nil || len(names) != 500 {
 			b.Fatal(err, len(names))
 		}
 	}

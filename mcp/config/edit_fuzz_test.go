@@ -39,7 +39,7 @@ func FuzzEditRoundTrip(f *testing.F) {
 		if !ok || !knownEditFormat(client, file) {
 			return
 		}
-		out, wrapped, err := WrapFile(client, file, data, WrapOptions{})
+		out, wrapped, _, err := WrapFile(client, file, data, WrapOptions{})
 		if err != nil {
 			return
 		}

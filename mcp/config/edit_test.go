@@ -17,6 +17,9 @@ import (
 //	in         the file as the user wrote it
 //	wrapped    WrapFile's output (then UnwrapFile must give back in)
 //	wrap-error a substring of the error WrapFile must return instead
+//	left       lines "SERVER FIELD: TEXT": the remote servers WrapFile
+//	           leaves alone (guard cannot reach them as the client does),
+//	           in order, each reason holding TEXT
 //	set        lines "SERVER ARG VALUE": SetArgument calls, in order
 //	set-out    the file after them
 //	locked     lines "SERVER VERSION [DIGEST]": the lockfile's packages
@@ -57,13 +60,13 @@ func TestEditGolden(t *testing.T) {
 			}
 			changed := false
 			if want, ok := sec["wrap-error"]; ok {
-				_, _, err := WrapFile(client, file, in, WrapOptions{})
+				_, _, _, err := WrapFile(client, file, in, WrapOptions{})
 				if err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
 					t.Fatalf("WrapFile error = %v, want one containing %q", err, want)
 				}
 			}
 			if want, ok := sec["wrapped"]; ok {
-				got, names, err := WrapFile(client, file, in, WrapOptions{})
+				got, names, left, err := WrapFile(client, file, in, WrapOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,11 +85,28 @@ func TestEditGolden(t *testing.T) {
 				if !slices.Equal(names, unames) || len(names) == 0 {
 					t.Fatalf("wrapped %q, unwrapped %q", names, unames)
 				}
-				again, more, err := WrapFile(client, file, got, WrapOptions{})
+				var wantLeft []string
+				if len(sec["left"]) > 0 {
+					wantLeft = strings.Split(strings.TrimSpace(string(sec["left"])), "\n")
+				}
+				if len(left) != len(wantLeft) {
+					t.Fatalf("left alone: %v, want %q", left, wantLeft)
+				}
+				for i, w := range wantLeft {
+					who, text, _ := strings.Cut(w, ": ")
+					if u := left[i]; who != u.Server+" "+u.Field || !strings.Contains(u.Reason, text) {
+						t.Fatalf("left alone: %v, want %q", u, w)
+					}
+				}
+				again, more, _, err := WrapFile(client, file, got, WrapOptions{})
 				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
 					t.Fatalf("wrapping a wrapped file changed it (%v, %q)", err, more)
 				}
-				sameServers(t, client, file, in, got)
+				var leftNames []string
+				for _, u := range left {
+					leftNames = append(leftNames, u.Server)
+				}
+				sameServers(t, client, file, in, got, leftNames...)
 			}
 			if ops, ok := sec["set"]; ok {
 				cur := in
@@ -133,7 +153,7 @@ func TestEditGolden(t *testing.T) {
 				if err != nil || !bytes.Equal(again, got) || len(more) > 0 {
 					t.Fatalf("pinning a pinned file changed it (%v, %+v)", err, more)
 				}
-				if w, _, err := WrapFile(client, file, in, WrapOptions{}); err == nil {
+				if w, _, _, err := WrapFile(client, file, in, WrapOptions{}); err == nil {
 					pw, _, err := PinFile(client, file, w, lookup)
 					if err != nil {
 						t.Fatal(err)
@@ -166,8 +186,9 @@ func setSection(a *archive, name string, data []byte) bool {
 
 // sameServers checks that the client's parser reads the same servers from
 // a and b once it sees through the guard wrapper: what agentgate locks,
-// verifies and pins does not change when a config is wrapped.
-func sameServers(t *testing.T, client, file string, a, b []byte) {
+// verifies and pins does not change when a config is wrapped. The
+// servers left (not wrapped) must read exactly as before.
+func sameServers(t *testing.T, client, file string, a, b []byte, left ...string) {
 	t.Helper()
 	sa, err := parseFile(client, file, a)
 	if err != nil {
@@ -182,6 +203,12 @@ func sameServers(t *testing.T, client, file string, a, b []byte) {
 	}
 	for i := range sa.servers {
 		x, y := sa.servers[i], sb.servers[i]
+		if slices.Contains(left, x.Name) {
+			if y.Guard != nil || differ(x, y) != "" {
+				t.Errorf("server %q was left alone but reads as %+v", x.Name, y)
+			}
+			continue
+		}
 		if y.Guard == nil || y.Guard.Server != x.Name {
 			t.Errorf("server %q: wrapped entry has Guard %+v", x.Name, y.Guard)
 		}

@@ -48,7 +48,7 @@ func locateYAML(d *doc) error {
 			}
 			e.members = append(e.members, mspan{name: k.Value, start: start, end: lineEndAt(d.data, y.idx[last-1]),
 				empty: v.Kind == yaml.ScalarNode && (v.Value == "" || v.ShortTag() == "!!null") || v.Kind != yaml.ScalarNode && len(v.Content) == 0,
-				sub:   v.Kind == yaml.AliasNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || v.Anchor != ""})
+				sub:   v.Kind == yaml.AliasNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || v.Anchor != "" || k.Value == "requestOptions" && !yamlOnlyHeaders(v)})
 		}
 		var cmdKey *yaml.Node
 		for i := 0; i+1 < len(it.Content); i += 2 {
@@ -90,6 +90,20 @@ func locateYAML(d *doc) error {
 		}
 	}
 	return nil
+}
+
+// yamlOnlyHeaders reports whether Continue's requestOptions n holds
+// nothing but "headers" (the one option guard can carry).
+func yamlOnlyHeaders(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != "headers" {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlLastLine is the last line any node of n starts on.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -188,18 +189,20 @@ type WrapOptions struct {
 // wrap_remote.go). Servers already wrapped are left alone. Each wrap is
 // checked to come undone exactly: UnwrapFile on the result restores data
 // byte for byte, and the wrapped entry reads through the wrapper as the
-// same server, or WrapFile refuses with an *Error naming the server.
-func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped []string, err error) {
+// same server, or WrapFile refuses with an *Error naming the server. A
+// remote server guard cannot reach as its client does is left alone and
+// returned in left.
+func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped []string, left []*Unwrappable, err error) {
 	if opt.Program == "" {
 		opt.Program = "agentgate"
 	}
 	raw, err := rawServers(client, file, data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	d, err := locate(client, file, data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var edits []Edit
 	want := map[string][]string{}
@@ -220,8 +223,13 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 			}
 		}
 		es, argv, err := d.wrapEntry(e, s, lockName, opt)
+		var u *Unwrappable
+		if errors.As(err, &u) {
+			left = append(left, u)
+			continue
+		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if s.Transport != Stdio {
 			remote = append(remote, e.name)
@@ -231,17 +239,17 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 		wrapped = append(wrapped, e.name)
 	}
 	if len(edits) == 0 {
-		return data, nil, nil
+		return data, nil, left, nil
 	}
 	out, err = applyEdits(data, edits)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := verifyEdit(client, file, data, out, want); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := sameThrough(client, file, data, out, remote); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Every wrap must come undone exactly. When the whole file does not,
 	// find the entry that does not, one by one.
@@ -252,17 +260,17 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 			one, _ := applyEdits(data, es)
 			if back, _, err := UnwrapFile(client, file, one, name); err != nil || string(back) != string(data) {
 				if slices.Contains(remote, name) {
-					return nil, nil, d.errAt(d.entryOffset(e), name, "", "'agentgate unwrap' could not restore this remote entry byte for byte after wrapping it",
+					return nil, nil, nil, d.errAt(d.entryOffset(e), name, "", "'agentgate unwrap' could not restore this remote entry byte for byte after wrapping it",
 						"wrap this server by hand as docs/GUARD.md shows")
 				}
-				return nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
+				return nil, nil, nil, d.errAt(e.cmdAt, name, e.argsField, "'agentgate unwrap' could not restore this entry byte for byte after wrapping it",
 					`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
 			}
 		}
-		return nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
+		return nil, nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
 			Hint: "wrap its servers by hand as docs/GUARD.md shows"}
 	}
-	return out, wrapped, nil
+	return out, wrapped, left, nil
 }
 
 // wrapEntry is wrapEdits for a stdio server, wrapRemoteEdit for a remote
@@ -286,22 +294,11 @@ func sameThrough(client, file string, before, after []byte, names []string) erro
 	if len(names) == 0 {
 		return nil
 	}
-	byName := func(data []byte) (map[string]Server, error) {
-		res, err := parseFile(client, file, data)
-		if err != nil {
-			return nil, err
-		}
-		m := map[string]Server{}
-		for _, s := range res.servers {
-			m[s.Name] = s
-		}
-		return m, nil
-	}
-	a, err := byName(before)
+	a, err := byName(parseFile(client, file, before))
 	if err != nil {
 		return err
 	}
-	b, err := byName(after)
+	b, err := byName(parseFile(client, file, after))
 	if err != nil {
 		return fmt.Errorf("internal error: the edited %s does not parse: %w", file, err)
 	}

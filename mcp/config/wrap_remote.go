@@ -26,8 +26,9 @@ import (
 // The saved bytes cannot stay in the entry as they were: clients refuse
 // or prefer them over the command (Codex refuses "url" next to
 // "command", opencode refuses any member a local server does not have,
-// Gemini uses "url" before "command", and a "type" of "http" makes
-// Claude Code, VS Code, Roo Code or Amazon Q ignore the command). An
+// Gemini uses "url" before "command", Amazon Q starts what "type" names,
+// and the other clients refuse both or let a remote "type" decide: at
+// worst the client would reach the server without guard). An
 // environment variable is the one member every client accepts in a stdio
 // entry and passes on unchanged; base64 keeps the client from expanding
 // variables in it (its alphabet has no "$", "{" or "}").
@@ -91,46 +92,64 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 	if e == nil {
 		return Edit{}, nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
 	}
-	at := d.entryOffset(e)
-	refuse := func(field, msg, hint string) (Edit, []string, error) {
-		return Edit{}, nil, d.errAt(at, e.name, field, "cannot wrap this remote server: "+msg, hint)
+	refuse := func(off int, field, msg, hint string) (Edit, []string, error) {
+		return Edit{}, nil, d.errAt(off, e.name, field, "cannot wrap this remote server: "+msg, hint)
 	}
+	// unreachable: guard cannot reach the server as the client does; the
+	// entry is left alone, not an error (see Unwrappable).
+	unreachable := func(off int, field, why string) (Edit, []string, error) {
+		line, col := offsetPos(d.data, off)
+		return Edit{}, nil, &Unwrappable{File: d.file, Line: line, Column: col, Server: e.name, Field: field, Reason: why}
+	}
+	at := d.entryOffset(e)
 	shape, ok := remoteShapes[d.shapeKey()]
 	if !ok {
-		return refuse("", "agentgate does not know how this client writes a stdio entry", "wrap it by hand as docs/GUARD.md shows")
+		return unreachable(at, "", "agentgate does not know how this client writes a stdio entry")
 	}
 	if e.inline {
-		return refuse("", "the entry is written inline (a TOML inline table or dotted keys, a YAML flow mapping), whose members wrap cannot move",
+		return refuse(at, "", "the entry is written inline (a TOML inline table or dotted keys, a YAML flow mapping), whose members wrap cannot move",
 			"write the server as a [mcp_servers.NAME] table (TOML) or a block mapping (YAML), then run agentgate wrap again")
 	}
 	var run []int
 	for i, m := range e.members {
 		if why, bad := shape.refuse[m.name]; bad {
-			return refuse(m.name, why, "wrap it by hand as docs/GUARD.md shows, or leave it unwrapped")
+			return unreachable(m.start, m.name, why)
 		}
 		own := slices.Contains(shape.members, m.name)
 		stdio := m.name == "command" || m.name == "args" || m.name == shape.envKey || m.name == "env_vars"
 		switch {
+		case own && m.sub && m.name == "requestOptions":
+			return unreachable(m.start, m.name, "requestOptions holds settings besides headers (timeouts, TLS, proxy) that guard cannot apply")
 		case own, stdio && m.empty:
 			if m.sub {
-				return refuse(m.name, "written as a sub-table, dotted keys, a block scalar or an anchor, or (requestOptions) with settings besides headers that guard cannot apply",
-					"write it on the entry's own lines as one value (TOML: an inline table, http_headers = { ... }; YAML: requestOptions holding only headers), then run agentgate wrap again")
-			}
-			if len(run) > 0 && run[len(run)-1] != i-1 {
-				return refuse(e.members[i-1].name, fmt.Sprintf("%q stands between the remote members (%s), which wrap replaces as one run", e.members[i-1].name, d.names(e, run)),
-					fmt.Sprintf("move %q before or after them, then run agentgate wrap again", e.members[i-1].name))
+				return refuse(m.start, m.name, "written as a sub-table or dotted keys (TOML), or as a block scalar, alias or anchor (YAML), which wrap cannot move",
+					"write it on the entry's own lines as one value (TOML: an inline table, http_headers = { ... }), then run agentgate wrap again")
 			}
 			run = append(run, i)
 		case stdio:
-			return refuse(m.name, fmt.Sprintf("the entry already has %q, which the wrapper would write", m.name), fmt.Sprintf("remove %q (a remote server does not use it), then run agentgate wrap again", m.name))
+			return refuse(m.start, m.name, fmt.Sprintf("the entry already has %q, which the wrapper would write", m.name), fmt.Sprintf("remove %q (a remote server does not use it), then run agentgate wrap again", m.name))
 		}
 	}
 	if len(run) == 0 {
-		return refuse("", "its remote members were not found where the parser read them", "wrap it by hand as docs/GUARD.md shows")
+		return refuse(at, "", "its remote members were not found where the parser read them", "wrap it by hand as docs/GUARD.md shows")
 	}
-	args, envVars, err := guardRemoteArgs(s, lockName, opt)
-	if err != nil {
-		return refuse(err.field, err.msg, err.hint)
+	for i := run[0]; i <= run[len(run)-1]; i++ {
+		if !slices.Contains(run, i) {
+			m := e.members[i]
+			return refuse(m.start, m.name, fmt.Sprintf("%q stands between the remote members (%s), which wrap replaces as one run", m.name, d.names(e, run)),
+				fmt.Sprintf("move %q before or after them, then run agentgate wrap again", m.name))
+		}
+	}
+	args, envVars, aerr := guardRemoteArgs(s, lockName, opt)
+	if aerr != nil {
+		off := at
+		top, _, _ := strings.Cut(aerr.field, ".")
+		for _, m := range e.members {
+			if m.name == top || top == "headers" && m.name == "requestOptions" {
+				off = m.start
+			}
+		}
+		return unreachable(off, aerr.field, aerr.msg)
 	}
 	first, last := e.members[run[0]], e.members[run[len(run)-1]]
 	saved := base64.StdEncoding.EncodeToString(d.data[first.start:last.end])
@@ -260,7 +279,24 @@ func (d *doc) unwrapRemoteEdit(e *entry, s Server) (Edit, error) {
 }
 
 // argErr is a reason guardRemoteArgs cannot write a server's wrapper.
-type argErr struct{ field, msg, hint string }
+type argErr struct{ field, msg string }
+
+// Unwrappable is a remote server that WrapFile leaves alone because guard
+// cannot reach it as its client does (the client computes headers or
+// credentials itself, or sends a value guard would expand): wrapping it
+// would change the server. It is not an error; WrapFile returns it with
+// the servers it wrapped, and `agentgate wrap` names it on stderr.
+type Unwrappable struct {
+	File         string
+	Line, Column int
+	Server       string
+	Field        string // the member that decides it; "" for the entry
+	Reason       string
+}
+
+func (u *Unwrappable) Error() string {
+	return fmt.Sprintf("%s:%d:%d: server %q: %s: not wrapped: %s", u.File, u.Line, u.Column, u.Server, u.Field, u.Reason)
+}
 
 // guardRemoteArgs are the guard arguments that reach remote server s as
 // the client does: guard --server NAME [--lockfile P] [--on-drift M]
@@ -295,10 +331,10 @@ func guardRemoteArgs(s Server, lockName string, opt WrapOptions) (args, envVars 
 	add := func(k, v, field string) *argErr {
 		ck := canonicalHeaderKey(k)
 		if prev, dup := seen[ck]; dup {
-			return &argErr{field, fmt.Sprintf("header %q is given twice (also as %s)", k, prev), "keep one of them"}
+			return &argErr{field, fmt.Sprintf("header %q is given twice (also as %s)", k, prev)}
 		}
 		if strings.TrimSpace(v) != v || strings.TrimSpace(k) != k || strings.ContainsAny(k, ":") {
-			return &argErr{field, fmt.Sprintf("header %q has a name with ':' or blanks around its name or value, which guard's --header 'Name: value' cannot carry", k), "remove the blanks"}
+			return &argErr{field, fmt.Sprintf("header %q has a name with ':' or blanks around its name or value, which guard's --header 'Name: value' cannot carry", k)}
 		}
 		seen[ck], hdr[k] = field, v
 		return nil
@@ -346,12 +382,19 @@ func guardArgsExpanded(syn VarSyntax) bool { return fieldSyntax(syn, "args[0]") 
 // given it in its args (see guardRemoteArgs).
 func guardValue(s Server, field, t string) (string, *argErr) {
 	fs := fieldSyntax(s.Syntax, field)
-	if guardArgsExpanded(s.Syntax) && fieldSyntax(s.Syntax, "args[0]") == fs {
-		return t, nil
-	}
 	segs, perr := parseTemplate(fs, t)
 	if perr != nil {
-		return "", &argErr{field, perr.Msg, perr.Hint}
+		return "", &argErr{field, perr.Msg}
+	}
+	if guardArgsExpanded(s.Syntax) && fieldSyntax(s.Syntax, "args[0]") == fs {
+		// The client expands it; what it leaves as text reaches guard,
+		// which must not read a variable in it.
+		for _, g := range segs {
+			if back, perr := parseTemplate(SyntaxClaude, g.text); g.kind == segLit && (perr != nil || canonical(back) != canonical([]seg{g})) {
+				return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
+			}
+		}
+		return t, nil
 	}
 	var b strings.Builder
 	for _, g := range segs {
@@ -365,14 +408,13 @@ func guardValue(s Server, field, t string) (string, *argErr) {
 			}
 			b.WriteString("}")
 		default:
-			return "", &argErr{field, fmt.Sprintf("%s uses %s, which guard cannot expand", field, g.raw), "wrap it by hand as docs/GUARD.md shows"}
+			return "", &argErr{field, fmt.Sprintf("uses %s, which guard cannot expand", g.raw)}
 		}
 	}
 	out := b.String()
 	back, perr := parseTemplate(SyntaxClaude, out)
 	if perr != nil || canonical(back) != canonical(segs) {
-		return "", &argErr{field, fmt.Sprintf("%s holds text that guard would read as a variable (${...}), which this client sends as written", field),
-			"wrap it by hand as docs/GUARD.md shows, or leave the server unwrapped"}
+		return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
 	}
 	return out, nil
 }

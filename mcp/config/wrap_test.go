@@ -115,7 +115,7 @@ func TestWrapRemoteExact(t *testing.T) {
 			"[mcp_servers.r]\ncommand = \"agentgate\"\nargs = [\"guard\", \"--server\", \"r\", \"--url\", \"https://h/mcp\", \"--header\", \"Authorization: Bearer ${T}\", \"--transport\", \"http\"]\n" +
 				"env = { AGENTGATE_UNWRAP = \"dXJsID0gImh0dHBzOi8vaC9tY3AiCmJlYXJlcl90b2tlbl9lbnZfdmFyID0gIlQi\" }\nenv_vars = [\"T\"]\nenabled = true\n"},
 	} {
-		out, names, err := WrapFile(tc.client, tc.file, []byte(tc.in), WrapOptions{})
+		out, names, _, err := WrapFile(tc.client, tc.file, []byte(tc.in), WrapOptions{})
 		if err != nil || string(out) != tc.want || !slices.Equal(names, []string{"r"}) {
 			t.Errorf("%s: %v %q\n%s\nwant\n%s", tc.client, err, names, out, tc.want)
 		}
