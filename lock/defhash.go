@@ -7,7 +7,6 @@ package lock
 // Its test vectors are in testdata/tool-definition-hash.
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -147,7 +146,6 @@ type rv struct {
 	s     string // a string's value (WTF-8: unpaired surrogates as 3 bytes), a number's canonical text
 	keys  []string
 	vals  []*rv // object members sorted by key as UTF-16 code units; array elements
-	lone  bool  // a string holding an unpaired surrogate
 	kOffs []int // offsets of the keys
 }
 
@@ -224,8 +222,7 @@ func (f *scanner) scalarTree(a, b int) *rv {
 	text := f.in[a:b]
 	switch c := text[0]; c {
 	case '"':
-		s := unquote(text)
-		return &rv{kind: '"', off: a, s: s, lone: bytes.IndexByte(text, '\\') >= 0 && !utf8.ValidString(s)}
+		return &rv{kind: '"', off: a, s: unquote(text)}
 	case 't', 'f', 'n':
 		return &rv{kind: c, off: a}
 	}

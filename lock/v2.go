@@ -164,7 +164,7 @@ func buildEntries(kind string, raws [][]byte, definitions bool) ([]Entry, string
 			switch {
 			case !ok || m.kind != '"':
 				return "", &ToolError{Kind: kind, Field: member, Msg: fmt.Sprintf("element %d: want a string", i)}
-			case m.lone || !utf8.ValidString(m.s):
+			case !utf8.ValidString(m.s): // an unpaired surrogate, as WTF-8
 				return "", &ToolError{Kind: kind, Field: member, Msg: fmt.Sprintf("element %d: holds an unpaired surrogate, which agentgate cannot pin", i)}
 			case m.s == "":
 				return "", &ToolError{Kind: kind, Field: member, Msg: fmt.Sprintf("element %d: must not be empty", i)}

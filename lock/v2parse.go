@@ -75,7 +75,7 @@ func (p *v2parser) str(obj *rv, path, key string) (string, error) {
 	switch {
 	case v.kind != '"':
 		return "", p.errAt(v, pathKey(path, key), "want a string, got %s", kindOf(v))
-	case v.lone || !utf8.ValidString(v.s):
+	case !utf8.ValidString(v.s): // an unpaired surrogate, as WTF-8
 		return "", p.errAt(v, pathKey(path, key), "holds an unpaired surrogate escape")
 	}
 	return v.s, nil
