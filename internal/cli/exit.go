@@ -162,20 +162,17 @@ func (l errorList) Error() string {
 
 // problemsOf returns what report prints for err, in order: the problems
 // of an errorList or of several errors (listOf), else err's message with
-// its hints (an *ExitError's Hints; for another error, those hintsOf
-// finds). An *ExitError's Hints beside an
-// errorList come last, as a problem without lines: they are about all of
-// it. A silent *ExitError has none.
+// an *ExitError's Hints. An error of another type is read as classify
+// makes it (its hints are those hintsOf finds). An *ExitError's Hints
+// beside an errorList come last, as a problem without lines: they are
+// about all of it. A silent *ExitError has none.
 func problemsOf(err error) []problem {
 	if err == nil {
 		return nil
 	}
 	var ee *ExitError
 	if !errors.As(err, &ee) {
-		if list := listOf(err); list != nil {
-			return list
-		}
-		return []problem{{lines: []string{err.Error()}, hints: hintsOf(err)}}
+		ee = classify(ExitInvalid, err).(*ExitError) // class 2, as exitCode says
 	}
 	var out []problem
 	list, ok := ee.Err.(errorList)

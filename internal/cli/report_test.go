@@ -52,6 +52,9 @@ func TestReportHintsFollowTheirError(t *testing.T) {
 		}, Hints: []string{"all"}}, "agentgate verify: error: e1\nagentgate: hint: h1\nagentgate: hint: all\n"},
 		{"an unclassified error keeps its typed hints", &config.Error{File: "f", Msg: "m", Hint: "h"},
 			"agentgate verify: error: f: m\nagentgate: hint: h\n"},
+		{"unclassified joined errors, each with its hints", errors.Join(
+			&config.Error{File: "a", Msg: "m1", Hint: "h1"}, &config.Error{File: "b", Msg: "m2", Hint: "h2"}),
+			"agentgate verify: error: a: m1\nagentgate: hint: h1\nagentgate verify: error: b: m2\nagentgate: hint: h2\n"},
 		{"joined errors, each with its hints", invalid(errors.Join(
 			&config.Error{File: "a", Msg: "m1", Hint: "h1"}, errors.New("plain"), &config.Error{File: "b", Msg: "m2", Hint: "h2"})),
 			"agentgate verify: error: a: m1\nagentgate: hint: h1\nagentgate verify: error: plain\n" +
