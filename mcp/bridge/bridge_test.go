@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -22,29 +23,12 @@ type client struct {
 	t     *testing.T
 	conn  *Conn
 	lines chan string
-	log   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log   *testenv.SyncBuffer
 }
 
 func open(t *testing.T, r config.Resolved, opts Options) *client {
 	t.Helper()
-	c := &client{t: t, lines: make(chan string, 100), log: &syncBuffer{}}
+	c := &client{t: t, lines: make(chan string, 100), log: &testenv.SyncBuffer{}}
 	opts.Log = c.log
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
