@@ -187,12 +187,9 @@ func (p *proxy) verdicts(kind string, elems [][]byte) []verdict {
 	verdicts := make([]verdict, len(elems))
 	names := make(map[string]int, len(elems))
 	for i, e := range elems {
-		switch kind {
-		case kindTool:
+		if kind == kindTool {
 			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkTool(e) })
-		case kindResource:
-			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkResource(e) })
-		default:
+		} else {
 			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkEntry(kind, e) })
 		}
 		if verdicts[i].name != "" {
