@@ -126,11 +126,10 @@ func runGuard(e *env, fs *flag.FlagSet, args []string) error {
 // limits and ignore-members from agentgate.toml. Only agentgate.toml is read: a client
 // config guard does not need cannot stop it.
 func guardLockfile(e *env, lockFlag, server string) (string, []string, error) {
-	repo, err := gitint.Open(e.dir)
+	repo, err := openGit(e)
 	root := e.dir
 	switch {
 	case err == nil:
-		e.repos = append(e.repos, repo)
 		root = repo.Root()
 	case !errors.Is(err, gitint.ErrNotRepository):
 		return "", nil, classify(ExitUnverified, err)

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -73,30 +71,12 @@ func TestGuardLifecycle(t *testing.T) {
 type guardRun struct {
 	cmd            *exec.Cmd
 	stdin          io.WriteCloser
-	stdout, stderr *syncBuf
+	stdout, stderr *testenv.SyncBuffer
 	done           chan struct{}
 	waitErr        error
 	agentgate      testenv.Proc
 	helper         testenv.Proc   // agentgate-mcp
 	tree           []testenv.Proc // the fake server and its child
-}
-
-// syncBuf is a bytes.Buffer safe for concurrent use.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startGuardRun starts agentgate guard, in a process group of its own, in
@@ -106,7 +86,7 @@ func startGuardRun(t *testing.T, bin string) *guardRun {
 	t.Helper()
 	r := lockedRepo(t, notesServer)
 	log := filepath.Join(t.TempDir(), "fake.log")
-	g := &guardRun{stdout: &syncBuf{}, stderr: &syncBuf{}, done: make(chan struct{})}
+	g := &guardRun{stdout: &testenv.SyncBuffer{}, stderr: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	g.cmd = exec.Command(bin, "guard", "--server", "notes", "--", os.Args[0],
 		"-tools", "notes.json", "-log", log, "-call", "hang", "-ignore-sigterm", "-linger", "-fork-child")
 	g.cmd.Dir = r.dir

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -22,29 +23,12 @@ type client struct {
 	t     *testing.T
 	conn  *Conn
 	lines chan string
-	log   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log   *testenv.SyncBuffer
 }
 
 func open(t *testing.T, r config.Resolved, opts Options) *client {
 	t.Helper()
-	c := &client{t: t, lines: make(chan string, 100), log: &syncBuffer{}}
+	c := &client{t: t, lines: make(chan string, 100), log: &testenv.SyncBuffer{}}
 	opts.Log = c.log
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
@@ -419,15 +403,10 @@ func TestStreamableServerUnreachable(t *testing.T) {
 	}
 }
 
-// fakeSSE is a legacy HTTP+SSE server: GET /sse names /msg?session=s1,
-// messages POSTed there are answered on the stream.
-func fakeSSE(t *testing.T, endpoint string) *httptest.Server {
-	events := make(chan string, 10)
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusMethodNotAllowed) // no streamable HTTP here
-	})
-	mux.HandleFunc("GET /mcp", func(w http.ResponseWriter, r *http.Request) {
+// sseStream is a legacy SSE server's stream: the endpoint event naming
+// endpoint, then every event sent on events, until the request ends.
+func sseStream(endpoint string, events <-chan string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprintf(w, "event: endpoint\ndata: %s\n\n", endpoint)
 		w.(http.Flusher).Flush()
@@ -440,7 +419,19 @@ func fakeSSE(t *testing.T, endpoint string) *httptest.Server {
 				return
 			}
 		}
+	}
+}
+
+// fakeSSE is a legacy HTTP+SSE server: GET /mcp names endpoint as the
+// message URL, messages POSTed to /msg?session=s1 are answered on the
+// stream.
+func fakeSSE(t *testing.T, endpoint string) *httptest.Server {
+	events := make(chan string, 10)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusMethodNotAllowed) // no streamable HTTP here
 	})
+	mux.HandleFunc("GET /mcp", sseStream(endpoint, events))
 	mux.HandleFunc("POST /msg", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("session") != "s1" {
 			http.Error(w, "no session", http.StatusBadRequest)

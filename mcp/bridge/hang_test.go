@@ -161,20 +161,7 @@ func TestLegacyPostHeld(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "event: endpoint\ndata: /msg\n\n")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case ev := <-events:
-				fmt.Fprint(w, ev)
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
+	mux.HandleFunc("GET /sse", sseStream("/msg", events))
 	mux.HandleFunc("POST /msg", func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)

@@ -88,7 +88,10 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 		}
 		s.Headers[k] = strings.TrimSpace(v)
 	}
-	root := workTreeRoot(dir)
+	root, err := config.FindRoot(dir)
+	if err != nil {
+		root = dir
+	}
 	p := &config.Project{Root: root}
 	data, err := os.ReadFile(filepath.Join(root, config.SettingsFile))
 	switch {
@@ -104,21 +107,6 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 		return config.Resolved{}, &config.Error{File: config.SettingsFile, Msg: "cannot read: " + err.Error()}
 	}
 	return p.Resolve(s, lookup)
-}
-
-// workTreeRoot is the nearest directory from dir up that holds .git (a
-// directory, or a file in a linked work tree or submodule), else dir.
-func workTreeRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
 }
 
 // validHeaderName reports whether k is an HTTP field name (RFC 9110

@@ -36,23 +36,22 @@ func (p *proxy) fromClient(line []byte) bool {
 	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
 		return true // the server answers what it cannot parse
 	}
-	var env envelope
-	var method, id, params []byte
+	var rawMethod, id, params []byte
 	ms, _ := capture.ObjectMembers(t) // one scan; the first of each name, as member reads it
 	for _, m := range ms {
 		v := t[m.Start:m.End]
 		switch {
-		case m.Name == "method" && method == nil:
-			method = v
+		case m.Name == "method" && rawMethod == nil:
+			rawMethod = v
 		case m.Name == "id" && id == nil:
 			id = v
 		case m.Name == "params" && params == nil:
 			params = v
 		}
 	}
-	var isString bool
-	if env.method, isString = jsonString(method); method == nil || id == nil || (!isString && json.Unmarshal(method, &env.method) != nil) {
-		if id == nil && env.method == "notifications/cancelled" {
+	method, isString := jsonString(rawMethod)
+	if rawMethod == nil || id == nil || (!isString && json.Unmarshal(rawMethod, &method) != nil) {
+		if id == nil && method == "notifications/cancelled" {
 			p.cancelled(member(params, "requestId"))
 		}
 		return true // a notification, or a response to the server
@@ -62,7 +61,7 @@ func (p *proxy) fromClient(line []byte) bool {
 		return true
 	}
 	kind := ""
-	switch env.method {
+	switch method {
 	case "tools/call":
 		kind = kindTool
 	case "prompts/get":
@@ -87,7 +86,7 @@ func (p *proxy) fromClient(line []byte) bool {
 		}
 	}
 	p.mu.Lock()
-	p.pending[key] = pending{method: env.method, id: bytes.Clone(id)}
+	p.pending[key] = pending{method: method, id: bytes.Clone(id)}
 	p.mu.Unlock()
 	return true
 }

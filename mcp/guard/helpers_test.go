@@ -2,18 +2,17 @@ package guard
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -88,31 +87,13 @@ func loadTools(t testing.TB) []json.RawMessage {
 	return raws
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // client is a test MCP client talking to guard through pipes.
 type client struct {
 	t    testing.TB
 	in   *io.PipeWriter
 	out  *bufio.Reader
 	done chan error
-	log  *syncBuffer
+	log  *testenv.SyncBuffer
 	seen []string // messages read that were not the awaited answer
 }
 
@@ -121,7 +102,7 @@ type client struct {
 func startGuard(t testing.TB, opts Options, up Upstream) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1), log: &syncBuffer{}}
+	c := &client{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1), log: &testenv.SyncBuffer{}}
 	opts.Log = c.log
 	if opts.Server == "" {
 		opts.Server = "fake"

@@ -23,13 +23,13 @@ import "bytes"
 // any other message is checked in full. Memos are bounded: at most
 // memoCount, the newest first, of messages of at most memoBytes together.
 type memo struct {
-	msg      []byte   // the message as checked (a copy)
-	env      envelope // msg's envelope (raw, id and result point into msg)
-	kind     string   // the kind the listing was compared as ("" when not compared: no pins)
-	arrAt    int      // the listing's array: its offset in the result
-	arrLen   int      // and its length
-	elems    [][2]int // the elements' spans, relative to env.resultAt
-	verdicts []verdict
+	msg      []byte    // the message as checked (a copy)
+	env      envelope  // msg's envelope (raw, id and result point into msg)
+	kind     string    // the kind of listing it answered
+	arrAt    int       // the listing's array: its offset in the result
+	arrLen   int       // and its length
+	elems    [][2]int  // the elements' spans, relative to env.resultAt
+	verdicts []verdict // nil when the pins do not compare this kind
 }
 
 // Bounds of the memos and of the verdict cache.
@@ -187,12 +187,9 @@ func (p *proxy) verdicts(kind string, elems [][]byte) []verdict {
 	verdicts := make([]verdict, len(elems))
 	names := make(map[string]int, len(elems))
 	for i, e := range elems {
-		switch kind {
-		case kindTool:
+		if kind == kindTool {
 			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkTool(e) })
-		case kindResource:
-			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkResource(e) })
-		default:
+		} else {
 			verdicts[i] = p.cachedVerdict(kind, e, func() verdict { return pins.checkEntry(kind, e) })
 		}
 		if verdicts[i].name != "" {

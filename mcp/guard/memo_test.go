@@ -29,6 +29,11 @@ func session(p *proxy, first, second []byte) (string, string, string) {
 	return out.String(), log.String(), fmt.Sprint(p.withheld)
 }
 
+// idLast is the listing with its id (raw) moved after the result.
+func idLast(listing, id string) string {
+	return strings.TrimSuffix(strings.Replace(listing, `"id":1,`, ``, 1), "}") + `,"id":` + id + `}`
+}
+
 // FuzzMemo: the fast path for repeated listings (memo.go: recall and the
 // verdict cache) forwards, logs and withholds exactly what the plain path
 // (every message checked in full) does, for any pair of server messages.
@@ -50,12 +55,27 @@ func FuzzMemo(f *testing.F) {
 		{with(`"id":1,`, `"id":"a",`), with(`"id":1,`, `"id":"bb",`)},
 		{listing, with(`"id":1,`, `"id":2,`) + " "},
 		{listing, strings.Replace(with(`"id":1,`, `"id":2,`), "Echo", "Ecno", 1)},
-		{with(`"id":1,`, ``) + `,"id":1}`, with(`"id":1,`, ``) + `,"id":2}`},
+		{idLast(listing, `1`), idLast(listing, `2`)},
 		{`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","x":1},{"name":"echo"}]}}`,
 			`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","x":1},{"name":"echo"}]}}`},
 		{`{"jsonrpc":"2.0","id":1,"result":{"tools":[ ]}}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[ ]}}`},
 	} {
 		f.Add([]byte(pair[0]), []byte(pair[1]))
+	}
+	// A drifted tool in a listing repeated under an id of another length,
+	// the id before or after the result: what is withheld is cut at the
+	// recalled offsets, which must move with the id. The padding picks
+	// every pins and mode (by the lengths, below).
+	drift := strings.Replace(listing, "Echo", "Ecno", 1)
+	for _, pair := range [][2]string{
+		{drift, strings.Replace(drift, `"id":1,`, `"id":"b",`, 1)},
+		{idLast(drift, `1`), idLast(drift, `"b"`)},
+	} {
+		for i := range 3 {
+			for j := range 3 {
+				f.Add([]byte(pair[0]+strings.Repeat(" ", i)), []byte(pair[1]+strings.Repeat(" ", j)))
+			}
+		}
 	}
 	v1, v2 := lockFor(f, lock.Version, raws), lockFor(f, lock.VersionV2, raws)
 	f.Fuzz(func(t *testing.T, first, second []byte) {

@@ -100,7 +100,7 @@ func direct(t testing.TB, r config.Resolved) *client {
 	}
 	inR, inW := io.Pipe()
 	go func() { io.Copy(up.In, inR); up.In.Close() }()
-	c := &client{t: t, in: inW, out: bufio.NewReaderSize(up.Out, 1<<20), done: make(chan error, 1), log: &syncBuffer{}}
+	c := &client{t: t, in: inW, out: bufio.NewReaderSize(up.Out, 1<<20), done: make(chan error, 1), log: &testenv.SyncBuffer{}}
 	go func() { c.done <- up.Wait() }()
 	t.Cleanup(func() { inW.Close() })
 	return c

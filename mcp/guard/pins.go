@@ -113,30 +113,32 @@ func (p *Pins) checkTool(raw []byte) verdict {
 }
 
 // checkEntry compares one element of a prompts/list (kind
-// lock.KindPrompt) or resources/templates/list (lock.KindResourceTemplate)
-// result with the pinned entry of its name, by the definition hash that
-// lock.BuildServerV2 computes.
+// lock.KindPrompt), resources/templates/list (lock.KindResourceTemplate)
+// or resources/list (lock.KindResource) result with the pinned entry of
+// its name (a resource: of its uri, which is then the verdict's name), by
+// the definition hash that lock.BuildServerV2 computes.
 func (p *Pins) checkEntry(kind string, raw []byte) verdict {
 	var l lock.Listing
-	pins := p.Prompts
-	if kind == lock.KindPrompt {
-		l.Prompts = [][]byte{raw}
-	} else {
-		l.ResourceTemplates = [][]byte{raw}
-		pins = p.Templates
+	var pins map[string]lock.Entry
+	switch kind {
+	case lock.KindPrompt:
+		l.Prompts, pins = [][]byte{raw}, p.Prompts
+	case lock.KindResourceTemplate:
+		l.ResourceTemplates, pins = [][]byte{raw}, p.Templates
+	default:
+		l.Resources, l.LockResources, pins = [][]byte{raw}, true, p.Resources
 	}
 	srv, err := lock.BuildServerV2(nil, l, len(p.Ignore) > 0)
-	var e lock.Entry
-	switch {
-	case err == nil && kind == lock.KindPrompt && len(srv.Prompts) == 1:
-		e = srv.Prompts[0]
-	case err == nil && kind != lock.KindPrompt && len(srv.ResourceTemplates) == 1:
-		e = srv.ResourceTemplates[0]
-	default:
+	es := map[string][]lock.Entry{lock.KindPrompt: srv.Prompts, lock.KindResourceTemplate: srv.ResourceTemplates, lock.KindResource: srv.Resources}[kind]
+	if err != nil || len(es) != 1 {
 		return verdict{drift: "not a " + kind + " definition agentgate can hash"}
 	}
+	e := es[0]
 	v := verdict{name: e.Name}
-	pin, ok := pins[e.Name]
+	if kind == lock.KindResource {
+		v.name = e.URI
+	}
+	pin, ok := pins[v.name]
 	switch {
 	case !ok:
 		v.drift = "not in agentgate.lock"

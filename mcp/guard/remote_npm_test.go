@@ -56,7 +56,7 @@ func TestRemoteServerGoesAway(t *testing.T) {
 			}
 			pins := lockFor(t, lock.VersionV2, res.Tools)
 			pins.Instructions = lock.InstructionsHash(res.Instructions)
-			blog := &syncBuffer{}
+			blog := &testenv.SyncBuffer{}
 			conn, err := bridge.Open(context.Background(), r, bridge.Options{Log: blog})
 			if err != nil {
 				t.Fatal(err)
@@ -114,7 +114,7 @@ func TestServeURLServerGoesAway(t *testing.T) {
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	outR, outW := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	code := make(chan int, 1)
 	go func() {
 		code <- Serve(context.Background(), []string{"--server", "remote", "--lockfile", filepath.Join(t.TempDir(), "none.lock"),

@@ -126,7 +126,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	var arrAt, arrLen int // the array's offset in the result, and length
 	pins := p.opts.Pins
 	compare := pins != nil && (kind == kindTool || pins.v2()) && (kind != kindResource || pins.Resources != nil)
-	if m != nil && m.kind == kind && (m.verdicts != nil) == compare {
+	if m != nil && m.kind == kind { // the same kind compares the same way: verdicts are nil when not compared
 		elems, verdicts, arrAt, arrLen = m.elementsOf(env), m.verdicts, m.arrAt, m.arrLen
 	} else {
 		arr, at, ok := arrayMember(env.result, key)
