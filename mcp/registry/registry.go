@@ -204,15 +204,27 @@ func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec, args []
 }
 
 // launcherOption returns the value of the first of names among the
-// launcher's options in args: those before the spec's argument (npx,
-// bunx, pnpm dlx, yarn dlx, uvx and pipx stop reading options there), or
-// up to "--" for npm exec, which reads options anywhere. Both "--name
-// value" and "--name=value" count; source says which option it was.
+// launcher's options in args (the first of launcherOptions), and which
+// option it was; "" when none is given.
 func launcherOption(spec config.PackageSpec, args []string, names ...string) (val, source string) {
+	if o := launcherOptions(spec, args, names...); len(o) > 0 {
+		return o[0].val, o[0].source
+	}
+	return "", ""
+}
+
+// launcherOptions returns every value of names among the launcher's
+// options in args, in order: those before the spec's argument (npx, bunx,
+// pnpm dlx, yarn dlx, uvx and pipx stop reading options there), or up to
+// "--" for npm exec, which reads options anywhere. Both "--name value" and
+// "--name=value" count (a "--no-" name takes no value); source says which
+// option it was.
+func launcherOptions(spec config.PackageSpec, args []string, names ...string) []optionValue {
 	end := len(args)
 	if spec.Launcher != "npm exec" && spec.Arg >= 0 && spec.Arg < end {
 		end = spec.Arg
 	}
+	var out []optionValue
 	for i := 0; i < end; i++ {
 		a := args[i]
 		if a == "--" {
@@ -221,14 +233,19 @@ func launcherOption(spec config.PackageSpec, args []string, names ...string) (va
 		for _, n := range names {
 			switch {
 			case strings.HasPrefix(a, n+"="):
-				return a[len(n)+1:], "the server's " + n + " option"
-			case a == n && i+1 < len(args):
-				return args[i+1], "the server's " + n + " option"
+				out = append(out, optionValue{a[len(n)+1:], "the server's " + n + " option"})
+			case a == n && i+1 < len(args) && !strings.HasPrefix(n, "--no-"):
+				out = append(out, optionValue{args[i+1], "the server's " + n + " option"})
+				i++
+			case a == n:
+				out = append(out, optionValue{"", "the server's " + n + " option"})
 			}
 		}
 	}
-	return "", ""
+	return out
 }
+
+type optionValue struct{ val, source string }
 
 func (r *Resolver) environ() []string {
 	if r.Env != nil {
