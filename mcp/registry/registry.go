@@ -271,6 +271,15 @@ func (r *Resolver) home() string {
 	return h
 }
 
+// dirOrWD is Dir, else the current directory.
+func (r *Resolver) dirOrWD() string {
+	if r.Dir != "" {
+		return r.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
 func (r *Resolver) maxBytes() int64 {
 	if r.MaxBytes > 0 {
 		return r.MaxBytes
@@ -310,10 +319,7 @@ func (r *Resolver) runOnce(ctx context.Context, name string, args ...string) (st
 	if r.Run != nil {
 		return r.Run(ctx, name, args...)
 	}
-	dir := r.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	dir := r.dirOrWD()
 	// Found as the server's own command would be (PATH of Env; npm.cmd
 	// on Windows).
 	res, err := command.Resolve(runtime.GOOS, command.Spec{Command: name, Args: args, Dir: dir, Env: r.environ()}, command.HostProbe)
