@@ -141,14 +141,30 @@ type Resolver struct {
 	// runs the command found on PATH. A missing command is
 	// exec.ErrNotFound.
 	Run func(ctx context.Context, name string, args ...string) (string, error)
+	// Runs, when set, holds the answers of Run shared with other
+	// Resolvers (capture gives one to every server of a run, so that a
+	// lock of many npx servers asks `npm config get registry` once); nil
+	// means this Resolver's own. Resolvers that share it share Run.
+	Runs *Runs
 
-	mu   sync.Mutex
-	runs map[string]runResult // answers of Run, by command line: asked once per Resolver
+	own Runs
 }
 
-type runResult struct {
-	out string
-	err error
+// Runs holds the answers of Resolver.Run by working directory,
+// environment and command line: each is asked once. The zero value is
+// ready to use; it is safe for concurrent use.
+type Runs struct {
+	mu sync.Mutex
+	m  map[runKey]*runEntry
+}
+
+type runKey struct{ dir, env, cmd string }
+
+type runEntry struct {
+	mu   sync.Mutex
+	done bool
+	out  string
+	err  error
 }
 
 // Error is why a spec could not be resolved.
@@ -296,23 +312,35 @@ func (r *Resolver) client() *http.Client {
 
 var defaultClient = &http.Client{Transport: http.DefaultTransport}
 
-// run runs a launcher's configuration command once per Resolver (npm
-// starts in about 0.2 s; a lock with many npx servers asks once).
+// run runs a launcher's configuration command once per Runs (npm starts
+// in about 0.2 s): an answer cut short by ctx is not kept.
 func (r *Resolver) run(ctx context.Context, name string, args ...string) (string, error) {
-	key := name + "\x00" + strings.Join(args, "\x00")
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if res, ok := r.runs[key]; ok {
-		return res.out, res.err
+	c := r.Runs
+	if c == nil {
+		c = &r.own
 	}
-	out, err := r.runOnce(ctx, name, args...)
-	if ctx.Err() == nil {
-		if r.runs == nil {
-			r.runs = map[string]runResult{}
+	// NUL separates: no environment entry or argument holds one.
+	k := runKey{r.dirOrWD(), strings.Join(r.environ(), "\x00"), name + "\x00" + strings.Join(args, "\x00")}
+	c.mu.Lock()
+	e := c.m[k]
+	if e == nil {
+		if c.m == nil {
+			c.m = map[runKey]*runEntry{}
 		}
-		r.runs[key] = runResult{out, err}
+		e = &runEntry{}
+		c.m[k] = e
 	}
-	return out, err
+	c.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.done {
+		out, err := r.runOnce(ctx, name, args...)
+		if ctx.Err() != nil {
+			return out, err
+		}
+		e.done, e.out, e.err = true, out, err
+	}
+	return e.out, e.err
 }
 
 func (r *Resolver) runOnce(ctx context.Context, name string, args ...string) (string, error) {
