@@ -76,6 +76,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/registry"
 	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
 )
@@ -162,6 +163,7 @@ func Capture(ctx context.Context, servers []config.Resolved, opts Options) (resu
 		opts.MaxTools = DefaultMaxTools
 	}
 	prog := &progress{w: opts.Progress}
+	runs := &registry.Runs{} // npm config get, go env: asked once per run
 	results = make([]Result, len(servers))
 	sem := make(chan struct{}, opts.Concurrency)
 	var wg, closing sync.WaitGroup
@@ -171,7 +173,7 @@ func Capture(ctx context.Context, servers []config.Resolved, opts Options) (resu
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = captureOne(ctx, r, opts, prog, &closing)
+			results[i] = captureOne(ctx, r, opts, prog, runs, &closing)
 		}()
 	}
 	wg.Wait()

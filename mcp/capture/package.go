@@ -22,13 +22,14 @@ import (
 // one immutable artefact, or nil when there is none to pin: a remote
 // server, or a command no package can be attributed to (agentgate verify
 // reports those from the configs; capture does not fail them). root is the
-// repository root, absolute.
+// repository root, absolute; runs holds the launchers' configuration
+// answers the servers of one capture share (nil: none shared).
 //
 // It is the one dispatch point by ecosystem: each ecosystem's resolver is
 // called from the switch below. An error fails the server at StagePackage
 // (could not verify): a file that cannot be read, a registry that cannot
 // be reached, a version that does not exist.
-func resolvePackage(ctx context.Context, r config.Resolved, root string) (*wire.Package, error) {
+func resolvePackage(ctx context.Context, r config.Resolved, root string, runs *registry.Runs) (*wire.Package, error) {
 	if r.Transport != config.Stdio && r.Transport != "" {
 		return nil, nil
 	}
@@ -40,7 +41,7 @@ func resolvePackage(ctx context.Context, r config.Resolved, root string) (*wire.
 	case config.EcoFile:
 		return resolveFile(r, root, spec)
 	case config.EcoNPM, config.EcoPyPI, config.EcoOCI, config.EcoGo:
-		return resolveRegistry(ctx, r, root, spec)
+		return resolveRegistry(ctx, r, root, spec, runs)
 	}
 	return nil, fmt.Errorf("unknown package ecosystem %q", spec.Ecosystem)
 }
@@ -52,12 +53,12 @@ func resolvePackage(ctx context.Context, r config.Resolved, root string) (*wire.
 // environment (agentgate's plus the configured env) and, for the
 // project's .npmrc, in the server's working directory (the root when it
 // has none).
-func resolveRegistry(ctx context.Context, r config.Resolved, root string, spec config.PackageSpec) (*wire.Package, error) {
+func resolveRegistry(ctx context.Context, r config.Resolved, root string, spec config.PackageSpec, runs *registry.Runs) (*wire.Package, error) {
 	dir := r.Cwd
 	if dir == "" {
 		dir = root
 	}
-	res := &registry.Resolver{Dir: dir, Env: command.MergeEnv(runtime.GOOS, os.Environ(), r.Env)}
+	res := &registry.Resolver{Dir: dir, Env: command.MergeEnv(runtime.GOOS, os.Environ(), r.Env), Runs: runs}
 	p, err := res.Resolve(ctx, spec, r.Args)
 	if err != nil {
 		return nil, err

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/testenv"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/registry"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -70,7 +72,7 @@ func TestResolvePackageFile(t *testing.T) {
 		{"bare command on PATH", stdio("server.sh", ""), nil},
 		{"remote server", config.Resolved{Server: config.Server{Name: "r", Transport: config.StreamableHTTP, URL: "http://127.0.0.1:1/mcp"}}, nil},
 	} {
-		got, err := resolvePackage(context.Background(), c.r, root)
+		got, err := resolvePackage(context.Background(), c.r, root, nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -81,7 +83,7 @@ func TestResolvePackageFile(t *testing.T) {
 	}
 	// A missing file inside the repository fails the server (could not
 	// verify), naming the file.
-	_, err := resolvePackage(context.Background(), stdio("node", "", "missing.js"), root)
+	_, err := resolvePackage(context.Background(), stdio("node", "", "missing.js"), root, nil)
 	if err == nil || !errors.Is(packageError(stdio("node", "", "missing.js"), err), ErrPackage) {
 		t.Fatalf("missing file: %v", err)
 	}
@@ -93,10 +95,37 @@ func TestResolvePackageFile(t *testing.T) {
 	// verify), naming the spec, the registry and where it was configured.
 	down := stdio("npx", "", "-y", "pkg@1.0.0")
 	down.Env = map[string]string{"NPM_CONFIG_REGISTRY": "http://127.0.0.1:1/"}
-	_, err = resolvePackage(context.Background(), down, root)
+	_, err = resolvePackage(context.Background(), down, root, nil)
 	if e := packageError(down, err); !errors.Is(e, ErrPackage) || e.Stage != StagePackage ||
 		!strings.Contains(e.Msg, "npm package pkg@1.0.0 from http://127.0.0.1:1/ (configured by NPM_CONFIG_REGISTRY)") {
 		t.Errorf("registry down: %+v", e)
+	}
+}
+
+// The servers of one capture share the launchers' configuration answers
+// (Capture gives each the same registry.Runs): npm is asked for its
+// registry once, not once per server.
+func TestResolvePackageSharesRuns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for npm")
+	}
+	bin, count := t.TempDir(), filepath.Join(t.TempDir(), "count")
+	script := "#!/bin/sh\necho asked >> '" + count + "'\necho http://127.0.0.1:1/\n"
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": bin, "HOME": t.TempDir(),
+		"NPM_CONFIG_REGISTRY": "", "npm_config_registry": "", "NPM_CONFIG_USERCONFIG": "", "npm_config_userconfig": ""}
+	root := t.TempDir()
+	runs := &registry.Runs{}
+	for _, spec := range []string{"pkg@1.0.0", "other@2.0.0"} {
+		r := config.Resolved{Server: config.Server{Name: spec, Transport: config.Stdio, Command: "npx", Args: []string{"-y", spec}, Env: env}}
+		if _, err := resolvePackage(context.Background(), r, root, runs); err == nil || !strings.Contains(err.Error(), "configured by `npm config get registry`") {
+			t.Fatalf("%s: %v", spec, err)
+		}
+	}
+	if data, _ := os.ReadFile(count); strings.Count(string(data), "asked") != 1 {
+		t.Errorf("npm asked %d times for two servers, want once", strings.Count(string(data), "asked"))
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/registry"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -54,7 +55,7 @@ type listing struct {
 // captureOne captures r. A stdio server that answered is shut down in the
 // background, counted in closing; any other session is closed before
 // captureOne returns (a failure's stderr tail is then complete).
-func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *progress, closing *sync.WaitGroup) Result {
+func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *progress, runs *registry.Runs, closing *sync.WaitGroup) Result {
 	start := time.Now()
 	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: StageStart}
 	if r.Timeout > 0 {
@@ -78,7 +79,7 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 	if opts.Packages {
 		go func() {
 			defer close(pkgDone)
-			pkg, pkgErr = resolvePackage(tctx, r, opts.Root)
+			pkg, pkgErr = resolvePackage(tctx, r, opts.Root, runs)
 		}()
 	} else {
 		close(pkgDone)

@@ -310,10 +310,8 @@ func ParseSpecifiers(s string) (Specifiers, bool) {
 		if !ok {
 			return nil, false
 		}
-		rm := versionRE().FindStringSubmatch(text)
-		for _, p := range strings.Split(rm[2], ".") {
-			sp.prefix = append(sp.prefix, atoiSat(p))
-		}
+		sp.prefix = make([]int, v.written) // the release as written: 1.0.* is [1 0]
+		copy(sp.prefix, v.release)
 		switch {
 		case sp.op == "~=" && len(sp.prefix) < 2,
 			sp.wildcard && (v.hasPre || v.post >= 0 || v.dev >= 0 || v.local != ""),

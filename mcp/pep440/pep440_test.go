@@ -126,6 +126,8 @@ func TestMatch(t *testing.T) {
 		{"==1.*", "1.1a1", true},
 		{"!=1.1.*", "1.2", true},
 		{"!=1.1.*", "1.1.3", false},
+		{"==1.0.*", "1.0.5", true}, // the prefix as written: trailing zeros count
+		{"==1.0.*", "1.1", false},
 		// A candidate's local label is ignored when the clause has none.
 		{"==1.0", "1.0+local.7", true},
 		{"==1.0+local.7", "1.0+local.7", true},
@@ -136,6 +138,9 @@ func TestMatch(t *testing.T) {
 		{"~=2.2", "2.1", false},
 		{"~=1.4.5", "1.4.9", true},
 		{"~=1.4.5", "1.5.0", false},
+		{"~=2.0", "2.5", true},
+		{"~=2.0", "3.0", false},
+		{"~=1.0.0", "1.1", false},
 		{"~=2.2.post3", "2.3", true},
 		{"~=1.4.5a4", "1.4.5", true},
 		// Exclusive ordered comparison: >1.7 allows 1.7.1 but not 1.7.0.post1;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -148,7 +149,7 @@ func pickNPM(f *failer, p packument, want string) (string, error) {
 		want = "*"
 	}
 	if v, ok := parseSemver(want); ok {
-		for _, k := range sortedVersions(p) {
+		for _, k := range slices.Sorted(maps.Keys(p.Versions)) {
 			if pv, _ := parseSemver(k); compareSemver(pv, v) == 0 {
 				return k, nil
 			}
@@ -159,7 +160,7 @@ func pickNPM(f *failer, p packument, want string) (string, error) {
 	if !isRange {
 		v, ok := p.DistTags[want]
 		if !ok {
-			return "", f.fail(ErrNoVersion, "no dist-tag %q (tags: %s)", want, strings.Join(sortedKeys(p.DistTags), ", "))
+			return "", f.fail(ErrNoVersion, "no dist-tag %q (tags: %s)", want, strings.Join(slices.Sorted(maps.Keys(p.DistTags)), ", "))
 		}
 		if _, ok := p.Versions[v]; !ok {
 			return "", f.fail(ErrProtocol, "dist-tag %q names version %s, which the packument does not list", want, v)
@@ -175,7 +176,7 @@ func pickNPM(f *failer, p packument, want string) (string, error) {
 	}
 	best, bestDep := "", true
 	var bestV semVersion
-	for _, k := range sortedVersions(p) {
+	for _, k := range slices.Sorted(maps.Keys(p.Versions)) {
 		v, ok := parseSemver(k)
 		if !ok || !rng.satisfies(v) {
 			continue
@@ -201,22 +202,4 @@ func latestHint(p packument) string {
 		return "; latest is " + l
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
-func sortedVersions(p packument) []string {
-	ks := make([]string, 0, len(p.Versions))
-	for k := range p.Versions {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -357,6 +358,35 @@ func TestNPMNoRegistry(t *testing.T) {
 	// A second package: npm is not asked again.
 	if _, err := r.Resolve(context.Background(), npmSpec(t, "pkg@1.0.0"), nil); err != nil || len(asked) != 1 {
 		t.Errorf("second resolve: %v, npm asked %v", err, asked)
+	}
+}
+
+// Resolvers that share Runs (one per server of a capture) ask npm once
+// for the same directory and environment, and again for another
+// environment.
+func TestRunsShared(t *testing.T) {
+	f := newFakeNPM(t)
+	f.packs["/pkg"] = fakePackument(f.srv.URL, "pkg", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
+	var mu sync.Mutex
+	var asked []string
+	runs := &Runs{}
+	base := npmResolver(t, map[string]string{})
+	resolver := func(env []string) *Resolver {
+		return &Resolver{Dir: base.Dir, Home: base.Home, SystemDir: base.SystemDir, Env: env, Timeout: base.Timeout, Runs: runs,
+			Run: func(_ context.Context, name string, args ...string) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, name+" "+strings.Join(args, " "))
+				return f.srv.URL + "/", nil
+			}}
+	}
+	for i, env := range [][]string{{"A=1"}, {"A=1"}, {"A=2"}} {
+		if _, err := resolver(env).Resolve(context.Background(), npmSpec(t, "pkg"), nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{1, 1, 2}[i]; len(asked) != want {
+			t.Errorf("after server %d: npm asked %d times, want %d: %q", i+1, len(asked), want, asked)
+		}
 	}
 }
 

@@ -106,10 +106,7 @@ func (r *Resolver) bunSource(name string) (npmSource, bool, error) {
 			return npmSource{reg: s, source: v}, true, nil
 		}
 	}
-	dir := r.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	dir := r.dirOrWD()
 	user := filepath.Join(r.home(), ".bunfig.toml")
 	if x := r.getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		user = filepath.Join(x, ".bunfig.toml")
@@ -176,15 +173,6 @@ func (r *Resolver) bunRegistry(v any) (npmSource, error) {
 		return s, nil
 	}
 	return npmSource{}, fmt.Errorf("a %T, not a URL string or a table", v)
-}
-
-// dirOrWD is Dir, else the current directory.
-func (r *Resolver) dirOrWD() string {
-	if r.Dir != "" {
-		return r.Dir
-	}
-	wd, _ := os.Getwd()
-	return wd
 }
 
 // projectLayer is the index in c.layers where a workspace .npmrc goes:
@@ -261,10 +249,7 @@ type yarnrc struct {
 // npmRegistries."//host/path" (or the full URL), then the top-level
 // npmAuthToken / npmAuthIdent.
 func (r *Resolver) yarnSource(ctx context.Context, spec config.PackageSpec) (npmSource, error) {
-	dir := r.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	dir := r.dirOrWD()
 	var files []string
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "yarn.lock")); err == nil {

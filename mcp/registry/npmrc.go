@@ -45,10 +45,7 @@ func (r *Resolver) loadNPMConfig() npmConfig {
 			}
 		}
 	}
-	dir := r.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	dir := r.dirOrWD()
 	if l, ok := r.readNPMRC(filepath.Join(npmLocalPrefix(dir), ".npmrc")); ok {
 		c.layers = append(c.layers, l)
 	}
@@ -150,7 +147,7 @@ func (r *Resolver) expandEnv(s string) string {
 // value (`npm config get`; pnpm's first for pnpm dlx), tried in order.
 func (r *Resolver) npmRegistry(ctx context.Context, c npmConfig, name string, asks [][]string) (reg, source string, err error) {
 	var keys []string
-	if scope, _, ok := strings.Cut(name, "/"); ok && strings.HasPrefix(scope, "@") {
+	if scope := npmScopeOf(name); scope != "" {
 		keys = append(keys, scope+":registry")
 	}
 	keys = append(keys, "registry")

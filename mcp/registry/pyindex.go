@@ -451,33 +451,3 @@ func (r *Resolver) pyIndexAuth(ix pyIndex, base *url.URL) (user, password string
 	}
 	return r.netrcAuth(base.Hostname())
 }
-
-// launcherOptions is launcherOption for an option that may be given more
-// than once: every value, in order.
-func launcherOptions(spec config.PackageSpec, args []string, names ...string) []optionValue {
-	end := len(args)
-	if spec.Launcher != "npm exec" && spec.Arg >= 0 && spec.Arg < end {
-		end = spec.Arg
-	}
-	var out []optionValue
-	for i := 0; i < end; i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		for _, n := range names {
-			switch {
-			case strings.HasPrefix(a, n+"="):
-				out = append(out, optionValue{a[len(n)+1:], "the server's " + n + " option"})
-			case a == n && i+1 < len(args) && !strings.HasPrefix(n, "--no-"):
-				out = append(out, optionValue{args[i+1], "the server's " + n + " option"})
-				i++
-			case a == n:
-				out = append(out, optionValue{"", "the server's " + n + " option"})
-			}
-		}
-	}
-	return out
-}
-
-type optionValue struct{ val, source string }

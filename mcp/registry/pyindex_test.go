@@ -24,6 +24,33 @@ func writeFile(t *testing.T, path, data string) {
 	}
 }
 
+// configPath is where a test writes the file name: "~/" under r.Home,
+// "./" under r.Dir, "/" under r.SystemDir.
+func configPath(r *Resolver, name string) string {
+	switch {
+	case strings.HasPrefix(name, "~/"):
+		return filepath.Join(r.Home, name[2:])
+	case strings.HasPrefix(name, "./"):
+		return filepath.Join(r.Dir, name[2:])
+	}
+	return filepath.Join(r.SystemDir, name[1:])
+}
+
+// checkResolved wants version want from registry from, or, when want is
+// "", an error that contains source.
+func checkResolved(t *testing.T, got Package, err error, want, from, source string) {
+	t.Helper()
+	if want == "" {
+		if err == nil || !strings.Contains(err.Error(), source) {
+			t.Fatalf("got %+v, %v; want an error containing %q", got, err, source)
+		}
+		return
+	}
+	if err != nil || got.Version != want || got.Registry != from {
+		t.Fatalf("got %+v, %v; want %s from %s", got, err, want, from)
+	}
+}
+
 // Three loopback indexes: "one" has tool 1.0, "two" has tool 2.0, "none"
 // has no project at all (404 for every page).
 func threeIndexes(t *testing.T) (one, two, none string) {
@@ -103,16 +130,7 @@ func TestUVIndexes(t *testing.T) {
 			}
 			r.Env = envList(env)
 			for name, data := range tc.files {
-				var path string
-				switch {
-				case strings.HasPrefix(name, "~/"):
-					path = filepath.Join(r.Home, name[2:])
-				case strings.HasPrefix(name, "./"):
-					path = filepath.Join(r.Dir, name[2:])
-				default:
-					path = filepath.Join(r.SystemDir, name[1:])
-				}
-				writeFile(t, path, strings.ReplaceAll(data, "FORBID", forbid.URL+"/simple"))
+				writeFile(t, configPath(r, name), strings.ReplaceAll(data, "FORBID", forbid.URL+"/simple"))
 			}
 			args := append([]string(nil), tc.args...)
 			for i, a := range args {
@@ -122,15 +140,7 @@ func TestUVIndexes(t *testing.T) {
 			}
 			spec := pySpec(t, "uvx", args...)
 			got, err := r.Resolve(context.Background(), spec, args)
-			if tc.want == "" {
-				if err == nil || !strings.Contains(err.Error(), tc.source) {
-					t.Fatalf("got %+v, %v; want an error containing %q", got, err, tc.source)
-				}
-				return
-			}
-			if err != nil || got.Version != tc.want || got.Registry != tc.from {
-				t.Fatalf("got %+v, %v; want %s from %s", got, err, tc.want, tc.from)
-			}
+			checkResolved(t, got, err, tc.want, tc.from, tc.source)
 		})
 	}
 }
@@ -237,29 +247,12 @@ func TestPipIndexes(t *testing.T) {
 			}
 			r.Env = envList(env)
 			for name, data := range tc.files {
-				var path string
-				switch {
-				case strings.HasPrefix(name, "~/"):
-					path = filepath.Join(r.Home, name[2:])
-				case strings.HasPrefix(name, "./"):
-					path = filepath.Join(r.Dir, name[2:])
-				default:
-					path = filepath.Join(r.SystemDir, name[1:])
-				}
-				writeFile(t, path, data)
+				writeFile(t, configPath(r, name), data)
 			}
 			args := append(append([]string{"run"}, tc.args...), "tool")
 			spec := pySpec(t, "pipx", append(append([]string(nil), tc.args...), "tool")...)
 			got, err := r.Resolve(context.Background(), spec, args)
-			if tc.want == "" {
-				if err == nil || !strings.Contains(err.Error(), tc.source) {
-					t.Fatalf("got %+v, %v; want an error containing %q", got, err, tc.source)
-				}
-				return
-			}
-			if err != nil || got.Version != tc.want || got.Registry != tc.from {
-				t.Fatalf("got %+v, %v; want %s from %s", got, err, tc.want, tc.from)
-			}
+			checkResolved(t, got, err, tc.want, tc.from, tc.source)
 		})
 	}
 }

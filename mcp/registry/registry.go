@@ -141,14 +141,30 @@ type Resolver struct {
 	// runs the command found on PATH. A missing command is
 	// exec.ErrNotFound.
 	Run func(ctx context.Context, name string, args ...string) (string, error)
+	// Runs, when set, holds the answers of Run shared with other
+	// Resolvers (capture gives one to every server of a run, so that a
+	// lock of many npx servers asks `npm config get registry` once); nil
+	// means this Resolver's own. Resolvers that share it share Run.
+	Runs *Runs
 
-	mu   sync.Mutex
-	runs map[string]runResult // answers of Run, by command line: asked once per Resolver
+	own Runs
 }
 
-type runResult struct {
-	out string
-	err error
+// Runs holds the answers of Resolver.Run by working directory,
+// environment and command line: each is asked once. The zero value is
+// ready to use; it is safe for concurrent use.
+type Runs struct {
+	mu sync.Mutex
+	m  map[runKey]*runEntry
+}
+
+type runKey struct{ dir, env, cmd string }
+
+type runEntry struct {
+	mu   sync.Mutex
+	done bool
+	out  string
+	err  error
 }
 
 // Error is why a spec could not be resolved.
@@ -204,15 +220,27 @@ func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec, args []
 }
 
 // launcherOption returns the value of the first of names among the
-// launcher's options in args: those before the spec's argument (npx,
-// bunx, pnpm dlx, yarn dlx, uvx and pipx stop reading options there), or
-// up to "--" for npm exec, which reads options anywhere. Both "--name
-// value" and "--name=value" count; source says which option it was.
+// launcher's options in args (the first of launcherOptions), and which
+// option it was; "" when none is given.
 func launcherOption(spec config.PackageSpec, args []string, names ...string) (val, source string) {
+	if o := launcherOptions(spec, args, names...); len(o) > 0 {
+		return o[0].val, o[0].source
+	}
+	return "", ""
+}
+
+// launcherOptions returns every value of names among the launcher's
+// options in args, in order: those before the spec's argument (npx, bunx,
+// pnpm dlx, yarn dlx, uvx and pipx stop reading options there), or up to
+// "--" for npm exec, which reads options anywhere. Both "--name value" and
+// "--name=value" count (a "--no-" name takes no value); source says which
+// option it was.
+func launcherOptions(spec config.PackageSpec, args []string, names ...string) []optionValue {
 	end := len(args)
 	if spec.Launcher != "npm exec" && spec.Arg >= 0 && spec.Arg < end {
 		end = spec.Arg
 	}
+	var out []optionValue
 	for i := 0; i < end; i++ {
 		a := args[i]
 		if a == "--" {
@@ -221,14 +249,19 @@ func launcherOption(spec config.PackageSpec, args []string, names ...string) (va
 		for _, n := range names {
 			switch {
 			case strings.HasPrefix(a, n+"="):
-				return a[len(n)+1:], "the server's " + n + " option"
-			case a == n && i+1 < len(args):
-				return args[i+1], "the server's " + n + " option"
+				out = append(out, optionValue{a[len(n)+1:], "the server's " + n + " option"})
+			case a == n && i+1 < len(args) && !strings.HasPrefix(n, "--no-"):
+				out = append(out, optionValue{args[i+1], "the server's " + n + " option"})
+				i++
+			case a == n:
+				out = append(out, optionValue{"", "the server's " + n + " option"})
 			}
 		}
 	}
-	return "", ""
+	return out
 }
+
+type optionValue struct{ val, source string }
 
 func (r *Resolver) environ() []string {
 	if r.Env != nil {
@@ -254,6 +287,15 @@ func (r *Resolver) home() string {
 	return h
 }
 
+// dirOrWD is Dir, else the current directory.
+func (r *Resolver) dirOrWD() string {
+	if r.Dir != "" {
+		return r.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
 func (r *Resolver) maxBytes() int64 {
 	if r.MaxBytes > 0 {
 		return r.MaxBytes
@@ -270,33 +312,42 @@ func (r *Resolver) client() *http.Client {
 
 var defaultClient = &http.Client{Transport: http.DefaultTransport}
 
-// run runs a launcher's configuration command once per Resolver (npm
-// starts in about 0.2 s; a lock with many npx servers asks once).
+// run runs a launcher's configuration command once per Runs (npm starts
+// in about 0.2 s): an answer cut short by ctx is not kept.
 func (r *Resolver) run(ctx context.Context, name string, args ...string) (string, error) {
-	key := name + "\x00" + strings.Join(args, "\x00")
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if res, ok := r.runs[key]; ok {
-		return res.out, res.err
+	c := r.Runs
+	if c == nil {
+		c = &r.own
 	}
-	out, err := r.runOnce(ctx, name, args...)
-	if ctx.Err() == nil {
-		if r.runs == nil {
-			r.runs = map[string]runResult{}
+	// NUL separates: no environment entry or argument holds one.
+	k := runKey{r.dirOrWD(), strings.Join(r.environ(), "\x00"), name + "\x00" + strings.Join(args, "\x00")}
+	c.mu.Lock()
+	e := c.m[k]
+	if e == nil {
+		if c.m == nil {
+			c.m = map[runKey]*runEntry{}
 		}
-		r.runs[key] = runResult{out, err}
+		e = &runEntry{}
+		c.m[k] = e
 	}
-	return out, err
+	c.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.done {
+		out, err := r.runOnce(ctx, name, args...)
+		if ctx.Err() != nil {
+			return out, err
+		}
+		e.done, e.out, e.err = true, out, err
+	}
+	return e.out, e.err
 }
 
 func (r *Resolver) runOnce(ctx context.Context, name string, args ...string) (string, error) {
 	if r.Run != nil {
 		return r.Run(ctx, name, args...)
 	}
-	dir := r.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
+	dir := r.dirOrWD()
 	// Found as the server's own command would be (PATH of Env; npm.cmd
 	// on Windows).
 	res, err := command.Resolve(runtime.GOOS, command.Spec{Command: name, Args: args, Dir: dir, Env: r.environ()}, command.HostProbe)
