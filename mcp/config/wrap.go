@@ -325,18 +325,8 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 	if err := d.check(e, s); err != nil {
 		return nil, nil, err
 	}
-	prefix := []string{"guard", "--server", lockName}
-	if opt.Lockfile != "" {
-		prefix = append(prefix, "--lockfile", opt.Lockfile)
-	}
-	if opt.OnDrift != "" {
-		prefix = append(prefix, "--on-drift", opt.OnDrift)
-	}
-	prefix = append(prefix, "--")
-	var raws []string
-	for _, p := range prefix {
-		raws = append(raws, d.syn.str(p))
-	}
+	prefix := append(guardFlags(lockName, opt), "--")
+	raws := d.strs(prefix)
 	var edits []Edit
 	switch {
 	case e.argv:
@@ -360,6 +350,28 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 		}
 	}
 	return edits, slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args), nil
+}
+
+// guardFlags are the wrapper's arguments before "--" or --url: guard
+// --server lockName [--lockfile PATH] [--on-drift MODE].
+func guardFlags(lockName string, opt WrapOptions) []string {
+	args := []string{"guard", "--server", lockName}
+	if opt.Lockfile != "" {
+		args = append(args, "--lockfile", opt.Lockfile)
+	}
+	if opt.OnDrift != "" {
+		args = append(args, "--on-drift", opt.OnDrift)
+	}
+	return args
+}
+
+// strs encodes each of vs as a new string value (syntax.str).
+func (d *doc) strs(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = d.syn.str(v)
+	}
+	return out
 }
 
 // UnwrapFile restores every server of data that runs under the guard
