@@ -14,9 +14,6 @@ import (
 // (multi-line strings, numbers where a string is expected) are left
 // unlocated; check then refuses an edit that needs them.
 func locateTOML(d *doc) error {
-	if _, err := parseTOML(d.file, d.data); err != nil {
-		return err
-	}
 	s := tomlScanner{b: d.data}
 	var table []string
 	byName := map[string]*entry{}

@@ -14,9 +14,6 @@ import (
 // that does not decode from that one line to the value the parser read
 // (block scalars, multi-line plain or quoted scalars) is left unlocated.
 func locateYAML(d *doc) error {
-	if _, err := parseYAML(d.file, d.data); err != nil {
-		return err
-	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(d.data, &root); err != nil || len(root.Content) == 0 {
 		return nil

@@ -196,14 +196,11 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	if opt.Program == "" {
 		opt.Program = "agentgate"
 	}
-	raw, err := rawServers(client, file, data)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	raw := d.servers
 	var edits []Edit
 	want := map[string][]string{}
 	lockNames := map[string]string{}
@@ -245,10 +242,10 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := verifyEdit(client, file, data, out, want); err != nil {
+	if err := d.verifyEdit(out, want); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := sameThrough(client, file, data, out, remote); err != nil {
+	if err := d.sameThrough(out, remote); err != nil {
 		return nil, nil, nil, err
 	}
 	// Every wrap must come undone exactly. When the whole file does not,
@@ -287,14 +284,15 @@ func (d *doc) wrapEntry(e *entry, s Server, lockName string, opt WrapOptions) ([
 }
 
 // sameThrough checks that each server of names reads through the guard
-// wrapper from after as it reads from before: the same transport, URL,
-// headers (their variables too) and fallback, so agentgate locks,
-// verifies and pins it alike.
-func sameThrough(client, file string, before, after []byte, names []string) error {
+// wrapper from after (the edited d) as it reads from d: the same
+// transport, URL, headers (their variables too) and fallback, so
+// agentgate locks, verifies and pins it alike.
+func (d *doc) sameThrough(after []byte, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	a, err := byName(parseFile(client, file, before))
+	client, file := d.client, d.file
+	a, err := byName(d.seeThrough())
 	if err != nil {
 		return err
 	}
@@ -381,14 +379,11 @@ func (d *doc) strs(vs []string) []string {
 // server's entry gets back the members WrapFile saved, and must read as
 // the server the wrapper runs (an edited wrapper is refused).
 func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []string, error) {
-	raw, err := rawServers(client, file, data)
-	if err != nil {
-		return nil, nil, err
-	}
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, err
 	}
+	raw := d.servers
 	var edits []Edit
 	var done, remote []string
 	want := map[string][]string{}
@@ -452,10 +447,10 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 		return nil, nil, &Error{File: file, Server: strings.Join(remote, ", "), Msg: "cannot unwrap: the entry agentgate wrap saved does not read back: " + err.Error(),
 			Hint: "restore the remote entry by hand (docs/GUARD.md shows the wrapped form)"}
 	}
-	if err := verifyEdit(client, file, data, out, want); err != nil {
+	if err := d.verifyEdit(out, want); err != nil {
 		return nil, nil, err
 	}
-	if err := sameThrough(client, file, data, out, remote); err != nil {
+	if err := d.sameThrough(out, remote); err != nil {
 		return nil, nil, err
 	}
 	return out, done, nil
