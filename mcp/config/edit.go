@@ -196,6 +196,20 @@ func (d *doc) nl(off int) string {
 	return "\n"
 }
 
+// argsLine sets e.argsMember when e's flow args array is the whole line
+// right after the command's (TOML, YAML), written as key (`args = `,
+// `args: `) at the command's indentation: the line syntax.member writes.
+func (d *doc) argsLine(e *entry, key string) {
+	if e.lineEnd < 0 {
+		return
+	}
+	end := e.args.close + 1
+	if (end == len(d.data) || d.data[end] == '\n' || d.data[end] == '\r') &&
+		string(d.data[e.lineEnd:end]) == d.nl(e.lineEnd)+e.indent+key+string(d.data[e.args.open:end]) {
+		e.argsMember = [2]int{e.lineEnd, end}
+	}
+}
+
 func (d *doc) raw(t tok) string { return string(d.data[t.start:t.end]) }
 
 // strLike encodes v as a string in the style of the existing value t:
