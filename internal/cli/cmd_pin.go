@@ -61,11 +61,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate pin -h' for usage")
 	}
-	repo, root, err := openRepo(e, false, "pin")
-	if err != nil {
-		return err
-	}
-	ws, err := newWorkspace(e, repo, root, true, flagValue[string](fs, "lockfile"))
+	ws, err := openWorkspace(e, false, true, flagValue[string](fs, "lockfile"), "pin")
 	if err != nil {
 		return err
 	}
@@ -76,20 +72,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 	if !exists {
 		return invalid(fmt.Errorf("%s: no lockfile: pin writes the versions the lockfile pins", ws.lockRel), lockPackagesHint)
 	}
-	p := ws.project
-	lockName := func(file, server string) (string, bool) {
-		for _, s := range p.Skipped {
-			if s.Excluded && s.Name == server && s.File == file {
-				return "", false
-			}
-		}
-		for _, s := range p.Servers {
-			if s.RenamedFrom == server && s.File == file {
-				return s.Name, true
-			}
-		}
-		return server, true
-	}
+	lockName := lockNames(ws.project)
 	var pins []string
 	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
 		out, done, err := config.PinFile(client, rel, data, func(s config.Server, spec config.PackageSpec) (string, string, error) {

@@ -123,7 +123,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	default:
 		return invalid(fmt.Errorf("--on-drift %q: use withhold, block or warn", onDrift))
 	}
-	ws, err := configWorkspace(e, name)
+	ws, err := openWorkspace(e, false, true, "", name)
 	if err != nil {
 		return err
 	}
@@ -132,22 +132,9 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	if p.Settings.Lockfile != config.DefaultLockfile {
 		opt.Lockfile = p.Settings.Lockfile
 	}
-	// The lockfile name of each entry (a [[rename]] locks it under
-	// another) and the entries not to wrap (excluded: guard would find
-	// no lockfile entry for them).
-	opt.Select = func(file, server string) (string, bool) {
-		for _, s := range p.Skipped {
-			if s.Excluded && s.Name == server && s.File == file {
-				return "", false
-			}
-		}
-		for _, s := range p.Servers {
-			if s.RenamedFrom == server && s.File == file {
-				return s.Name, true
-			}
-		}
-		return server, true
-	}
+	// Excluded entries are not wrapped: guard would find no lockfile
+	// entry for them.
+	opt.Select = lockNames(p)
 	var left []*config.Unwrappable
 	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
 		if undo {
@@ -173,14 +160,24 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	return writeEdits(e, fs, edits, verb)
 }
 
-// configWorkspace opens the repository and loads its configs (exit 2 when
-// they are invalid), for the commands that edit them.
-func configWorkspace(e *env, cmd string) (*workspace, error) {
-	repo, root, err := openRepo(e, false, cmd)
-	if err != nil {
-		return nil, err
+// lockNames is the lockfile name of each server entry of p's config files
+// (a [[rename]] locks an entry under another name), and false for an
+// entry agentgate.toml excludes from the lockfile: what wrap writes as
+// --server, and which package pin looks up.
+func lockNames(p *config.Project) func(file, server string) (string, bool) {
+	return func(file, server string) (string, bool) {
+		for _, s := range p.Skipped {
+			if s.Excluded && s.Name == server && s.File == file {
+				return "", false
+			}
+		}
+		for _, s := range p.Servers {
+			if s.RenamedFrom == server && s.File == file {
+				return s.Name, true
+			}
+		}
+		return server, true
 	}
-	return newWorkspace(e, repo, root, true, "")
 }
 
 // editConfigs runs edit on every config file of the project inside the

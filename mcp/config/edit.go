@@ -158,8 +158,12 @@ type doc struct {
 	client, file string
 	data         []byte
 	syn          syntax
-	entries      []*entry
-	lines        lineIndex // built on first use
+	// parsed is data as the client's parser reads it, commands and args
+	// as written (parseFileRaw); servers is its enabled servers by name.
+	parsed  fileResult
+	servers map[string]Server
+	entries []*entry
+	lines   lineIndex // built on first use
 }
 
 // lineOf is the 1-based line of offset off.
@@ -192,6 +196,20 @@ func (d *doc) nl(off int) string {
 	return "\n"
 }
 
+// argsLine sets e.argsMember when e's flow args array is the whole line
+// right after the command's (TOML, YAML), written as key (`args = `,
+// `args: `) at the command's indentation: the line syntax.member writes.
+func (d *doc) argsLine(e *entry, key string) {
+	if e.lineEnd < 0 {
+		return
+	}
+	end := e.args.close + 1
+	if (end == len(d.data) || d.data[end] == '\n' || d.data[end] == '\r') &&
+		string(d.data[e.lineEnd:end]) == d.nl(e.lineEnd)+e.indent+key+string(d.data[e.args.open:end]) {
+		e.argsMember = [2]int{e.lineEnd, end}
+	}
+}
+
 func (d *doc) raw(t tok) string { return string(d.data[t.start:t.end]) }
 
 // strLike encodes v as a string in the style of the existing value t:
@@ -219,12 +237,17 @@ func (d *doc) errAt(off int, server, field, msg, hint string) *Error {
 	return &Error{File: d.file, Line: line, Column: col, Server: server, Field: field, Msg: "cannot edit: " + msg, Hint: hint}
 }
 
-// locate parses data as client's config file and finds every server
-// entry's command and args. Entries the editor cannot place are not
-// errors here; the edit that needs them is.
+// locate parses data as client's config file (an error when the client's
+// parser refuses it) and finds every server entry's command and args.
+// Entries the editor cannot place are not errors here; the edit that
+// needs them is.
 func locate(client, file string, data []byte) (*doc, error) {
 	d := &doc{client: client, file: file, data: data}
 	var err error
+	if d.parsed, err = parseFileRaw(client, file, data); err != nil {
+		return nil, err
+	}
+	d.servers, _ = byName(d.parsed, nil)
 	switch {
 	case client == "codex":
 		d.syn = tomlSyntax
@@ -338,16 +361,19 @@ func (d *doc) insertItems(a *seq, raws []string) Edit {
 	return Edit{at, at, strings.Join(raws, sep) + sep}
 }
 
-// verifyEdit parses the edited file and checks that each server of want
-// now reads as its argv (command and args as written) and every other
-// server as before. A remote server wrapped is checked for its argv
+// seeThrough is d's servers as parseFile reads them: through the guard
+// wrapper.
+func (d *doc) seeThrough() (fileResult, error) {
+	return seeThrough(d.file, fileResult{servers: slices.Clone(d.parsed.servers), skipped: d.parsed.skipped})
+}
+
+// verifyEdit parses the edited file d became and checks that each server
+// of want now reads as its argv (command and args as written) and every
+// other server as before. A remote server wrapped is checked for its argv
 // only, and one restored (a nil argv) not at all: sameThrough checks
 // those.
-func verifyEdit(client, file string, before, after []byte, want map[string][]string) error {
-	old, err := rawServers(client, file, before)
-	if err != nil {
-		return err
-	}
+func (d *doc) verifyEdit(after []byte, want map[string][]string) error {
+	client, file, old := d.client, d.file, d.servers
 	got, err := rawServers(client, file, after)
 	if err != nil {
 		return fmt.Errorf("internal error: the edited %s does not parse: %w", file, err)
@@ -396,11 +422,7 @@ func SetArgument(client, file string, data []byte, server string, i int, value s
 	if err != nil {
 		return nil, err
 	}
-	raw, err := rawServers(client, file, data)
-	if err != nil {
-		return nil, err
-	}
-	ed, argv, err := d.setEdit(raw, server, i, value)
+	ed, argv, err := d.setEdit(server, i, value)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +430,7 @@ func SetArgument(client, file string, data []byte, server string, i int, value s
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyEdit(client, file, data, out, map[string][]string{server: argv}); err != nil {
+	if err := d.verifyEdit(out, map[string][]string{server: argv}); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -416,8 +438,8 @@ func SetArgument(client, file string, data []byte, server string, i int, value s
 
 // setEdit is SetArgument's edit, and the server's argv after it, without
 // applying it.
-func (d *doc) setEdit(raw map[string]Server, server string, i int, value string) (Edit, []string, error) {
-	s, ok := raw[server]
+func (d *doc) setEdit(server string, i int, value string) (Edit, []string, error) {
+	s, ok := d.servers[server]
 	e := d.entry(server)
 	if !ok || e == nil {
 		return Edit{}, nil, &Error{File: d.file, Server: server, Msg: "cannot edit: no such server in this file"}

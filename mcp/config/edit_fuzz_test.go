@@ -15,18 +15,9 @@ import (
 func FuzzEditRoundTrip(f *testing.F) {
 	files, _ := filepath.Glob("testdata/edit/*.txtar")
 	for _, name := range files {
-		a, err := readArchive(name)
+		a, client, file, err := readEditCase(name)
 		if err != nil {
 			f.Fatal(err)
-		}
-		var client, file string
-		for _, l := range strings.Split(string(a.Comment), "\n") {
-			if v, ok := strings.CutPrefix(l, "client: "); ok {
-				client = v
-			}
-			if v, ok := strings.CutPrefix(l, "file: "); ok {
-				file = v
-			}
 		}
 		for _, af := range a.Files {
 			if af.Name == "in" {

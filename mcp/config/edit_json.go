@@ -17,9 +17,6 @@ func locateJSON(d *doc) error {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		bom = 3
 	}
-	if _, err := parseJSONC(d.file, data); err != nil {
-		return err
-	}
 	root, err := hujson.Parse(data[bom:])
 	if err != nil {
 		return &Error{File: d.file, Msg: "invalid JSON: " + err.Error()}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/internal/testenv"
 )
 
 // The golden files in testdata/edit each hold one client config file and
@@ -27,28 +29,19 @@ import (
 //	           error); pinning a wrapped file and unwrapping it must give
 //	           the same bytes
 //
-// AGENTGATE_UPDATE_GOLDEN=1 rewrites the wrapped and set-out sections; read
-// the diff before committing it.
+// UPDATE_GOLDEN=1 (testenv.UpdateGolden) rewrites the wrapped, set-out
+// and pin-out sections; read the diff before committing it.
 func TestEditGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/edit/*.txtar")
 	if len(files) < 10 {
 		t.Fatalf("found %d golden files, want every client format", len(files))
 	}
-	update := os.Getenv("AGENTGATE_UPDATE_GOLDEN") != ""
+	update := testenv.UpdateGolden()
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			a, err := readArchive(f)
+			a, client, file, err := readEditCase(f)
 			if err != nil {
 				t.Fatal(err)
-			}
-			var client, file string
-			for _, l := range strings.Split(string(a.Comment), "\n") {
-				if v, ok := strings.CutPrefix(l, "client: "); ok {
-					client = v
-				}
-				if v, ok := strings.CutPrefix(l, "file: "); ok {
-					file = v
-				}
 			}
 			sec := map[string][]byte{}
 			for _, af := range a.Files {
@@ -169,6 +162,23 @@ func TestEditGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readEditCase reads the golden file f and the client and file its
+// comment names ("client: ", "file: " lines).
+func readEditCase(f string) (a *archive, client, file string, err error) {
+	if a, err = readArchive(f); err != nil {
+		return nil, "", "", err
+	}
+	for _, l := range strings.Split(string(a.Comment), "\n") {
+		if v, ok := strings.CutPrefix(l, "client: "); ok {
+			client = v
+		}
+		if v, ok := strings.CutPrefix(l, "file: "); ok {
+			file = v
+		}
+	}
+	return a, client, file, nil
 }
 
 func setSection(a *archive, name string, data []byte) bool {

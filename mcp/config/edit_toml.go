@@ -14,9 +14,6 @@ import (
 // (multi-line strings, numbers where a string is expected) are left
 // unlocated; check then refuses an edit that needs them.
 func locateTOML(d *doc) error {
-	if _, err := parseTOML(d.file, d.data); err != nil {
-		return err
-	}
 	s := tomlScanner{b: d.data}
 	var table []string
 	byName := map[string]*entry{}
@@ -96,13 +93,8 @@ func locateTOML(d *doc) error {
 			} else {
 				e.argsSeen = true
 				e.args = s.array()
-				if e.args != nil && e.lineEnd >= 0 && len(keys) == 1 {
-					nl := d.nl(e.lineEnd)
-					end := e.args.close + 1
-					if (end == len(s.b) || s.b[end] == '\n' || s.b[end] == '\r') &&
-						string(s.b[e.lineEnd:end]) == nl+e.indent+"args = "+string(s.b[e.args.open:end]) {
-						e.argsMember = [2]int{e.lineEnd, end}
-					}
+				if e.args != nil && len(keys) == 1 {
+					d.argsLine(e, "args = ")
 				}
 			}
 			if s.i == valStart {
@@ -136,16 +128,7 @@ func (s *tomlScanner) spaces() {
 
 // lineEnd is the offset of the end of the current line (its "\r\n" or
 // "\n", or the end of the file).
-func (s *tomlScanner) lineEnd() int {
-	j := s.i
-	for j < len(s.b) && s.b[j] != '\n' {
-		j++
-	}
-	if j > s.i && s.b[j-1] == '\r' {
-		j--
-	}
-	return j
-}
+func (s *tomlScanner) lineEnd() int { return lineEndAt(s.b, s.i) }
 
 // toEOL moves past the rest of the line and its newline.
 func (s *tomlScanner) toEOL() {

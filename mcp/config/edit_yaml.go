@@ -14,9 +14,6 @@ import (
 // that does not decode from that one line to the value the parser read
 // (block scalars, multi-line plain or quoted scalars) is left unlocated.
 func locateYAML(d *doc) error {
-	if _, err := parseYAML(d.file, d.data); err != nil {
-		return err
-	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(d.data, &root); err != nil || len(root.Content) == 0 {
 		return nil
@@ -79,13 +76,8 @@ func locateYAML(d *doc) error {
 		if args != nil {
 			e.argsSeen = true
 			e.args = y.seq(args)
-			if e.args != nil && !e.args.block && e.lineEnd >= 0 {
-				nl := d.nl(e.lineEnd)
-				end := e.args.close + 1
-				if (end == len(d.data) || d.data[end] == '\n' || d.data[end] == '\r') &&
-					string(d.data[e.lineEnd:end]) == nl+e.indent+"args: "+string(d.data[e.args.open:end]) {
-					e.argsMember = [2]int{e.lineEnd, end}
-				}
+			if e.args != nil && !e.args.block {
+				d.argsLine(e, "args: ")
 			}
 		}
 	}

@@ -86,15 +86,11 @@ type Pin struct {
 // whole file: every server's error is returned (an Errors) and nothing is
 // pinned.
 func PinFile(client, file string, data []byte, locked func(s Server, spec PackageSpec) (version, digest string, err error)) ([]byte, []Pin, error) {
-	res, err := parseFile(client, file, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	raw, err := rawServers(client, file, data)
-	if err != nil {
-		return nil, nil, err
-	}
 	d, err := locate(client, file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := d.seeThrough()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,10 +143,10 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 		}
 		i := spec.Arg
 		if s.Guard != nil {
-			g, _, _ := parseGuard(raw[s.Name].Command, raw[s.Name].Args)
+			g, _, _ := parseGuard(d.servers[s.Name].Command, d.servers[s.Name].Args)
 			i += g.dashdash + 2 // the wrapped command's args follow "--" and the command
 		}
-		ed, rawArgv, err := d.setEdit(raw, s.Name, i, to)
+		ed, rawArgv, err := d.setEdit(s.Name, i, to)
 		if err != nil {
 			fail(err)
 			continue
@@ -168,7 +164,7 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := verifyEdit(client, file, data, out, want); err != nil {
+	if err := d.verifyEdit(out, want); err != nil {
 		return nil, nil, err
 	}
 	return out, pins, nil

@@ -2,7 +2,6 @@ package config
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -77,7 +76,7 @@ func TestPinGoldenEveryFormat(t *testing.T) {
 	files, _ := filepath.Glob("testdata/edit/*.txtar")
 	pinned := map[string]bool{}
 	for _, f := range files {
-		a, err := readArchive(f)
+		a, client, _, err := readEditCase(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,13 +84,8 @@ func TestPinGoldenEveryFormat(t *testing.T) {
 		for _, af := range a.Files {
 			has[af.Name] = true
 		}
-		if !has["locked"] || !has["pin-out"] {
-			continue
-		}
-		for _, l := range strings.Split(string(a.Comment), "\n") {
-			if v, ok := strings.CutPrefix(l, "client: "); ok {
-				pinned[v] = true
-			}
+		if has["locked"] && has["pin-out"] {
+			pinned[client] = true
 		}
 	}
 	for _, format := range Formats() {

@@ -196,14 +196,11 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	if opt.Program == "" {
 		opt.Program = "agentgate"
 	}
-	raw, err := rawServers(client, file, data)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	raw := d.servers
 	var edits []Edit
 	want := map[string][]string{}
 	lockNames := map[string]string{}
@@ -245,10 +242,10 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := verifyEdit(client, file, data, out, want); err != nil {
+	if err := d.verifyEdit(out, want); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := sameThrough(client, file, data, out, remote); err != nil {
+	if err := d.sameThrough(out, remote); err != nil {
 		return nil, nil, nil, err
 	}
 	// Every wrap must come undone exactly. When the whole file does not,
@@ -287,14 +284,15 @@ func (d *doc) wrapEntry(e *entry, s Server, lockName string, opt WrapOptions) ([
 }
 
 // sameThrough checks that each server of names reads through the guard
-// wrapper from after as it reads from before: the same transport, URL,
-// headers (their variables too) and fallback, so agentgate locks,
-// verifies and pins it alike.
-func sameThrough(client, file string, before, after []byte, names []string) error {
+// wrapper from after (the edited d) as it reads from d: the same
+// transport, URL, headers (their variables too) and fallback, so
+// agentgate locks, verifies and pins it alike.
+func (d *doc) sameThrough(after []byte, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	a, err := byName(parseFile(client, file, before))
+	client, file := d.client, d.file
+	a, err := byName(d.seeThrough())
 	if err != nil {
 		return err
 	}
@@ -325,18 +323,8 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 	if err := d.check(e, s); err != nil {
 		return nil, nil, err
 	}
-	prefix := []string{"guard", "--server", lockName}
-	if opt.Lockfile != "" {
-		prefix = append(prefix, "--lockfile", opt.Lockfile)
-	}
-	if opt.OnDrift != "" {
-		prefix = append(prefix, "--on-drift", opt.OnDrift)
-	}
-	prefix = append(prefix, "--")
-	var raws []string
-	for _, p := range prefix {
-		raws = append(raws, d.syn.str(p))
-	}
+	prefix := append(guardFlags(lockName, opt), "--")
+	raws := d.strs(prefix)
 	var edits []Edit
 	switch {
 	case e.argv:
@@ -362,6 +350,28 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 	return edits, slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args), nil
 }
 
+// guardFlags are the wrapper's arguments before "--" or --url: guard
+// --server lockName [--lockfile PATH] [--on-drift MODE].
+func guardFlags(lockName string, opt WrapOptions) []string {
+	args := []string{"guard", "--server", lockName}
+	if opt.Lockfile != "" {
+		args = append(args, "--lockfile", opt.Lockfile)
+	}
+	if opt.OnDrift != "" {
+		args = append(args, "--on-drift", opt.OnDrift)
+	}
+	return args
+}
+
+// strs encodes each of vs as a new string value (syntax.str).
+func (d *doc) strs(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = d.syn.str(v)
+	}
+	return out
+}
+
 // UnwrapFile restores every server of data that runs under the guard
 // wrapper (only those named, when names are given) to the entry it was
 // before `agentgate wrap`, and returns the new content and the servers it
@@ -369,14 +379,11 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 // server's entry gets back the members WrapFile saved, and must read as
 // the server the wrapper runs (an edited wrapper is refused).
 func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []string, error) {
-	raw, err := rawServers(client, file, data)
-	if err != nil {
-		return nil, nil, err
-	}
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, err
 	}
+	raw := d.servers
 	var edits []Edit
 	var done, remote []string
 	want := map[string][]string{}
@@ -440,10 +447,10 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 		return nil, nil, &Error{File: file, Server: strings.Join(remote, ", "), Msg: "cannot unwrap: the entry agentgate wrap saved does not read back: " + err.Error(),
 			Hint: "restore the remote entry by hand (docs/GUARD.md shows the wrapped form)"}
 	}
-	if err := verifyEdit(client, file, data, out, want); err != nil {
+	if err := d.verifyEdit(out, want); err != nil {
 		return nil, nil, err
 	}
-	if err := sameThrough(client, file, data, out, remote); err != nil {
+	if err := d.sameThrough(out, remote); err != nil {
 		return nil, nil, err
 	}
 	return out, done, nil

@@ -158,6 +158,7 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 		typ = shape.stdioType
 	}
 	prog := opt.Program
+	items := d.strs(args)
 	var text string
 	switch d.syn.kind {
 	case "json":
@@ -170,10 +171,6 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 		kv := ": "
 		if strings.Trim(first.kv, " \t") == ":" {
 			kv = first.kv
-		}
-		var items []string
-		for _, a := range args {
-			items = append(items, jsonString(a))
 		}
 		comma := ", "
 		if kv == ":" {
@@ -193,27 +190,15 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 	case "toml":
 		ls := strings.LastIndexByte(string(d.data[:first.start]), '\n') + 1
 		sep := d.nl(first.start) + string(d.data[ls:first.start])
-		var items []string
-		for _, a := range args {
-			items = append(items, jsonString(a))
-		}
 		ms := []string{"command = " + jsonString(prog), "args = [" + strings.Join(items, ", ") + "]",
 			"env = { " + unwrapEnv + " = " + jsonString(saved) + " }"}
 		if len(envVars) > 0 {
-			var vs []string
-			for _, v := range envVars {
-				vs = append(vs, jsonString(v))
-			}
-			ms = append(ms, "env_vars = ["+strings.Join(vs, ", ")+"]")
+			ms = append(ms, "env_vars = ["+strings.Join(d.strs(envVars), ", ")+"]")
 		}
 		text = strings.Join(ms, sep)
 	case "yaml":
 		ls := strings.LastIndexByte(string(d.data[:first.start]), '\n') + 1
 		sep := d.nl(first.start) + strings.Repeat(" ", first.start-ls)
-		var items []string
-		for _, a := range args {
-			items = append(items, yamlString(a))
-		}
 		var ms []string
 		if typ != "" {
 			ms = append(ms, "type: "+typ)
@@ -314,13 +299,7 @@ func (u *Unwrappable) Error() string {
 // environment the client gives it, and a literal value that guard would
 // read as a variable is refused.
 func guardRemoteArgs(s Server, lockName string, opt WrapOptions) (args, envVars []string, err *argErr) {
-	args = []string{"guard", "--server", lockName}
-	if opt.Lockfile != "" {
-		args = append(args, "--lockfile", opt.Lockfile)
-	}
-	if opt.OnDrift != "" {
-		args = append(args, "--on-drift", opt.OnDrift)
-	}
+	args = guardFlags(lockName, opt)
 	u, err := guardValue(s, "url", s.URL)
 	if err != nil {
 		return nil, nil, err
