@@ -6,12 +6,13 @@ package cli
 // client's stdin and stdout to the helper.
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -22,8 +23,8 @@ func init() {
 	register(&command{
 		name:    "guard",
 		summary: "run an MCP server behind a proxy that withholds what agentgate.lock does not pin",
-		usage: `Usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] -- COMMAND [ARGS...]
-       agentgate guard --server NAME --url URL [--header K:V ...] [--transport http|sse]
+		usage: `Usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] -- COMMAND [ARGS...]
+       agentgate guard --server NAME [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
 
 Guard is what an MCP client starts instead of the server: it starts the
 server (COMMAND and ARGS, in the working directory, with guard's own
@@ -42,6 +43,16 @@ Messages from the server that do not parse, repeat a member name or are
 not JSON-RPC are refused. Every decision is one line on stderr; stdout
 carries nothing but protocol. See docs/GUARD.md.
 
+Flags are read as every agentgate command reads them: -flag or --flag,
+--flag=value or --flag value; they end at "--" or at the first argument
+that is not a flag, and what follows is the server's command as given.
+The OPTIONS are --allow-unlocked, --ignore-member PATH (repeatable),
+--max-listing-bytes N and --max-tools N; the last three default to the
+server's settings in agentgate.toml (--ignore-member adds to its
+ignore-members, the limits replace its own). agentgate wrap and
+agentgate's reading of wrapped configs parse these flags with the same
+parser, so a wrapper guard would refuse is an error there too.
+
 The lockfile is read once, at start: --lockfile, else the repository's
 (agentgate.toml's lockfile, default agentgate.lock at the root of the git
 work tree containing the working directory; outside git, agentgate.lock in
@@ -58,46 +69,36 @@ Examples:
   agentgate guard --server memory -- npx -y @modelcontextprotocol/server-memory@2026.1.26
   agentgate guard --server everything --on-drift block -- node ./server.js
   agentgate guard --server remote --url https://mcp.example.com/mcp --header "Authorization: Bearer ${TOKEN}"`,
-		flags: func(fs *flag.FlagSet) {
-			fs.String("server", "", "the server's `name` in agentgate.lock (as in the client config)")
-			fs.String("lockfile", "", "lockfile `path` (default: the repository's, see above)")
-			fs.String("on-drift", "withhold", "what to do with a listing that differs from the lockfile: withhold, block or warn")
-			fs.Bool("allow-unlocked", false, "run the server even without a lockfile entry for it (its listings then pass unchecked)")
-			fs.String("url", "", "a remote server's `URL` (streamable HTTP, or SSE with --transport sse)")
-			fs.Var(new(stringList), "header", "an HTTP header `K:V` for --url (repeatable)")
-			fs.String("transport", "", "the remote transport: http or sse (default: streamable HTTP, then SSE on a 4xx other than 401/403)")
-		},
-		run: runGuard,
+		// The one definition of guard's flags, which agentgate-mcp guard
+		// and wrap's see-through parse too (mcp/config/guardargs.go).
+		flags: func(fs *flag.FlagSet) { new(config.GuardArgs).Register(fs) },
+		run:   runGuard,
 	})
 }
 
 func runGuard(e *env, fs *flag.FlagSet, args []string) error {
-	lockFlag := flagValue[string](fs, "lockfile")
-	server := flagValue[string](fs, "server")
-	if server == "" {
-		return invalid(errors.New("--server is required: the server's name in agentgate.lock"), "run 'agentgate guard -h' for usage")
+	g := config.GuardArgsOf(fs, args)
+	if err := g.Check(); err != nil {
+		return invalid(err) // its hints: what to write, and guard's usage
 	}
-	lockPath, limits, err := guardLockfile(e, lockFlag, server)
+	lockPath, st, err := guardLockfile(e, g.Lockfile)
 	if err != nil {
 		return err
 	}
-	hargs := []string{"--server", server, "--lockfile", lockPath, "--on-drift", flagValue[string](fs, "on-drift")}
-	if flagValue[bool](fs, "allow-unlocked") {
-		hargs = append(hargs, "--allow-unlocked")
+	// agentgate.toml's listing limits and ignore-members for the server,
+	// unless the command line gives its own (--ignore-member adds to them).
+	g.Lockfile = lockPath
+	maxBytes, maxTools := st.MaxListingBytes, st.MaxTools
+	var ignore []string
+	if ss, ok := st.Servers[g.Server]; ok {
+		ignore = ss.IgnoreMembers
+		maxBytes = cmp.Or(ss.MaxListingBytes, maxBytes)
+		maxTools = cmp.Or(ss.MaxTools, maxTools)
 	}
-	hargs = append(hargs, limits...)
-	if u := flagValue[string](fs, "url"); u != "" {
-		hargs = append(hargs, "--url", u)
-	}
-	for _, h := range *fs.Lookup("header").Value.(*stringList) {
-		hargs = append(hargs, "--header", h)
-	}
-	if t := flagValue[string](fs, "transport"); t != "" {
-		hargs = append(hargs, "--transport", t)
-	}
-	if len(args) > 0 {
-		hargs = append(append(hargs, "--"), args...)
-	}
+	g.IgnoreMembers = slices.Concat(ignore, g.IgnoreMembers)
+	g.MaxListingBytes = cmp.Or(g.MaxListingBytes, maxBytes)
+	g.MaxTools = cmp.Or(g.MaxTools, maxTools)
+	hargs := g.Argv()
 	path, err := wire.FindHelper(e.getenv)
 	if err != nil {
 		var he *wire.HelperError
@@ -122,50 +123,31 @@ func runGuard(e *env, fs *flag.FlagSet, args []string) error {
 // (--lockfile, else agentgate.toml's lockfile at the work tree's root,
 // else agentgate.lock there; outside git the working directory is the
 // root), checked like any lockfile the repository names (checkLockPath),
-// and returns it absolute with the helper flags for the server's listing
-// limits and ignore-members from agentgate.toml. Only agentgate.toml is read: a client
-// config guard does not need cannot stop it.
-func guardLockfile(e *env, lockFlag, server string) (string, []string, error) {
+// and returns it absolute with agentgate.toml's settings. Only
+// agentgate.toml is read: a client config guard does not need cannot
+// stop it.
+func guardLockfile(e *env, lockFlag string) (string, config.Settings, error) {
+	var st config.Settings
 	repo, err := openGit(e)
 	root := e.dir
 	switch {
 	case err == nil:
 		root = repo.Root()
 	case !errors.Is(err, gitint.ErrNotRepository):
-		return "", nil, classify(ExitUnverified, err)
+		return "", st, classify(ExitUnverified, err)
 	}
-	var st config.Settings
 	if data, rerr := os.ReadFile(filepath.Join(root, config.SettingsFile)); rerr == nil {
 		if st, err = config.ParseSettings(config.SettingsFile, data); err != nil {
-			return "", nil, classify(ExitInvalid, err)
+			return "", st, classify(ExitInvalid, err)
 		}
 	} else if !errors.Is(rerr, os.ErrNotExist) {
-		return "", nil, invalid(fmt.Errorf("read %s: %v", config.SettingsFile, rerr))
+		return "", st, invalid(fmt.Errorf("read %s: %v", config.SettingsFile, rerr))
 	}
 	ws := projectWorkspace(e, repo, root, &config.Project{Root: root, Settings: st}, lockFlag)
 	if repo != nil {
 		if err := checkLockPath(ws, false); err != nil {
-			return "", nil, err
+			return "", st, err
 		}
 	}
-	maxBytes, maxTools := st.MaxListingBytes, st.MaxTools
-	var limits []string
-	if ss, ok := st.Servers[server]; ok {
-		for _, m := range ss.IgnoreMembers {
-			limits = append(limits, "--ignore-member", m)
-		}
-		if ss.MaxListingBytes > 0 {
-			maxBytes = ss.MaxListingBytes
-		}
-		if ss.MaxTools > 0 {
-			maxTools = ss.MaxTools
-		}
-	}
-	if maxBytes > 0 {
-		limits = append(limits, "--max-listing-bytes", strconv.FormatInt(maxBytes, 10))
-	}
-	if maxTools > 0 {
-		limits = append(limits, "--max-tools", strconv.Itoa(maxTools))
-	}
-	return ws.lockPath, limits, nil
+	return ws.lockPath, st, nil
 }

@@ -285,7 +285,7 @@ func TestExitCodes(t *testing.T) {
 			args: []string{"unwrap"}, want: ExitOK},
 		{name: "unwrap malformed wrapper", setup: func(t *testing.T) *testRepo {
 			return newRepo(t, true, map[string]any{"w": map[string]any{"command": "agentgate", "args": []string{"guard", "--", "npx"}}})
-		}, args: []string{"unwrap"}, want: ExitInvalid, check: wantStderr(`server "w": args: agentgate guard: --server is missing`)},
+		}, args: []string{"unwrap"}, want: ExitInvalid, check: wantStderr(`server "w": args: agentgate guard would refuse it: --server is required`)},
 
 		// Every config error in one run, each on its own line, each
 		// followed by its own hint.

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -57,36 +56,17 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 		return &config.Error{File: CommandLine, Server: name, Field: field, Msg: msg, Hint: hint}
 	}
 	s := config.Server{Name: name, File: CommandLine, URL: f.URL, Syntax: config.SyntaxClaude}
-	switch f.Transport {
-	case "":
-		s.Transport, s.FallbackSSE = config.StreamableHTTP, true
-	case "http":
-		s.Transport = config.StreamableHTTP
-	case "sse":
-		s.Transport = config.SSE
-	default:
-		return config.Resolved{}, bad("--transport", fmt.Sprintf("unknown transport %q", f.Transport), "use --transport http (streamable HTTP) or --transport sse (legacy SSE), or leave it out")
+	// The one reading of --transport and --header, guard's and the
+	// see-through's (mcp/config/guardargs.go).
+	var ferr *config.FlagError
+	if s.Transport, s.FallbackSSE, ferr = config.RemoteTransport(f.Transport); ferr != nil {
+		return config.Resolved{}, bad("--transport", ferr.Msg, ferr.Hint)
 	}
 	if f.URL == "" {
 		return config.Resolved{}, bad("--url", "no URL given", "give the server's URL: --url https://...")
 	}
-	for _, h := range f.Headers {
-		k, v, ok := strings.Cut(h, ":")
-		k = strings.TrimSpace(k)
-		if !ok || !validHeaderName(k) {
-			return config.Resolved{}, bad("--header", fmt.Sprintf("%q is not Name:value", h), "write each header as --header 'Name: value'")
-		}
-		if s.Headers == nil {
-			s.Headers = map[string]string{}
-		}
-		for have := range s.Headers {
-			if strings.EqualFold(have, k) {
-				// Both would be sent under one name, the value picked at
-				// random (capture sets headers from a map).
-				return config.Resolved{}, bad("--header", fmt.Sprintf("header %q is given twice", k), "give each header once")
-			}
-		}
-		s.Headers[k] = strings.TrimSpace(v)
+	if s.Headers, ferr = config.HeaderFlags(f.Headers); ferr != nil {
+		return config.Resolved{}, bad("--header", ferr.Msg, ferr.Hint)
 	}
 	root, err := config.FindRoot(dir)
 	if err != nil {
@@ -107,20 +87,6 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 		return config.Resolved{}, &config.Error{File: config.SettingsFile, Msg: "cannot read: " + err.Error()}
 	}
 	return p.Resolve(s, lookup)
-}
-
-// validHeaderName reports whether k is an HTTP field name (RFC 9110
-// token).
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for _, c := range []byte(k) {
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // Serve is "agentgate-mcp bridge --url URL [--header K:V ...] [--transport

@@ -9,105 +9,49 @@ import (
 
 // Guard is the `agentgate guard` wrapper that `agentgate wrap` puts around
 // a server entry: the entry's command is agentgate and its args are
+// "guard" and a command line GuardArgs describes,
 //
-//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] -- COMMAND ARGS...
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] -- COMMAND ARGS...
 //
 // for a stdio server, and
 //
-//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [--allow-unlocked] --url URL [--header K:V ...] [--transport http|sse]
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
 //
-// for a remote one. As guard's flag parser reads them, a flag may also be
-// written -flag, and a value --flag=value.
+// for a remote one. Guard holds the options that are not the server.
 type Guard struct {
-	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
-	Lockfile      string `json:"lockfile,omitempty"`
-	OnDrift       string `json:"onDrift,omitempty"`
-	AllowUnlocked bool   `json:"allowUnlocked,omitempty"`
+	Server          string   `json:"server,omitempty"` // --server: the lockfile entry guard checks against
+	Lockfile        string   `json:"lockfile,omitempty"`
+	OnDrift         string   `json:"onDrift,omitempty"`
+	AllowUnlocked   bool     `json:"allowUnlocked,omitempty"`
+	IgnoreMembers   []string `json:"ignoreMembers,omitempty"`
+	MaxListingBytes int64    `json:"maxListingBytes,omitempty"`
+	MaxTools        int      `json:"maxTools,omitempty"`
 }
 
 // guardCall is a parsed wrapper.
 type guardCall struct {
-	Guard
-	argv      []string // stdio: COMMAND ARGS...
-	dashdash  int      // stdio: index in args of "--"
-	url       string
-	headers   []string // K:V, in order
-	transport string
+	GuardArgs
+	cmdAt int // stdio: the index in the entry's args of COMMAND
 }
 
 // isAgentgate reports whether command runs agentgate itself (a bare name,
 // a path, with or without a Windows executable extension).
 func isAgentgate(command string) bool { return launcherName(command) == "agentgate" }
 
-// parseGuard reads command and args as the guard wrapper. ok is false when
-// they are not one (the command is not agentgate, or its first argument is
-// not "guard"); err says what is wrong with a wrapper that is malformed.
+// parseGuard reads command and args as the guard wrapper, with guard's own
+// parser (ParseGuardArgs), so that it reads every wrapper as guard would
+// run it and refuses what guard refuses. ok is false when they are not
+// one (the command is not agentgate, or its first argument is not
+// "guard"); err (a *GuardArgsError) says what guard would refuse.
 func parseGuard(command string, args []string) (g guardCall, ok bool, err error) {
 	if !isAgentgate(command) || len(args) == 0 || args[0] != "guard" {
 		return g, false, nil
 	}
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			if g.url != "" {
-				return g, true, fmt.Errorf("agentgate guard: --url and a command after \"--\" exclude each other")
-			}
-			if i+1 >= len(args) {
-				return g, true, fmt.Errorf(`agentgate guard: no command after "--"`)
-			}
-			g.dashdash, g.argv = i, args[i+1:]
-			break
-		}
-		name, val, eq := strings.Cut(a, "=")
-		if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
-			name = "-" + name // guard's flag package reads -flag as --flag
-		}
-		if name == "--allow-unlocked" {
-			switch {
-			case !eq || val == "true":
-				g.AllowUnlocked = true
-			case val == "false":
-			default:
-				return g, true, fmt.Errorf("agentgate guard: --allow-unlocked=%q: use true or false", val)
-			}
-			continue
-		}
-		if !eq {
-			if i+1 >= len(args) {
-				return g, true, fmt.Errorf("agentgate guard: %s needs a value", name)
-			}
-			i++
-			val = args[i]
-		}
-		switch name {
-		case "--server":
-			g.Server = val
-		case "--lockfile":
-			g.Lockfile = val
-		case "--on-drift":
-			g.OnDrift = val
-		case "--url":
-			g.url = val
-		case "--header":
-			if k, _, ok := strings.Cut(val, ":"); !ok || strings.TrimSpace(k) == "" {
-				return g, true, fmt.Errorf("agentgate guard: --header %q is not NAME:VALUE", val)
-			}
-			g.headers = append(g.headers, val)
-		case "--transport":
-			if val != "http" && val != "sse" {
-				return g, true, fmt.Errorf("agentgate guard: --transport %q: use http or sse", val)
-			}
-			g.transport = val
-		default:
-			return g, true, fmt.Errorf("agentgate guard: unknown flag %s", name)
-		}
+	g.GuardArgs, err = ParseGuardArgs(args[1:])
+	if err != nil {
+		return g, true, fmt.Errorf("agentgate guard would refuse it: %w", err)
 	}
-	switch {
-	case g.Server == "":
-		return g, true, fmt.Errorf("agentgate guard: --server is missing")
-	case g.argv == nil && g.url == "":
-		return g, true, fmt.Errorf(`agentgate guard: neither --url nor a command after "--"`)
-	}
+	g.cmdAt = len(args) - len(g.Command)
 	return g, true, nil
 }
 
@@ -126,14 +70,18 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 			continue
 		}
 		if err != nil {
-			errs = append(errs, &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "args", Msg: err.Error(),
-				Hint: "restore the entry with 'agentgate unwrap' (after fixing the flag), or write the wrapper as 'agentgate wrap' does (docs/GUARD.md)"})
+			hint := "fix the flag as guard's usage says (agentgate guard -h), or write the wrapper as 'agentgate wrap' does (docs/GUARD.md); 'agentgate unwrap' restores the entry once guard would run it"
+			var ge *GuardArgsError
+			if errors.As(err, &ge) && ge.Hint != "" {
+				hint = ge.Hint + "; " + hint
+			}
+			errs = append(errs, &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "args", Msg: err.Error(), Hint: hint})
 			continue
 		}
 		guard := g.Guard
 		s.Guard = &guard
-		if g.argv != nil {
-			s.Command, s.Args = g.argv[0], slices.Clone(g.argv[1:])
+		if g.Command != nil {
+			s.Command, s.Args = g.Command[0], slices.Clone(g.Command[1:])
 			continue
 		}
 		s.Command, s.Args, s.Env, s.EnvVars, s.Cwd, s.EnvFile = "", nil, nil, nil, "", ""
@@ -143,24 +91,11 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 			// what is left in its own syntax (bridge.Flags.Resolve).
 			s.Syntax = SyntaxClaude
 		}
-		s.URL = g.url
-		// guard's default: streamable HTTP, falling back to SSE.
-		s.Transport, s.FallbackSSE = StreamableHTTP, true
-		switch g.transport {
-		case "http":
-			s.FallbackSSE = false
-		case "sse":
-			s.Transport, s.FallbackSSE = SSE, false
-		}
-		s.Headers = nil
-		for _, h := range g.headers {
-			// As guard's bridge reads --header: name and value trimmed.
-			k, v, _ := strings.Cut(h, ":")
-			if s.Headers == nil {
-				s.Headers = map[string]string{}
-			}
-			s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+		s.URL = g.URL
+		// As guard reads --transport and --header (Check has refused
+		// what they would refuse).
+		s.Transport, s.FallbackSSE, _ = RemoteTransport(g.Transport)
+		s.Headers, _ = HeaderFlags(g.Headers)
 	}
 	if len(errs) > 0 {
 		return res, errs
@@ -353,14 +288,8 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 // guardFlags are the wrapper's arguments before "--" or --url: guard
 // --server lockName [--lockfile PATH] [--on-drift MODE].
 func guardFlags(lockName string, opt WrapOptions) []string {
-	args := []string{"guard", "--server", lockName}
-	if opt.Lockfile != "" {
-		args = append(args, "--lockfile", opt.Lockfile)
-	}
-	if opt.OnDrift != "" {
-		args = append(args, "--on-drift", opt.OnDrift)
-	}
-	return args
+	g := GuardArgs{Guard: Guard{Server: lockName, Lockfile: opt.Lockfile, OnDrift: opt.OnDrift}}
+	return append([]string{"guard"}, g.Argv()...)
 }
 
 // strs encodes each of vs as a new string value (syntax.str).
@@ -400,7 +329,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Field: e.argsField, Msg: "cannot unwrap: " + gerr.Error(),
 				Hint: "fix the wrapper by hand: the original command follows \"--\""}
 		}
-		if g.argv == nil {
+		if g.Command == nil {
 			ed, err := d.unwrapRemoteEdit(e, s)
 			if err != nil {
 				return nil, nil, err
@@ -415,7 +344,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 			return nil, nil, err
 		}
 		items := e.args.items
-		orig := g.dashdash + 1 // index in s.Args of the original command
+		orig := g.cmdAt // index in s.Args of the original command
 		if e.argv {
 			edits = append(edits, Edit{e.args.at(0), e.args.at(orig + 1), ""})
 		} else {
@@ -433,7 +362,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 					"restore the entry by hand: the original command follows \"--\"")
 			}
 		}
-		want[e.name] = g.argv
+		want[e.name] = g.Command
 		done = append(done, e.name)
 	}
 	if len(edits) == 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -39,7 +40,7 @@ func TestSeeThrough(t *testing.T) {
 		if want == "" {
 			want = Stdio
 		}
-		if s.Command != tt.cmd || !slices.Equal(s.Args, tt.rest) || s.URL != tt.url || s.Transport != want || s.Guard == nil || *s.Guard != tt.guard ||
+		if s.Command != tt.cmd || !slices.Equal(s.Args, tt.rest) || s.URL != tt.url || s.Transport != want || s.Guard == nil || !reflect.DeepEqual(*s.Guard, tt.guard) ||
 			len(s.Headers) != len(tt.headers) {
 			t.Errorf("%q: read as %+v", tt.args, s)
 		}

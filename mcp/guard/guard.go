@@ -99,21 +99,13 @@ type Upstream struct {
 // Mode is what guard does with a listing that differs from the lockfile.
 type Mode string
 
-// The modes of --on-drift.
+// The modes of --on-drift (config.OnDriftModes, which guard's command
+// line is checked against).
 const (
 	Withhold Mode = "withhold"
 	Block    Mode = "block"
 	Warn     Mode = "warn"
 )
-
-// ParseMode parses an --on-drift value.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case Withhold, Block, Warn:
-		return m, nil
-	}
-	return "", fmt.Errorf("--on-drift %q: want withhold, block or warn", s)
-}
 
 // Defaults for the zero values of Options.
 const (

@@ -3,9 +3,9 @@ package guard
 // serve.go: `agentgate-mcp guard`, which `agentgate guard` runs.
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,13 +29,9 @@ const (
 // Upstream; r holds the server's name, URL, headers and transport.
 type Remote func(ctx context.Context, r config.Resolved, stderr io.Writer) (Upstream, error)
 
-// headerFlags collects repeated --header K:V values.
-type headerFlags []string
-
-func (h *headerFlags) String() string     { return strings.Join(*h, ", ") }
-func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
-
-// Serve runs `agentgate-mcp guard` with args (after "guard"):
+// Serve runs `agentgate-mcp guard` with args (after "guard"), the
+// command line config.GuardArgs defines (the one definition of guard's
+// flags, which agentgate guard and wrap's see-through read too):
 //
 //	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn]
 //	[--allow-unlocked] [--max-listing-bytes N] [--max-tools N] [--ignore-member PATH ...]
@@ -46,21 +42,15 @@ func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
 // remote, which may be nil when remote servers are not available), and
 // proxies stdin and stdout to it (Run) until either side ends. Errors
 // and decisions go to stderr; the exit code is one of ExitOK,
-// ExitInvalid and ExitUnverified.
+// ExitInvalid and ExitUnverified. A command line config.ParseGuardArgs
+// refuses is ExitInvalid, its error followed by guard's usage hint.
 func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, remote Remote) int {
-	fs := flag.NewFlagSet("agentgate guard", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	server := fs.String("server", "", "")
-	lockPath := fs.String("lockfile", lock.FileName, "")
-	onDrift := fs.String("on-drift", string(Withhold), "")
-	allow := fs.Bool("allow-unlocked", false, "")
-	maxListing := fs.Int64("max-listing-bytes", 0, "")
-	maxTools := fs.Int("max-tools", 0, "")
-	url := fs.String("url", "", "")
-	transport := fs.String("transport", "", "")
-	var headers, ignore headerFlags
-	fs.Var(&headers, "header", "")
-	fs.Var(&ignore, "ignore-member", "")
+	return serve(ctx, args, stdin, stdout, stderr, remote, StartStdio)
+}
+
+// serve is Serve, starting stdio servers with start.
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, remote Remote,
+	start func(config.Resolved, io.Writer) (Upstream, error)) int {
 	fail := func(code int, msg string, hints ...string) int {
 		fmt.Fprintf(stderr, "agentgate: error: %s\n", render.VisibleLine(msg))
 		for _, h := range hints {
@@ -68,43 +58,32 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return code
 	}
-	usage := "usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift withhold|block|warn] -- COMMAND [ARGS...], " +
-		"or for a remote server: agentgate guard --server NAME [...] --url URL [--header 'K: V' ...] [--transport http|sse]"
-	if err := fs.Parse(args); err != nil {
-		return fail(ExitInvalid, err.Error(), usage)
+	g, err := config.ParseGuardArgs(args)
+	if err != nil {
+		var ge *config.GuardArgsError
+		errors.As(err, &ge)
+		return fail(ExitInvalid, err.Error(), ge.Hints()...)
 	}
-	cmd := fs.Args()
-	mode, err := ParseMode(*onDrift)
-	switch {
-	case err != nil:
-		return fail(ExitInvalid, err.Error())
-	case *server == "":
-		return fail(ExitInvalid, "--server is required: the server's name in agentgate.lock", usage)
-	case *url == "" && len(cmd) == 0:
-		return fail(ExitInvalid, "no server to start: give its command after --, or --url for a remote server", usage)
-	case *url != "" && len(cmd) > 0:
-		return fail(ExitInvalid, "give either --url or a command after --, not both", usage)
-	case *url == "" && (len(headers) > 0 || *transport != ""):
-		return fail(ExitInvalid, "--header and --transport go with --url", usage)
-	}
-	pins, code := readPins(*lockPath, *server, *allow, stderr)
+	mode := Mode(g.Mode()) // one of config.OnDriftModes: ParseGuardArgs checked it
+	lockPath := cmp.Or(g.Lockfile, lock.FileName)
+	pins, code := readPins(lockPath, g.Server, g.AllowUnlocked, stderr)
 	if code != ExitOK {
 		return code
 	}
 	if pins != nil {
-		pins.Ignore = ignore
+		pins.Ignore = g.IgnoreMembers
 	}
-	r := config.Resolved{Server: config.Server{Name: *server, File: "agentgate guard's command line"}}
+	r := config.Resolved{Server: config.Server{Name: g.Server, File: "agentgate guard's command line"}}
 	var up Upstream
-	if *url != "" {
+	if g.URL != "" {
 		if remote == nil {
 			return fail(ExitInvalid, "this agentgate-mcp cannot guard remote servers (--url)")
 		}
 		// The flags resolve as capture's config does (variables,
 		// agentgate.toml settings, the SSE fallback): mcp/bridge.Flags.
-		f := bridge.Flags{URL: *url, Headers: headers, Transport: *transport}
+		f := bridge.Flags{URL: g.URL, Headers: g.Headers, Transport: g.Transport}
 		root, _ := os.Getwd()
-		if r, err = f.Resolve(*server, root, os.LookupEnv); err != nil {
+		if r, err = f.Resolve(g.Server, root, os.LookupEnv); err != nil {
 			bridge.WriteError(stderr, "agentgate", err) // each error with its own hints (agentgate.toml may have several)
 			var ce *config.Error
 			if errors.As(err, &ce) && ce.Unverifiable {
@@ -114,8 +93,8 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		up, err = remote(ctx, r, stderr)
 	} else {
-		r.Transport, r.Command, r.Args = config.Stdio, cmd[0], cmd[1:]
-		up, err = StartStdio(r, stderr)
+		r.Transport, r.Command, r.Args = config.Stdio, g.Command[0], g.Command[1:]
+		up, err = start(r, stderr)
 	}
 	if err != nil {
 		var hints []string
@@ -123,24 +102,24 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if errors.As(err, &h) {
 			hints = h.Hints()
 		}
-		return fail(ExitUnverified, fmt.Sprintf("server %q did not start: %v", *server, err), hints...)
+		return fail(ExitUnverified, fmt.Sprintf("server %q did not start: %v", g.Server, err), hints...)
 	}
-	opts := Options{Server: *server, Pins: pins, Mode: mode, Log: stderr, MaxListingBytes: *maxListing, MaxTools: *maxTools}
+	opts := Options{Server: g.Server, Pins: pins, Mode: mode, Log: stderr, MaxListingBytes: g.MaxListingBytes, MaxTools: g.MaxTools}
 	err = Run(ctx, opts, stdin, stdout, up)
 	if err == nil {
 		if ctx.Err() != nil {
 			// SIGINT or SIGTERM (the client's shutdown: MCP's stdio
 			// transport closes stdin, then sends SIGTERM): the session
 			// ended as when the client closes stdin.
-			fmt.Fprintf(stderr, "agentgate: guard: %s: interrupted (signal): the server was shut down\n", shown(*server))
+			fmt.Fprintf(stderr, "agentgate: guard: %s: interrupted (signal): the server was shut down\n", shown(g.Server))
 		}
 		return ExitOK
 	}
 	var ee *capture.ExitError
 	if errors.As(err, &ee) {
-		fmt.Fprintf(stderr, "agentgate: guard: %s: server %s; guard exits with it\n", shown(*server), ee.How)
+		fmt.Fprintf(stderr, "agentgate: guard: %s: server %s; guard exits with it\n", shown(g.Server), ee.How)
 		if tail := strings.TrimRight(ee.StderrTail, "\n"); tail != "" {
-			fmt.Fprintf(stderr, "agentgate: guard: %s: its stderr (last lines):\n", shown(*server))
+			fmt.Fprintf(stderr, "agentgate: guard: %s: its stderr (last lines):\n", shown(g.Server))
 			for _, line := range strings.Split(tail, "\n") {
 				fmt.Fprintf(stderr, "agentgate: guard:   | %s\n", render.VisibleLine(line))
 			}
@@ -148,10 +127,10 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitUnverified
 	}
 	if err == ErrServerExited {
-		fmt.Fprintf(stderr, "agentgate: guard: %s: the server ended the session; guard exits with it\n", shown(*server))
+		fmt.Fprintf(stderr, "agentgate: guard: %s: the server ended the session; guard exits with it\n", shown(g.Server))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits with it\n", shown(*server), render.VisibleLine(err.Error()))
+	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits with it\n", shown(g.Server), render.VisibleLine(err.Error()))
 	return ExitUnverified
 }
 
