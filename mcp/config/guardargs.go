@@ -145,6 +145,10 @@ func (g GuardArgs) Check() error {
 		return bad("--server is required: the server's name in agentgate.lock", "")
 	case g.OnDrift != "" && !slices.Contains(OnDriftModes, g.OnDrift):
 		return bad(fmt.Sprintf("--on-drift %q: want withhold, block or warn", g.OnDrift), "")
+	case slices.ContainsFunc(g.IgnoreMembers, func(m string) bool { return !ValidMemberPath(m) }):
+		i := slices.IndexFunc(g.IgnoreMembers, func(m string) bool { return !ValidMemberPath(m) })
+		return bad(fmt.Sprintf("--ignore-member %q: bad member path", g.IgnoreMembers[i]),
+			`name a member of a definition as agentgate diff shows it, e.g. --ignore-member _meta or --ignore-member annotations.title ("name" cannot be ignored)`)
 	case g.MaxListingBytes < 0:
 		return bad(fmt.Sprintf("--max-listing-bytes %d: want a positive number of bytes", g.MaxListingBytes), "leave it out for the default")
 	case g.MaxTools < 0:
@@ -165,6 +169,13 @@ func (g GuardArgs) Check() error {
 		return bad("--header: "+err.Msg, err.Hint)
 	}
 	return nil
+}
+
+// ValidMemberPath reports whether m can name members of a tool
+// definition to ignore (agentgate.toml's ignore-members, guard's
+// --ignore-member): not empty, not "name", no leading or trailing dot.
+func ValidMemberPath(m string) bool {
+	return m != "" && m != "name" && !strings.HasPrefix(m, ".") && !strings.HasSuffix(m, ".")
 }
 
 // Mode is the --on-drift mode, the default (withhold) when none is given.

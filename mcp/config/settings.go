@@ -245,7 +245,7 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 				return err
 			}
 			for j, m := range ss.IgnoreMembers {
-				if m == "" || m == "name" || strings.HasPrefix(m, ".") || strings.HasSuffix(m, ".") {
+				if !ValidMemberPath(m) {
 					return p.errAt(im.items[j].pos, "", fmt.Sprintf("%s.ignore-members[%d]", f, j), fmt.Sprintf("bad member path %q", m),
 						`name members of a definition as agentgate diff shows them, e.g. ignore-members = ["_meta", "icons", "annotations.title"] ("name" cannot be ignored)`)
 				}

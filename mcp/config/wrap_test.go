@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -151,6 +152,101 @@ func TestSeeThroughRemoteReading(t *testing.T) {
 		s := res.servers[0]
 		if s.FallbackSSE != tc.fallback || s.Syntax != tc.want || s.Env != nil || s.EnvVars != nil || s.Transport != StreamableHTTP {
 			t.Errorf("%s %q: read as %+v", tc.syn, tc.args, s)
+		}
+	}
+}
+
+// TestSeeThroughGuardFlags: the see-through reads guard's command line
+// with guard's own parser (ParseGuardArgs). Each form here was read
+// differently before, by a second parser: the options agentgate-mcp guard
+// takes (--max-tools, --max-listing-bytes, --ignore-member), bool values
+// strconv.ParseBool reads, a command without "--", "--" among the server's
+// args, repeated flags (the last counts) were refused; --header with a
+// command, an empty command and a header given twice were accepted.
+func TestSeeThroughGuardFlags(t *testing.T) {
+	ok := []struct {
+		args  []string
+		cmd   string
+		rest  []string
+		guard Guard
+	}{
+		{[]string{"guard", "--server", "s", "--max-tools", "50", "--max-listing-bytes=1000", "--ignore-member", "_meta", "-ignore-member=annotations.title", "--", "npx", "pkg"},
+			"npx", []string{"pkg"}, Guard{Server: "s", MaxTools: 50, MaxListingBytes: 1000, IgnoreMembers: []string{"_meta", "annotations.title"}}},
+		{[]string{"guard", "--server", "s", "--allow-unlocked=1", "--", "x"}, "x", []string{}, Guard{Server: "s", AllowUnlocked: true}},
+		{[]string{"guard", "--server", "s", "-allow-unlocked=F", "--", "x"}, "x", []string{}, Guard{Server: "s"}},
+		// Go's flag package takes 0x10 as 16 (strconv base 0).
+		{[]string{"guard", "-server=s", "-max-tools=0x10", "--", "x"}, "x", []string{}, Guard{Server: "s", MaxTools: 16}},
+		// No "--": the first argument that is not a flag is the command.
+		{[]string{"guard", "--server", "s", "node", "srv.js", "--port", "1"}, "node", []string{"srv.js", "--port", "1"}, Guard{Server: "s"}},
+		// "--" among the server's args, and "-" as a command.
+		{[]string{"guard", "--server", "s", "--", "node", "--", "--server", "t"}, "node", []string{"--", "--server", "t"}, Guard{Server: "s"}},
+		{[]string{"guard", "--server", "s", "-"}, "-", []string{}, Guard{Server: "s"}},
+		// Repeated: the last value counts.
+		{[]string{"guard", "--server", "a", "--server", "b", "--on-drift", "warn", "--on-drift=block", "--", "x"}, "x", []string{}, Guard{Server: "b", OnDrift: "block"}},
+		// A value that looks like a flag is a value.
+		{[]string{"guard", "--server", "--", "x"}, "x", []string{}, Guard{Server: "--"}},
+	}
+	for _, tt := range ok {
+		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Transport: Stdio, Command: "agentgate", Args: tt.args}}})
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		s := res.servers[0]
+		if s.Command != tt.cmd || !slices.Equal(s.Args, tt.rest) || s.Transport != Stdio || s.Guard == nil || !reflect.DeepEqual(*s.Guard, tt.guard) {
+			t.Errorf("%q: read as %q %q %+v", tt.args, s.Command, s.Args, s.Guard)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"guard", "--server", "s", "--header", "X: y", "--", "npx"}, "--header and --transport go with --url"},
+		{[]string{"guard", "--server", "s", "--transport", "sse", "npx"}, "--header and --transport go with --url"},
+		{[]string{"guard", "--server", "s", "", "x"}, "command (the first argument after the flags) is empty"},
+		{[]string{"guard", "--server", "s", "--url", "http://h/", "--header", "A: 1", "--header", "a: 2"}, `header "a" is given twice`},
+		{[]string{"guard", "--server", "s", "--url", "http://h/", "--header", "A B: 1"}, `"A B: 1" is not Name:value`},
+		{[]string{"guard", "--server", "s", "--allow-unlocked=yes", "--", "x"}, `invalid boolean value "yes" for -allow-unlocked`},
+		{[]string{"guard", "--server", "s", "--max-tools", "many", "--", "x"}, `invalid value "many" for flag -max-tools`},
+		{[]string{"guard", "--server", "s", "--max-tools=-1", "--", "x"}, "--max-tools -1: want a positive number"},
+		{[]string{"guard", "--server", "s", "--ignore-member", "name", "--", "x"}, `--ignore-member "name": bad member path`},
+		{[]string{"guard", "---server", "s", "--", "x"}, "bad flag syntax: ---server"},
+		{[]string{"guard", "--server", "s", "-h", "--", "x"}, "asks for guard's help"},
+		{[]string{"guard", "--server", "s", "--on-drift", "ignore", "--", "x"}, `--on-drift "ignore": want withhold, block or warn`},
+		{[]string{"guard", "--server", "s", "--", "x", "--url", "u"}, ""}, // not refused: --url is the server's arg
+	} {
+		_, err := seeThrough(".mcp.json", fileResult{servers: []Server{{Name: "n", Line: 3, Transport: Stdio, Command: "agentgate", Args: tt.args}}})
+		if tt.msg == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tt.args, err)
+			}
+			continue
+		}
+		var es Errors
+		if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), `.mcp.json:3: server "n": args: agentgate guard would refuse it: `) ||
+			!strings.Contains(es[0].Msg, tt.msg) || !strings.Contains(es[0].Hint, "agentgate guard -h") {
+			t.Errorf("%q: error %v (hint %q), want one naming .mcp.json, server n and %q", tt.args, err, func() string {
+				if len(es) > 0 {
+					return es[0].Hint
+				}
+				return ""
+			}(), tt.msg)
+		}
+	}
+}
+
+// TestGuardArgsArgv: Argv writes a command line that parses back to the
+// same GuardArgs.
+func TestGuardArgsArgv(t *testing.T) {
+	for _, g := range []GuardArgs{
+		{Guard: Guard{Server: "s"}, Command: []string{"x"}},
+		{Guard: Guard{Server: "-s", Lockfile: "a b.lock", OnDrift: "warn", AllowUnlocked: true, IgnoreMembers: []string{"_meta", "icons"}, MaxListingBytes: 7, MaxTools: 3},
+			Command: []string{"--", "-x", ""}},
+		{Guard: Guard{Server: "r"}, URL: "http://h/", Headers: []string{"A: 1", "B:2"}, Transport: "sse"},
+	} {
+		back, err := ParseGuardArgs(g.Argv())
+		if err != nil || !reflect.DeepEqual(back, g) {
+			t.Errorf("%q: parsed back as %+v, %v", g.Argv(), back, err)
 		}
 	}
 }
