@@ -79,7 +79,7 @@ Examples:
 func runGuard(e *env, fs *flag.FlagSet, args []string) error {
 	g := config.GuardArgsOf(fs, args)
 	if err := g.Check(); err != nil {
-		return invalid(err) // its hints: what to write, and guard's usage
+		return classify(ExitInvalid, err) // with its hints: what to write, and guard's usage
 	}
 	lockPath, st, err := guardLockfile(e, g.Lockfile)
 	if err != nil {

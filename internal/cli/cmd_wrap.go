@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentgate/agentgate/lock"
@@ -107,6 +107,10 @@ type fileEdit struct {
 	old, new  []byte
 	servers   []string
 	unchanged bool
+	// outside: the file is outside the repository (config.ConfigFile):
+	// never written nor shown as a diff; when it would change, a warning
+	// names it and its servers.
+	outside config.ConfigFile
 }
 
 func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
@@ -118,9 +122,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate "+name+" -h' for usage")
 	}
 	onDrift := flagValue[string](fs, "on-drift")
-	switch onDrift {
-	case "", "withhold", "block", "warn":
-	default:
+	if onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift) {
 		return invalid(fmt.Errorf("--on-drift %q: use withhold, block or warn", onDrift))
 	}
 	ws, err := openWorkspace(e, false, true, "", name)
@@ -180,21 +182,32 @@ func lockNames(p *config.Project) func(file, server string) (string, bool) {
 	}
 }
 
-// editConfigs runs edit on every config file of the project inside the
-// repository, and returns the files it changed, in path order. Every
-// file's errors are collected; on any error nothing is returned, so
-// nothing is written.
+// editConfigs runs edit on every config file of the project, and returns
+// the files it changed, in path order. Every file's errors are collected;
+// on any error nothing is returned, so nothing is written. A file outside
+// the repository, by its path or through a symbolic link
+// (Project.ConfigFile), is the user's own, not the repository's: it is
+// returned with outside set, for writeEdits to name and leave alone, and
+// its errors are not the command's.
 func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]byte, []string, error)) ([]fileEdit, error) {
 	var out []fileEdit
 	var errs config.Errors
 	var other []error
 	byReal := map[string]int{} // a file read under two names (a link) is edited once
 	for _, rel := range ws.project.Files {
-		if filepath.IsAbs(rel) || strings.HasPrefix(rel, "~/") || rel == ".." || strings.HasPrefix(path.Clean(rel), "../") {
-			continue // a file outside the repository is the user's own, not the repository's
+		if cf := ws.project.ConfigFile(rel); cf.Outside {
+			data, err := os.ReadFile(cf.Abs)
+			if err != nil {
+				continue
+			}
+			nd, servers, err := edit(config.ClientOf(rel, ws.project.Settings), rel, data)
+			if err == nil && string(nd) != string(data) {
+				out = append(out, fileEdit{rel: rel, abs: cf.Abs, servers: servers, outside: cf})
+			}
+			continue
 		}
 		client := config.ClientOf(rel, ws.project.Settings)
-		abs := filepath.Join(ws.root, filepath.FromSlash(rel))
+		abs := ws.project.ConfigFile(rel).Abs
 		data, err := os.ReadFile(abs)
 		if err != nil {
 			other = append(other, fmt.Errorf("cannot read %s: %w", rel, err))
@@ -245,8 +258,27 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	dry := flagValue[bool](fs, "dry-run")
 	color := e.useColor(e.stdout)
 	n := 0
+	var outside int
 	for _, f := range edits {
-		if f.unchanged {
+		if f.outside.Outside {
+			where := "outside the repository"
+			if f.outside.Link {
+				where = "a symbolic link (or under one) that leads outside the repository"
+			}
+			names := make([]string, len(f.servers))
+			for i, s := range f.servers {
+				names[i] = quoteVisible(s)
+			}
+			fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
+				strings.TrimPrefix(fs.Name(), "agentgate "), render.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
+			outside++
+		}
+	}
+	if outside > 0 {
+		printHints(e.stderr, []string{"agentgate edits only the repository's own config files: edit a file outside it yourself, or commit the file in place of the link"})
+	}
+	for _, f := range edits {
+		if f.unchanged || f.outside.Outside {
 			continue
 		}
 		n++
@@ -261,7 +293,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		return nil
 	}
 	for _, f := range edits {
-		if f.unchanged {
+		if f.unchanged || f.outside.Outside {
 			continue
 		}
 		if err := lock.WriteFile(f.abs, f.new, 0o644); err != nil {

@@ -202,6 +202,40 @@ func discover(root string, st Settings) ([]source, Errors) {
 	return out, errs
 }
 
+// ConfigFile is where a config file of a Project is, and whether it is
+// the repository's own (see Project.ConfigFile).
+type ConfigFile struct {
+	Abs string // its path: "~/" expanded, a relative path joined to the root
+	// Outside: the file is outside the repository root, by its path
+	// (an [[extra]] path that is absolute, "~/..." or "../...") or
+	// through a symbolic link leading out of the root (the file, or a
+	// directory above it). agentgate quotes nothing of such a file in
+	// errors, and wrap, unwrap and pin do not edit it.
+	Outside bool
+	// Link: Outside only through a symbolic link; its path is in the
+	// repository.
+	Link bool
+}
+
+// ConfigFile returns where config file rel (one of p.Files, as named
+// there) is and whether it is outside the repository, with every
+// symbolic link resolved now, as Load decides it when it reads the file:
+// the one decision of which config files are the repository's own.
+func (p *Project) ConfigFile(rel string) ConfigFile {
+	abs, err := extraPath(p.Root, rel)
+	if err != nil {
+		return ConfigFile{Abs: rel, Outside: true}
+	}
+	realRoot, err := filepath.EvalSymlinks(p.Root)
+	if err != nil {
+		realRoot = p.Root
+	}
+	f := ConfigFile{Abs: abs, Outside: outsideRoot(realRoot, abs)}
+	byPath := filepath.IsAbs(rel) || strings.HasPrefix(rel, "~/") || rel == ".." || strings.HasPrefix(path.Clean(filepath.ToSlash(rel)), "../")
+	f.Link = f.Outside && !byPath
+	return f
+}
+
 // outsideRoot reports whether abs, with every symbolic link resolved, is
 // outside realRoot (the root with its links resolved). A path that cannot
 // be resolved counts as outside.
