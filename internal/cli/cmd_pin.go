@@ -30,7 +30,9 @@ resolved and you reviewed; pin asks no registry. A server whose package
 the lockfile does not pin is an error naming it: lock first. Specs that
 are already exact, scripts inside the repository, remote servers and
 servers excluded in agentgate.toml are left alone; servers wrapped by
-'agentgate wrap' are pinned inside the wrapper.
+'agentgate wrap' are pinned inside the wrapper. A config file outside the
+repository, by its path or through a symbolic link, is never edited: each
+one pin would have changed is named on stderr.
 
 Edits are minimal: only the spec's bytes change, in every format agentgate
 reads (comments, trailing commas, key order, indentation, quoting and line

@@ -45,11 +45,13 @@ quoting and line endings stay as they are, in every format agentgate reads
 (JSON, JSONC, Codex TOML, Continue YAML). 'agentgate unwrap' restores
 each file byte for byte; wrap checks that before it writes, and refuses a
 server it could not restore exactly (docs/config.md lists the cases).
-Servers already wrapped, servers excluded in agentgate.toml, disabled
-servers and files outside the repository are left alone; so is a remote
-server that guard cannot reach as its client does (a Claude Code
-headersHelper, a Gemini authProviderType, ...), named on stderr with the
-reason.
+Servers already wrapped, servers excluded in agentgate.toml and disabled
+servers are left alone; so is a remote server that guard cannot reach as
+its client does (a Claude Code headersHelper, a Gemini authProviderType,
+...), named on stderr with the reason. A config file outside the
+repository, by its path or through a symbolic link, is never edited (by
+wrap, unwrap or pin): each one the command would have changed is named on
+stderr.
 
 agentgate itself sees through the wrapper: a wrapped config locks,
 verifies and pins exactly like the unwrapped one.
