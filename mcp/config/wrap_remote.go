@@ -315,6 +315,9 @@ func guardRemoteArgs(s Server, lockName string, opt WrapOptions) (args, envVars 
 		if strings.TrimSpace(v) != v || strings.TrimSpace(k) != k || strings.ContainsAny(k, ":") {
 			return &argErr{field, fmt.Sprintf("header %q has a name with ':' or blanks around its name or value, which guard's --header 'Name: value' cannot carry", k)}
 		}
+		if !validHeaderName(k) {
+			return &argErr{field, fmt.Sprintf("header %q is not an HTTP header name (RFC 9110 token), which guard's --header refuses", k)}
+		}
 		seen[ck], hdr[k] = field, v
 		return nil
 	}

@@ -250,3 +250,15 @@ func TestGuardArgsArgv(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapRemoteBadHeaderName: a header whose name guard's --header
+// refuses (not an RFC 9110 token) leaves the remote entry as it is, named
+// with the reason, instead of writing a wrapper guard would not run.
+func TestWrapRemoteBadHeaderName(t *testing.T) {
+	in := `{"mcpServers": {"r": {"type": "http", "url": "https://h/mcp", "headers": {"X(Y)": "1"}}}}`
+	out, names, left, err := WrapFile("claude-code", ".mcp.json", []byte(in), WrapOptions{})
+	if err != nil || string(out) != in || len(names) != 0 || len(left) != 1 || left[0].Server != "r" ||
+		!strings.Contains(left[0].Reason, `header "X(Y)" is not an HTTP header name`) {
+		t.Errorf("wrap: %v %q %+v\n%s", err, names, left, out)
+	}
+}
