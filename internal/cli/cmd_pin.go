@@ -90,8 +90,12 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			return version, digest, nil
 		})
 		var names []string
+		outside := ws.project.ConfigFile(rel).Outside // not edited: editConfigs names it
 		for _, d := range done {
 			names = append(names, d.Server)
+			if outside {
+				continue
+			}
 			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, quoteVisible(d.Server), render.VisibleLine(d.From), render.VisibleLine(d.To)))
 		}
 		return out, names, err

@@ -145,7 +145,9 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 			return config.UnwrapFile(client, rel, data)
 		}
 		out, names, l, err := config.WrapFile(client, rel, data, opt)
-		left = append(left, l...)
+		if !ws.project.ConfigFile(rel).Outside { // not edited: editConfigs names it
+			left = append(left, l...)
+		}
 		return out, names, err
 	})
 	if err != nil {

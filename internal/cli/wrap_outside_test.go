@@ -130,8 +130,11 @@ func TestWrapLinkOutside(t *testing.T) {
 	// in place.
 	pkg := &lock.Package{Ecosystem: "npm", Name: "@modelcontextprotocol/server-memory", Version: "2026.8.31", Integrity: pinMemIntegrity}
 	writePackageLock(t, r, map[string]*lock.Package{"outer-a": pkg, "outer-d": pkg, "outer-c": pkg})
-	_, stderr = r.mustRun(ExitOK, "pin")
+	stdout, stderr = r.mustRun(ExitOK, "pin")
 	checkUntouched(t, r, files, before)
+	if strings.Contains(stdout, "outer") {
+		t.Errorf("pin reports pinning servers outside the repository:\n%s", stdout)
+	}
 	if !strings.Contains(stderr, "agentgate pin: warning: link/mcp.json: a symbolic link (or under one) that leads outside the repository: not edited") {
 		t.Errorf("pin stderr:\n%s", stderr)
 	}

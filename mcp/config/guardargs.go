@@ -224,11 +224,9 @@ func (g GuardArgs) Argv() []string {
 }
 
 // FlagError is what is wrong with one flag value (HeaderFlags,
-// RemoteTransport), for the caller to place (the command line, a
-// config entry).
+// RemoteTransport): not an error itself, for the caller to make one that
+// says where (the command line, a config entry).
 type FlagError struct{ Msg, Hint string }
-
-func (e *FlagError) Error() string { return e.Msg }
 
 // RemoteTransport reads a --transport value (guard's, agentgate-mcp
 // bridge's): "" is streamable HTTP falling back to SSE on a 4xx other
