@@ -383,6 +383,28 @@ func TestExitCodes(t *testing.T) {
 			r.write("agentgate.toml", "require-pinned-packages = \"yes\"\n")
 			return r
 		}, args: []string{"verify"}, want: ExitInvalid, check: wantStderr("require-pinned-packages")},
+		{name: "lock client-capabilities unknown name", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write("agentgate.toml", "[servers.notes]\nclient-capabilities = [\"roots\", \"tasks\"]\n")
+			return r
+		}, args: []string{"lock"}, want: ExitInvalid, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			wantStderr(`agentgate.toml:2:1: servers.notes.client-capabilities[1]: unknown client capability "tasks"`)(t, r, stdout, stderr)
+			wantStderr(`(valid names: elicitation, roots, sampling)`)(t, r, stdout, stderr)
+			if out := r.git("status", "--porcelain", "agentgate.lock"); out != "" {
+				t.Errorf("the failed lock changed agentgate.lock: %s", out)
+			}
+		}},
+		{name: "lock client-capabilities declared, same surface", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write("agentgate.toml", "client-capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n")
+			return r
+		}, args: []string{"lock"}, want: ExitOK, check: func(t *testing.T, r *testRepo, _, _ string) {
+			// The fake lists the same tools to every client: declaring
+			// capabilities changes nothing in the lockfile.
+			if out := r.git("status", "--porcelain", "agentgate.lock"); out != "" {
+				t.Errorf("agentgate.lock changed: %s", out)
+			}
+		}},
 		{name: "verify damaged hash", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			b := r.read("agentgate.lock")

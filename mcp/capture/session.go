@@ -218,7 +218,14 @@ func (s *session) connect(ctx context.Context, state func(string)) error {
 // initialize performs the handshake (see the package doc).
 func (s *session) initialize(ctx context.Context) error {
 	rec := &initRecorder{Interface: s.tr}
-	c := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	caps := client.WithClientCapabilities(clientCapabilities(s.r.ClientCapabilities))
+	if len(s.r.ClientCapabilities) > 0 {
+		// Declared capabilities invite requests: capture answers them
+		// (clientcaps.go). Without any, mcp-go's own handler stays, as
+		// before client-capabilities existed.
+		rec.handler = s.serverRequest
+	}
+	c := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION), caps)
 	if err := c.Start(ctx); err != nil {
 		return s.fail(ctx, err)
 	}
@@ -229,7 +236,7 @@ func (s *session) initialize(ctx context.Context) error {
 	var unsupported mcp.UnsupportedProtocolVersionError
 	if err != nil && ctx.Err() == nil && (errors.Is(err, mcp.ErrMethodNotFound) || errors.As(err, &unsupported)) {
 		// Maybe a 2026-07-28 server without initialize: try server/discover.
-		modern := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_PROTOCOL_VERSION))
+		modern := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_PROTOCOL_VERSION), caps)
 		req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 		if res2, err2 := modern.Initialize(ctx, req); err2 == nil && mcp.IsModernProtocol(res2.ProtocolVersion) {
 			res, err = res2, nil
@@ -437,6 +444,9 @@ type initRecorder struct {
 	transport.Interface
 	mu  sync.Mutex
 	raw json.RawMessage
+	// handler, when set, answers server-to-client requests in place of
+	// the one mcp-go's client installs.
+	handler transport.RequestHandler
 }
 
 func (r *initRecorder) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -457,8 +467,11 @@ func (r *initRecorder) result() json.RawMessage {
 }
 
 // SetRequestHandler passes server-to-client requests on, when s.tr takes
-// them (stdio).
+// them (stdio, streamable HTTP), to r.handler or else h.
 func (r *initRecorder) SetRequestHandler(h transport.RequestHandler) {
+	if r.handler != nil {
+		h = r.handler
+	}
 	if b, ok := r.Interface.(transport.BidirectionalInterface); ok {
 		b.SetRequestHandler(h)
 	}

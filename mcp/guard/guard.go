@@ -251,6 +251,11 @@ type proxy struct {
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
 	toldUnpinned bool
+	// clientCaps are the capabilities the client declared in initialize
+	// (caps.go); toldCapabilities is set once the hint about them was
+	// logged.
+	clientCaps       []string
+	toldCapabilities bool
 
 	// The server loop's own: its line buffer (read.go), memos of
 	// listings, the verdict cache, and plain, which turns both off (the

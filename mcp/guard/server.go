@@ -198,6 +198,11 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 			name = shown(v.name)
 		}
 		p.logf("%s %s: %s: %s", kind, name, v.drift, action)
+		if kind == kindTool && v.drift == driftUnpinned && v.name != "" {
+			if hint := p.capabilitiesHint(name); hint != "" {
+				p.logf("%s", hint)
+			}
+		}
 	}
 	switch p.mode {
 	case Warn:
