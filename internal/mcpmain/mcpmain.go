@@ -9,6 +9,7 @@ package mcpmain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		rest, err := wire.CheckGuardArgs(args[1:])
 		if err != nil {
 			fmt.Fprintf(stderr, "agentgate: error: %v\n", err)
-			fmt.Fprintf(stderr, "agentgate: hint: agentgate and agentgate-mcp must come from the same version; reinstall both: go install github.com/agentgate/agentgate/cmd/...@VERSION (from a checkout: go build -o DIR/ ./cmd/...)\n")
+			var h interface{ Hints() []string }
+			if errors.As(err, &h) {
+				for _, hint := range h.Hints() {
+					fmt.Fprintf(stderr, "agentgate: hint: %s\n", hint)
+				}
+			}
 			return guard.ExitUnverified
 		}
 		// A client that goes away must not kill guard with SIGPIPE before

@@ -27,9 +27,10 @@ func TestGuardVersions(t *testing.T) {
 	}{
 		{"no versions", append([]string{"guard"}, guardArgs...), 3,
 			"agentgate: error: an older agentgate (one that gives agentgate-mcp no version) and agentgate-mcp " + wire.Version() + " (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") are different versions\n" +
-				"agentgate: hint: agentgate and agentgate-mcp must come from the same version; reinstall both: go install github.com/agentgate/agentgate/cmd/...@VERSION (from a checkout: go build -o DIR/ ./cmd/...)\n"},
-		{"another version", append([]string{"guard", "--agentgate-version", strconv.Itoa(wire.ProtocolVersion) + "/v0.0.0-other"}, guardArgs...), 3,
-			"agentgate: error: agentgate v0.0.0-other (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") and agentgate-mcp " + wire.Version() + " (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") are different versions\n"},
+				"agentgate: hint: install agentgate and agentgate-mcp together, from one checkout, into one directory: go install ./cmd/... (or go build -o DIR/ ./cmd/..., DIR being agentgate's directory); for the latest release: go install github.com/agentgate/agentgate/cmd/...@latest\n"},
+		{"another version", append([]string{"guard", "--agentgate-version", strconv.Itoa(wire.ProtocolVersion) + "/v1.2.3"}, guardArgs...), 3,
+			"agentgate: error: agentgate v1.2.3 (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") and agentgate-mcp " + wire.Version() + " (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") are different versions\n" +
+				"agentgate: hint: install agentgate and agentgate-mcp together, from one version, into one directory: go install github.com/agentgate/agentgate/cmd/...@v1.2.3 (or the three binaries of one release archive: README.md, Install)\n"},
 		{"another protocol", append([]string{"guard", "--agentgate-version", strconv.Itoa(wire.ProtocolVersion+1) + "/" + wire.Version()}, guardArgs...), 3,
 			"(protocol " + strconv.Itoa(wire.ProtocolVersion+1) + ") and agentgate-mcp " + wire.Version() + " (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") are different versions\n"},
 		{"unreadable versions", append([]string{"guard", "--agentgate-version", "x"}, guardArgs...), 3, "are different versions"},

@@ -36,7 +36,9 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "%s: error: %v\n", wire.HelperName, err)
 		var ve *wire.VersionError
 		if errors.As(err, &ve) {
-			fmt.Fprintf(stderr, "%s: hint: install both from the same version: go install github.com/agentgate/agentgate/cmd/...@VERSION\n", wire.HelperName)
+			for _, h := range ve.Hints() {
+				fmt.Fprintf(stderr, "%s: hint: %s\n", wire.HelperName, h)
+			}
 		}
 		return exitInvalid
 	}

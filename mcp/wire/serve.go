@@ -50,7 +50,9 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "%s: error: %v\n", HelperName, err)
 		var ve *VersionError
 		if errors.As(err, &ve) {
-			fmt.Fprintf(stderr, "%s: hint: install both from the same version: go install github.com/agentgate/agentgate/cmd/...@VERSION\n", HelperName)
+			for _, h := range ve.Hints() {
+				fmt.Fprintf(stderr, "%s: hint: %s\n", HelperName, h)
+			}
 			if werr := WriteRefusal(stdout, ve.Error()); werr != nil {
 				fmt.Fprintf(stderr, "%s: error: write the response: %v\n", HelperName, werr)
 			}
