@@ -40,7 +40,7 @@ func TestServeRefusalHint(t *testing.T) {
 	if code := Serve(context.Background(), nil, strings.NewReader(req), &out, &errOut, staged(echoCapture)); code != 2 {
 		t.Fatalf("exit %d, want 2; stderr:\n%s", code, errOut.String())
 	}
-	want := "agentgate-mcp: hint: install agentgate and agentgate-mcp together, from one version, into one directory: go install github.com/agentgate/agentgate/cmd/...@v1.2.3 (or the three binaries of one release archive: README.md, Install)\n"
+	want := "agentgate: hint: install agentgate and agentgate-mcp together, from one version, into one directory: go install github.com/agentgate/agentgate/cmd/...@v1.2.3 (or the three binaries of one release archive: README.md, Install)\n"
 	if !strings.Contains(errOut.String(), want) || strings.Contains(errOut.String(), "@VERSION") {
 		t.Errorf("stderr:\n%s\nwant %q", errOut.String(), want)
 	}
