@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -212,13 +209,7 @@ func TestServeUsage(t *testing.T) {
 // 'agentgate auth login bridge'; with --server NAME it is 'agentgate auth
 // login NAME'.
 func TestServeLoginHint(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
-		w.WriteHeader(http.StatusUnauthorized)
-	}))
-	defer srv.Close()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv(auth.StoreEnv, "file")
+	srv := loginNeeded(t)
 	t.Chdir(t.TempDir()) // no agentgate.toml
 	for _, tc := range []struct {
 		args        []string
