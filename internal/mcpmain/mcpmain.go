@@ -42,7 +42,7 @@ guard' (agentgate-mcp guard). Run those instead. Its own command is bridge
 // the environment with os.Getenv); "guard" is `agentgate guard`
 // (mcp/guard.Serve after the versions agentgate gives, which must be this
 // binary's: wire.CheckGuardArgs, else exit 3 before anything is read or
-// started; reaching a remote server through Remote; SIGPIPE is
+// started, or exit 2 when none are given; reaching a remote server through Remote; SIGPIPE is
 // then ignored for the process, so that a client going away is a write
 // error, not death); "bridge" is the stdio-to-remote bridge alone
 // (mcp/bridge.Serve, reading the environment with os.LookupEnv; SIGPIPE
@@ -92,8 +92,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "agentgate: error: %v\n", err)
-			for _, hint := range ve.Hints() {
-				fmt.Fprintf(stderr, "agentgate: hint: %s\n", hint)
+			if ve != nil {
+				for _, hint := range ve.Hints() {
+					fmt.Fprintf(stderr, "agentgate: hint: %s\n", hint)
+				}
 			}
 			return guard.ExitUnverified
 		}
