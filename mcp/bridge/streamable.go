@@ -538,7 +538,11 @@ func (b *bridge) failureText(resp *http.Response) string {
 	if resp.StatusCode == http.StatusUnauthorized {
 		if aerr := b.rm.AuthFailure(); aerr != nil {
 			text := "OAuth: " + aerr.Error()
-			if hints := auth.Hints(aerr, b.r.Name); len(hints) > 0 {
+			hints := auth.Hints(aerr, b.r.Name)
+			if b.opts.AuthHints != nil {
+				hints = b.opts.AuthHints(aerr)
+			}
+			if len(hints) > 0 {
 				text += " (" + strings.Join(hints, "; ") + ")"
 			}
 			return text
