@@ -91,8 +91,13 @@ func WaitPort(ctx context.Context, t testing.TB, port int) {
 }
 
 // Alive reports whether process pid exists and is not a zombie (a zombie
-// has exited; only its parent has not reaped it yet).
+// has exited; only its parent has not reaped it yet). On Windows it asks
+// the OS (alive_windows.go); elsewhere it reads /proc, so it reports
+// false where there is none (macOS).
 func Alive(pid int) bool {
+	if alive, known := osAlive(pid); known {
+		return alive
+	}
 	state, _, ok := procStat(pid)
 	return ok && state != "Z" && state != "X"
 }
