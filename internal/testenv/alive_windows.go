@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"errors"
+	"strconv"
 
 	"golang.org/x/sys/windows"
 )
@@ -24,4 +25,23 @@ func osAlive(pid int) (alive, known bool) {
 		return true, true
 	}
 	return code == stillActive, true
+}
+
+// osFindProc returns process pid if it runs, with its creation time as
+// its start (a pid Windows gave a new process differs in it).
+func osFindProc(pid int) (p Proc, ok, known bool) {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return Proc{}, false, true
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if err := windows.GetExitCodeProcess(h, &code); err != nil || code != stillActive {
+		return Proc{}, false, true
+	}
+	var created, exited, kernel, user windows.Filetime
+	if err := windows.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
+		return Proc{}, false, true
+	}
+	return Proc{Pid: pid, start: strconv.FormatInt(created.Nanoseconds(), 10)}, true, true
 }

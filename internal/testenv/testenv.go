@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,8 +104,13 @@ func Alive(pid int) bool {
 }
 
 // GroupMembers returns the live (non-zombie) processes whose process group
-// is pgid, read from /proc.
+// is pgid, read from /proc. On Windows it returns nil: Windows cannot list
+// a console process group (and under Wine, /proc is the Linux host's,
+// whose groups have nothing to do with Windows pids).
 func GroupMembers(pgid int) []int {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -161,8 +167,13 @@ type Proc struct {
 }
 
 // FindProc returns the live (non-zombie) process pid, and false when
-// there is none.
+// there is none. On Windows (alive_windows.go) its start is the creation
+// time and its Pgid is 0: Windows cannot say which console process group
+// a process is in.
 func FindProc(pid int) (Proc, bool) {
+	if p, ok, known := osFindProc(pid); known {
+		return p, ok
+	}
 	f, ok := statFields(pid)
 	if !ok || f[0] == "Z" || f[0] == "X" {
 		return Proc{}, false
