@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -559,12 +558,7 @@ func (b *bridge) reachText(err error) string {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		cause := ue.Err
-		var oe *net.OpError
-		if errors.As(cause, &oe) {
-			cause = oe.Err
-		}
-		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", capture.DisplayURL(ue.URL), cause)
+		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", capture.DisplayURL(ue.URL), capture.ReachCause(ue))
 	}
 	return err.Error()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -318,12 +317,7 @@ func (s *session) fail(ctx context.Context, err error) *Error {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		cause := ue.Err
-		var oe *net.OpError
-		if errors.As(cause, &oe) {
-			cause = oe.Err
-		}
-		return s.errorf(ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", displayURL(ue.URL), cause, s.r.File)
+		return s.errorf(ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", displayURL(ue.URL), ReachCause(ue), s.r.File)
 	}
 	kind := ErrConnect
 	if s.stage != StageStart {
