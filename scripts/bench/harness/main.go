@@ -78,6 +78,8 @@ func main() {
 		err = cmdPhases(args)
 	case "bare":
 		err = cmdBare(args)
+	case "relay":
+		err = cmdRelay(args)
 	case "rtt":
 		err = cmdRTT(args)
 	case "fakeserver":

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package pipes
+
+import "os"
+
+// Widen does nothing here: only Linux lets a process size a pipe.
+func Widen(f *os.File, size int) (int, error) { return 0, nil }
