@@ -1,4 +1,4 @@
-//go:build agentgate_bench && linux
+//go:build agentgate_bench
 
 package main
 
@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/exec"
 
-	"golang.org/x/sys/unix"
+	"github.com/agentgate/agentgate/internal/pipes"
 )
 
 // cmdRelay is the least any stdio proxy does, to measure guard against:
@@ -22,7 +22,7 @@ import (
 // cat); with -whole each line of CMD's is read whole before any of it is
 // written, with one write (store and forward, what a proxy that checks a
 // message before the client sees it must do at least). -pipe sets the
-// capacity of the pipes it reads and writes (F_SETPIPE_SZ).
+// capacity of the pipes it reads and writes (internal/pipes: Linux only).
 func cmdRelay(args []string) error {
 	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
 	whole := fs.Bool("whole", false, "read each line whole before writing it")
@@ -43,16 +43,8 @@ func cmdRelay(args []string) error {
 	cmd.Stdout = w
 	if *pipe > 0 {
 		for _, f := range []*os.File{r, os.Stdout} {
-			// SyscallConn, not Fd: Fd would put the file in blocking mode.
-			c, err := f.SyscallConn()
-			if err == nil {
-				cerr := c.Control(func(fd uintptr) { _, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, *pipe) })
-				if cerr != nil {
-					err = cerr
-				}
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "relay: F_SETPIPE_SZ: %v\n", err)
+			if _, err := pipes.Widen(f, *pipe); err != nil {
+				fmt.Fprintf(os.Stderr, "relay: widen a pipe: %v\n", err)
 			}
 		}
 	}
