@@ -206,7 +206,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
 			pr.method, quote(p.opts.Server), bad, len(elems), kind))
 	default:
-		out := make([]byte, 0, len(t))
+		out := make([]byte, 0, len(t)+1)
 		start := env.resultAt + arrAt
 		out = append(out, t[:start]...)
 		out = append(out, '[')
@@ -223,7 +223,8 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		}
 		out = append(out, ']')
 		out = append(out, t[start+arrLen:]...)
-		p.send(out)
+		out = append(out, '\n')
+		p.send(out[:len(out)-1]) // with its newline past its end: one write
 	}
 }
 
