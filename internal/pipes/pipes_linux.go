@@ -47,3 +47,20 @@ func maxSize() int {
 	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	return n
 }
+
+// Size returns the capacity of the pipe f is an end of (0 when f is not a
+// pipe or it cannot be read).
+func Size(f *os.File) int {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = c.Control(func(fd uintptr) {
+		var st unix.Stat_t
+		if unix.Fstat(int(fd), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO {
+			n, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0)
+		}
+	})
+	return n
+}
