@@ -174,6 +174,19 @@ func TestExitCodes(t *testing.T) {
 			args: []string{"guard", "--server", "notes", "--on-drift", "ignore", "--", "true"}, want: ExitInvalid, check: wantStderr("want withhold, block or warn")},
 		{name: "guard no command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"guard", "--server", "notes"}, want: ExitInvalid, check: wantStderr("give its command after --")},
+		// guard's flags have one definition (mcp/config/guardargs.go): what
+		// guard refuses is exit 2 before anything starts, and a wrapped
+		// config holding it is a config error; what it takes, it runs.
+		{name: "guard --header with a command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes", "--header", "X: y", "--", "true"}, want: ExitInvalid, check: wantStderr("--header and --transport go with --url")},
+		{name: "guard --max-tools negative", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "--server", "notes", "--max-tools=-1", "--", "true"}, want: ExitInvalid, check: wantStderr("want a positive number of tools")},
+		{name: "guard options, no --", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
+			args: []string{"guard", "-server=notes", "--max-tools=5", "--ignore-member", "_meta", "--allow-unlocked=1", "/nonexistent/agentgate-test-server"},
+			want: ExitUnverified, check: wantStderr("server \"notes\" did not start")},
+		{name: "lock wrapper guard refuses", setup: func(t *testing.T) *testRepo {
+			return newRepo(t, true, map[string]any{"w": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "w", "--transport", "sse", "--", "npx"}}})
+		}, args: []string{"lock"}, want: ExitInvalid, check: wantStderr(`.mcp.json:3:5: server "w": args: agentgate guard would refuse it: --header and --transport go with --url`)},
 		{name: "guard command not found", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"guard", "--server", "notes", "--", "/nonexistent/agentgate-test-server"}, want: ExitUnverified, check: wantStderr("server \"notes\" did not start")},
 		{name: "help flag", args: []string{"-h"}, want: ExitOK},

@@ -242,9 +242,8 @@ func TestFlagsAgreeWithSeeThrough(t *testing.T) {
 // (which the client expands before guard runs) or that are not UTF-8
 // (which JSON cannot carry) are skipped.
 func FuzzFlagsAgreeWithSeeThrough(f *testing.F) {
-	// Not f.Chdir: the fuzzing engine's worker processes do not run in
-	// it; each input changes into dir itself (a worker runs them one by
-	// one).
+	// Not f.Chdir, which the fuzzing engine's workers do not survive:
+	// each input changes into dir (t.Chdir, undone after it).
 	dir := guardDir(f, func(string) {})
 	for _, tt := range guardArgvTable {
 		f.Add(strings.Join(tt.args, "\x00"))
@@ -253,9 +252,7 @@ func FuzzFlagsAgreeWithSeeThrough(f *testing.F) {
 		if strings.Contains(s, "$") || !utf8.ValidString(s) {
 			t.Skip()
 		}
-		if err := os.Chdir(dir); err != nil {
-			t.Fatal(err)
-		}
+		t.Chdir(dir)
 		var args []string
 		if s != "" {
 			args = strings.Split(s, "\x00")
