@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -52,12 +53,7 @@ func clientCapabilities(names []string) mcp.ClientCapabilities {
 
 // declares reports whether the session declared capability name.
 func (s *session) declares(name string) bool {
-	for _, n := range s.r.ClientCapabilities {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.r.ClientCapabilities, name)
 }
 
 // serverRequest answers a request the server sends during a capture:
