@@ -830,6 +830,8 @@ func TestExitCodes(t *testing.T) {
 			args: []string{"hook"}, want: ExitOK, check: wantStdout("agentgate: captured notes (changed in this commit)\nagentgate: not started: other (")},
 		{name: "hook v2 resources turned on starts that server", setup: v2SettingsRepo("[servers.notes]\nresources = true\n"),
 			args: []string{"hook"}, want: ExitOK, check: wantStdout("agentgate: captured notes (changed in this commit)\nagentgate: not started: other (")},
+		{name: "hook client-capabilities changed starts that server", setup: v2SettingsRepo("[servers.notes]\nclient-capabilities = [\"roots\"]\n"),
+			args: []string{"hook"}, want: ExitOK, check: wantStdout("agentgate: captured notes (changed in this commit)\nagentgate: not started: other (")},
 		{name: "hook lockfile only in the work tree", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)
 			r.git("add", ".mcp.json", "notes.json")

@@ -6,11 +6,15 @@ package capture
 // send while it is captured.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -52,12 +56,7 @@ func clientCapabilities(names []string) mcp.ClientCapabilities {
 
 // declares reports whether the session declared capability name.
 func (s *session) declares(name string) bool {
-	for _, n := range s.r.ClientCapabilities {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.r.ClientCapabilities, name)
 }
 
 // serverRequest answers a request the server sends during a capture:
@@ -92,6 +91,51 @@ func (s *session) serverRequest(_ context.Context, req transport.JSONRPCRequest)
 	}
 	return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND,
 		"agentgate lock does not answer "+req.Method+" (agentgate.toml's client-capabilities does not declare it)", nil), nil
+}
+
+// sseEvent returns RemoteOptions.OnEvent for a legacy SSE session that
+// declares capabilities (nil otherwise: nothing changes): mcp-go's SSE
+// client transport does not hand server requests to a handler, so capture
+// reads them from the event stream itself, answers them with
+// serverRequest, and POSTs the answer to the session's endpoint, as the
+// transport posts requests.
+func (s *session) sseEvent(ctx context.Context, sse bool) func([]byte) {
+	if !sse || len(s.r.ClientCapabilities) == 0 {
+		return nil
+	}
+	return func(data []byte) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(data, &m) != nil || m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+			return // a response, a notification, or the endpoint event
+		}
+		var id mcp.RequestId
+		if json.Unmarshal(m.ID, &id) != nil || s.sse == nil {
+			return
+		}
+		resp, err := s.serverRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: m.Method})
+		if err != nil {
+			return
+		}
+		body, err := json.Marshal(resp)
+		endpoint := s.sse.GetEndpoint()
+		if err != nil || endpoint == nil {
+			return
+		}
+		go func() { // never on the stream's reader
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), bytes.NewReader(body))
+			if err != nil {
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if r, err := s.rt.Client.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, r.Body)
+				_ = r.Body.Close()
+			}
+		}()
+	}
 }
 
 // root is the repository's root as roots/list gives it: {"uri":

@@ -316,3 +316,76 @@ func TestClientCapabilitiesHTTP(t *testing.T) {
 		t.Errorf("tools %s: want one named after the root %s", res.Tools, FileURI(root))
 	}
 }
+
+// TestClientCapabilitiesSSE: over legacy SSE a server sends its requests
+// on the event stream and reads the client's answers from POSTs to its
+// endpoint; capture answers roots/list there (mcp-go's SSE transport
+// would drop it), and the listing, which waits for that answer, ends.
+func TestClientCapabilitiesSSE(t *testing.T) {
+	events := make(chan string, 16)
+	answers := make(chan []byte, 4)
+	var listID json.RawMessage
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: endpoint\ndata: /messages?session=1\n\n")
+			w.(http.Flusher).Flush()
+			for {
+				select {
+				case e := <-events:
+					fmt.Fprintf(w, "event: message\ndata: %s\n\n", e)
+					w.(http.Flusher).Flush()
+				case <-req.Context().Done():
+					return
+				}
+			}
+		}
+		body, _ := io.ReadAll(req.Body)
+		w.WriteHeader(http.StatusAccepted)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &m)
+		switch m.Method {
+		case "initialize":
+			events <- `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"caps","version":"1"}}}`
+		case "notifications/initialized":
+			events <- `{"jsonrpc":"2.0","id":7,"method":"roots/list"}`
+		case "tools/list":
+			listID = m.ID
+			go func() {
+				select {
+				case a := <-answers:
+					var ans struct {
+						ID     int
+						Result struct{ Roots []struct{ URI string } }
+					}
+					_ = json.Unmarshal(a, &ans)
+					name := "no-roots"
+					if ans.ID == 7 && len(ans.Result.Roots) == 1 {
+						name = strings.ReplaceAll(ans.Result.Roots[0].URI, "/", "_")
+					}
+					events <- fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":%q,"inputSchema":{"type":"object"}}]}}`, listID, name)
+				case <-time.After(10 * time.Second):
+					events <- `{"jsonrpc":"2.0","id":` + string(listID) + `,"error":{"code":-32000,"message":"roots/list was not answered"}}`
+				}
+			}()
+		case "":
+			answers <- body
+		}
+	}))
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	root := t.TempDir()
+	r := config.Resolved{Server: config.Server{Name: "caps", File: ".mcp.json", Transport: config.SSE, URL: srv.URL + "/sse",
+		ClientCapabilities: []string{config.CapRoots}}}
+	res := capture1(t, r, Options{Root: root, Timeout: 20 * time.Second})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var tool struct{ Name string }
+	if len(res.Tools) != 1 || json.Unmarshal(res.Tools[0], &tool) != nil || tool.Name != strings.ReplaceAll(FileURI(root), "/", "_") {
+		t.Errorf("tools %s: want one named after the root %s", res.Tools, FileURI(root))
+	}
+}
