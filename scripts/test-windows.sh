@@ -38,6 +38,7 @@
 # with its reason; this list is the only place they are skipped, and only
 # for this run: scripts/test.sh and CI run them all.
 set -euo pipefail
+t_start=$(date +%s)
 cd "$(dirname "$0")/.."
 repo=$PWD
 work=${AGENTGATE_WINE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/agentgate-wine}
@@ -123,9 +124,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 		exit 2
 	fi
 	say "installing ${missing[*]} (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	if ! out=$(apt-get update -qq 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1); then
+		echo "$out" >&2
+		echo "test-windows: apt-get install ${missing[*]} failed" >&2
+		exit 2
+	fi
 fi
+t_installed=$(date +%s)
 
 # --- the Wine prefix ---------------------------------------------------------
 export WINEPREFIX="$work/prefix" WINEARCH=win64 WINEDEBUG=-all
@@ -177,6 +182,7 @@ fi
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=("${default_pkgs[@]}")
 start=$(date +%s)
+say "setup: install $((t_installed - t_start))s, Wine prefix and DLL $((start - t_installed))s"
 for p in "${pkgs[@]}"; do
 	n=${p//\//_}
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c "${overlay[@]}" -o "$work/bin/$n.exe" "./$p"
@@ -254,7 +260,7 @@ for p in "${pkgs[@]}"; do
 done
 wineserver -k >/dev/null 2>&1 || true
 end=$(date +%s)
-say "wine $(wine --version 2>/dev/null): ${#pkgs[@]} packages, $total_pass tests passed, $total_fail failed, $total_skip skipped by the tests; run $((end - built))s, build $((built - start))s"
+say "wine $(wine --version 2>/dev/null): ${#pkgs[@]} packages, $total_pass tests passed, $total_fail failed, $total_skip skipped by the tests; run $((end - built))s, build $((built - start))s, in all $((end - t_start))s"
 [ ${#known[@]} = 0 ] || say "known failing on Windows (OPEN, not counted): ${known[*]}"
 [ ${#fixed[@]} = 0 ] || say "OPEN tests now passing (remove them from OPEN): ${fixed[*]}"
 if [ ${#failed[@]} -gt 0 ]; then
