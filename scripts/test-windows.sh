@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Windows build of agentgate's tests for real, under Wine, on a
 # Linux machine (there is no Windows runner here): the Windows-only code
-# (internal/mmap's MapViewOfFile, mcp/capture's Job Objects, lock's busy
-# rename, testenv's process checks) runs, not just compiles. See
+# (internal/mmap's MapViewOfFile, mcp/capture's Job Objects, testenv's
+# process checks, the helper's .exe lookup) runs, not just compiles. See
 # docs/PLATFORMS.md ("Run under Wine") for what runs, what passes and what
 # cannot run under Wine and why.
 #
@@ -23,9 +23,10 @@
 #    which Wine 8.0 lacks: every Go program dies at start with "fatal error:
 #    bcryptprimitives.dll not found". The script links a DLL with one
 #    forwarded export, ProcessPrng = advapi32.SystemFunction036
-#    (RtlGenRandom, same arguments; the runtime tests only the low byte of
-#    the BOOL), and puts it in the prefix's system32. A Wine that has the
-#    DLL keeps its own.
+#    (RtlGenRandom: the same two arguments; it returns a BOOLEAN in AL,
+#    nonzero on success, which is how Go reads ProcessPrng's BOOL), and
+#    puts it in the prefix's system32. A Wine that has the DLL (9.0 and
+#    later) keeps its own.
 #  - os.RemoveAll (so every t.TempDir cleanup) fails with "Invalid
 #    function": Go deletes with FileDispositionInformationEx (Windows 10
 #    1607+), which Wine 8.0 answers with STATUS_NOT_IMPLEMENTED, a status
@@ -157,9 +158,10 @@ if [ ! -f "$dll" ]; then
 	x86_64-w64-mingw32-as -o "$work/empty.o" "$work/empty.s"
 	x86_64-w64-mingw32-ld --shared --no-seh -e 0 -o "$dll" "$work/bcryptprimitives.def" "$work/empty.o"
 fi
-if [ ! -f "$sys32/bcryptprimitives.dll" ] || [ -f "$work/prefix.ours" ]; then
+ours="$WINEPREFIX/.agentgate-bcryptprimitives"
+if [ ! -f "$sys32/bcryptprimitives.dll" ] || [ -f "$ours" ]; then
 	cp "$dll" "$sys32/bcryptprimitives.dll"
-	touch "$work/prefix.ours"
+	touch "$ours"
 fi
 if ! out=$(cd "$work" && wine "$sys32/cmd.exe" /c echo ok 2>&1) || [[ $out != ok* ]]; then
 	echo "test-windows: wine cannot run cmd.exe in $WINEPREFIX: $out" >&2
