@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Windows build of agentgate's tests for real, under Wine, on a
 # Linux machine (there is no Windows runner here): the Windows-only code
-# (internal/mmap's MapViewOfFile, mcp/capture's Job Objects, lock's busy
-# rename, testenv's process checks) runs, not just compiles. See
+# (internal/mmap's MapViewOfFile, mcp/capture's Job Objects, testenv's
+# process checks, the helper's .exe lookup) runs, not just compiles. See
 # docs/PLATFORMS.md ("Run under Wine") for what runs, what passes and what
 # cannot run under Wine and why.
 #
@@ -23,9 +23,10 @@
 #    which Wine 8.0 lacks: every Go program dies at start with "fatal error:
 #    bcryptprimitives.dll not found". The script links a DLL with one
 #    forwarded export, ProcessPrng = advapi32.SystemFunction036
-#    (RtlGenRandom, same arguments; the runtime tests only the low byte of
-#    the BOOL), and puts it in the prefix's system32. A Wine that has the
-#    DLL keeps its own.
+#    (RtlGenRandom: the same two arguments; it returns a BOOLEAN in AL,
+#    nonzero on success, which is how Go reads ProcessPrng's BOOL), and
+#    puts it in the prefix's system32. A Wine that has the DLL (9.0 and
+#    later) keeps its own.
 #  - os.RemoveAll (so every t.TempDir cleanup) fails with "Invalid
 #    function": Go deletes with FileDispositionInformationEx (Windows 10
 #    1607+), which Wine 8.0 answers with STATUS_NOT_IMPLEMENTED, a status
@@ -38,6 +39,7 @@
 # with its reason; this list is the only place they are skipped, and only
 # for this run: scripts/test.sh and CI run them all.
 set -euo pipefail
+t_start=$(date +%s)
 cd "$(dirname "$0")/.."
 repo=$PWD
 work=${AGENTGATE_WINE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/agentgate-wine}
@@ -123,9 +125,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 		exit 2
 	fi
 	say "installing ${missing[*]} (apt-get)"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	if ! out=$(apt-get update -qq 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1); then
+		echo "$out" >&2
+		echo "test-windows: apt-get install ${missing[*]} failed" >&2
+		exit 2
+	fi
 fi
+t_installed=$(date +%s)
 
 # --- the Wine prefix ---------------------------------------------------------
 export WINEPREFIX="$work/prefix" WINEARCH=win64 WINEDEBUG=-all
@@ -152,9 +158,10 @@ if [ ! -f "$dll" ]; then
 	x86_64-w64-mingw32-as -o "$work/empty.o" "$work/empty.s"
 	x86_64-w64-mingw32-ld --shared --no-seh -e 0 -o "$dll" "$work/bcryptprimitives.def" "$work/empty.o"
 fi
-if [ ! -f "$sys32/bcryptprimitives.dll" ] || [ -f "$work/prefix.ours" ]; then
+ours="$WINEPREFIX/.agentgate-bcryptprimitives"
+if [ ! -f "$sys32/bcryptprimitives.dll" ] || [ -f "$ours" ]; then
 	cp "$dll" "$sys32/bcryptprimitives.dll"
-	touch "$work/prefix.ours"
+	touch "$ours"
 fi
 if ! out=$(cd "$work" && wine "$sys32/cmd.exe" /c echo ok 2>&1) || [[ $out != ok* ]]; then
 	echo "test-windows: wine cannot run cmd.exe in $WINEPREFIX: $out" >&2
@@ -177,6 +184,7 @@ fi
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=("${default_pkgs[@]}")
 start=$(date +%s)
+say "setup: install $((t_installed - t_start))s, Wine prefix and DLL $((start - t_installed))s"
 for p in "${pkgs[@]}"; do
 	n=${p//\//_}
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go test -c "${overlay[@]}" -o "$work/bin/$n.exe" "./$p"
@@ -254,7 +262,7 @@ for p in "${pkgs[@]}"; do
 done
 wineserver -k >/dev/null 2>&1 || true
 end=$(date +%s)
-say "wine $(wine --version 2>/dev/null): ${#pkgs[@]} packages, $total_pass tests passed, $total_fail failed, $total_skip skipped by the tests; run $((end - built))s, build $((built - start))s"
+say "wine $(wine --version 2>/dev/null): ${#pkgs[@]} packages, $total_pass tests passed, $total_fail failed, $total_skip skipped by the tests; run $((end - built))s, build $((built - start))s, in all $((end - t_start))s"
 [ ${#known[@]} = 0 ] || say "known failing on Windows (OPEN, not counted): ${known[*]}"
 [ ${#fixed[@]} = 0 ] || say "OPEN tests now passing (remove them from OPEN): ${fixed[*]}"
 if [ ${#failed[@]} -gt 0 ]; then

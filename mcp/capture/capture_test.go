@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if code, ok := conformanceMain(); ok {
 		os.Exit(code)
 	}
+	if code, ok := holderMain(); ok {
+		os.Exit(code)
+	}
 	closeGrace = 200 * time.Millisecond
 	os.Exit(m.Run())
 }
