@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/agentgate/agentgate/internal/fakeserver"
 )
 
 // chunkReader returns at most k bytes a Read, and every third Read
@@ -167,6 +170,69 @@ func TestSendOneWrite(t *testing.T) {
 		}
 		if all := bytes.Join(w.got, nil); !bytes.Equal(all, append(bytes.Clone(tc.msg), '\n')) {
 			t.Errorf("%s: wrote %d bytes, not the message and a newline", tc.name, len(all))
+		}
+	}
+}
+
+// repeatReader returns msg over and over, at most chunk bytes a Read (a
+// pipe's capacity); with one set, never past the end of one msg (one
+// message in the pipe at a time, as in a round trip), else back to back.
+type repeatReader struct {
+	msg   []byte
+	at    int
+	chunk int
+	one   bool
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && n < r.chunk {
+		c := copy(p[n:min(len(p), r.chunk)], r.msg[r.at:])
+		n += c
+		r.at = (r.at + c) % len(r.msg)
+		if r.one {
+			break
+		}
+	}
+	return n, nil
+}
+
+// BenchmarkReadLine reads one 1,000-tool listing a op as the server loop
+// did before (a 64 KiB bufio.Reader, its pieces appended into a line
+// buffer) and as it does now (lineReader, the line where it lies), from a
+// reader that returns at most 64 KiB (a default pipe) or 1 MiB (a widened
+// one) a Read, one message at a time ("one", guard's round trips) or
+// back to back ("stream": lineReader then moves the part of the next
+// message it read to the front of its buffer).
+func BenchmarkReadLine(b *testing.B) {
+	msg := append(listingOf(fakeserver.Generate(1000, 256)), '\n')
+	for _, one := range []bool{true, false} {
+		for _, chunk := range []int{64 << 10, 1 << 20} {
+			name := fmt.Sprintf("%s/%dKiB", map[bool]string{true: "one", false: "stream"}[one], chunk>>10)
+			b.Run("bufio/"+name, func(b *testing.B) {
+				br := bufio.NewReaderSize(&repeatReader{msg: msg, chunk: chunk, one: one}, 64<<10)
+				var line []byte
+				b.SetBytes(int64(len(msg)))
+				for b.Loop() {
+					line = line[:0]
+					for {
+						piece, err := br.ReadSlice('\n')
+						line = append(line, piece...)
+						if err == nil {
+							break
+						}
+					}
+				}
+			})
+			b.Run("lineReader/"+name, func(b *testing.B) {
+				lr := newLineReader(&repeatReader{msg: msg, chunk: chunk, one: one}, DefaultSpillBytes+1)
+				b.SetBytes(int64(len(msg)))
+				for b.Loop() {
+					if line, err := lr.ReadSlice(); err != nil || len(line) != len(msg) {
+						b.Fatalf("%d bytes, %v", len(line), err)
+					}
+				}
+			})
 		}
 	}
 }
