@@ -17,8 +17,8 @@ import (
 //
 //	relay [-whole] [-pipe BYTES] -- CMD...
 //
-// It starts CMD and copies its stdin to CMD's and CMD's stdout to its
-// own. Without -whole the bytes stream through as they come (io.Copy:
+// It starts CMD and copies its stdin to CMD's (as it comes) and CMD's
+// stdout to its own, each through a pipe of its own, as guard does. Without -whole the bytes stream through as they come (io.Copy:
 // cat); with -whole each line of CMD's is read whole before any of it is
 // written, with one write (store and forward, what a proxy that checks a
 // message before the client sees it must do at least). -pipe sets the
@@ -34,8 +34,11 @@ func cmdRelay(args []string) error {
 		return fmt.Errorf("want a command")
 	}
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
-	cmd.Stdin = os.Stdin
 	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe() // the requests take a hop through the relay too, as through guard
+	if err != nil {
+		return err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
@@ -52,6 +55,10 @@ func cmdRelay(args []string) error {
 		return err
 	}
 	w.Close()
+	go func() {
+		_, _ = io.Copy(in, os.Stdin)
+		in.Close()
+	}()
 	if !*whole {
 		_, err = io.Copy(os.Stdout, r)
 	} else {
