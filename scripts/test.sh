@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test agentgate has: installs what the tests need (the pinned npm
 # MCP servers, the pre-commit framework), then vet, gofmt and go test.
-# This is the README's test command; .ci/run calls exactly this.
+# This is the README's test command; .ci/run calls it, then scripts/test-windows.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
