@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -26,8 +27,20 @@ func TestWriteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFile(t, path, "two\n", 0o600) // the existing mode wins
+	assertNoTemp(t, dir, 1)
+}
 
-	// A symbolic link is kept and its target replaced.
+// TestWriteFileThroughSymlink: a symbolic link is kept and its target
+// replaced, with the target's mode.
+func TestWriteFileThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte("two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
 	link := filepath.Join(dir, "link.lock")
 	if err := os.Symlink(FileName, link); err != nil {
 		t.Fatal(err)
@@ -105,6 +118,15 @@ func checkFile(t *testing.T, path, want string, mode os.FileMode) {
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != want {
 		t.Errorf("%s = %q, %v; want %q", path, got, err, want)
+	}
+	if runtime.GOOS == "windows" {
+		// A Windows file has one permission bit, read-only: Go reports
+		// 0o666 or 0o444 and keeps only the owner's write bit of a mode.
+		if mode&0o200 != 0 {
+			mode = 0o666
+		} else {
+			mode = 0o444
+		}
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != mode {
 		t.Errorf("%s mode %v, want %v", path, fi.Mode().Perm(), mode)

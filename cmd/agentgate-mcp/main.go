@@ -16,7 +16,7 @@
 // "agentgate-mcp guard" is `agentgate guard`, the stdio proxy that checks
 // what a client receives against agentgate.lock (see mcp/guard.Serve),
 // reaching a remote server (--url) through mcp/bridge;
-// "agentgate-mcp bridge --url URL [--header K:V ...] [--transport http|sse]"
+// "agentgate-mcp bridge --url URL [--server NAME] [--header K:V ...] [--transport http|sse]"
 // is that bridge alone: stdio to its caller, streamable HTTP or SSE to the
 // server (see mcp/bridge.Serve).
 // The dispatch from arguments to subcommands is internal/mcpmain's.

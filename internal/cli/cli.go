@@ -225,7 +225,7 @@ func init() {
 	register(&command{
 		name:    "version",
 		summary: "print agentgate's version",
-		usage:   "Usage: agentgate version\n\nPrints the version that agentgate writes into generatedBy (\"devel\" for a build from a checkout).",
+		usage:   "Usage: agentgate version\n\nPrints the version that agentgate writes into generatedBy, which agentgate-mcp must share: a release (v1.2.3), the pseudo-version Go stamps from the commit for a build from a git checkout (+dirty with uncommitted changes), or \"devel\" for a build without VCS information.",
 		run: func(e *env, _ *flag.FlagSet, args []string) error {
 			if len(args) > 0 {
 				return invalid(fmt.Errorf("version takes no arguments"))

@@ -144,7 +144,7 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 		return unverified(fmt.Errorf("cannot find this agentgate binary to start the demo server: %v", err))
 	}
 	if _, err := wire.FindHelper(e.getenv); err != nil {
-		return unverified(fmt.Errorf("demo: %v; agentgate needs it to talk to the demo's server", err), installHint,
+		return unverified(fmt.Errorf("demo: %v; agentgate needs it to talk to the demo's server", err), wire.InstallHint(Version()),
 			"from a checkout: go build -o bin/ ./cmd/... && bin/agentgate demo ('go run ./cmd/agentgate' builds agentgate alone)")
 	}
 	dir, cleanup, err := demoDir(flags.Lookup("keep").Value.String())

@@ -396,6 +396,28 @@ func TestExitCodes(t *testing.T) {
 			r.write("agentgate.toml", "require-pinned-packages = \"yes\"\n")
 			return r
 		}, args: []string{"verify"}, want: ExitInvalid, check: wantStderr("require-pinned-packages")},
+		{name: "lock client-capabilities unknown name", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write("agentgate.toml", "[servers.notes]\nclient-capabilities = [\"roots\", \"tasks\"]\n")
+			return r
+		}, args: []string{"lock"}, want: ExitInvalid, check: func(t *testing.T, r *testRepo, stdout, stderr string) {
+			wantStderr(`agentgate.toml:2:1: servers.notes.client-capabilities[1]: unknown client capability "tasks"`)(t, r, stdout, stderr)
+			wantStderr(`(valid names: elicitation, roots, sampling)`)(t, r, stdout, stderr)
+			if out := r.git("status", "--porcelain", "agentgate.lock"); out != "" {
+				t.Errorf("the failed lock changed agentgate.lock: %s", out)
+			}
+		}},
+		{name: "lock client-capabilities declared, same surface", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.write("agentgate.toml", "client-capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n")
+			return r
+		}, args: []string{"lock"}, want: ExitOK, check: func(t *testing.T, r *testRepo, _, _ string) {
+			// The fake lists the same tools to every client: declaring
+			// capabilities changes nothing in the lockfile.
+			if out := r.git("status", "--porcelain", "agentgate.lock"); out != "" {
+				t.Errorf("agentgate.lock changed: %s", out)
+			}
+		}},
 		{name: "verify damaged hash", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
 			b := r.read("agentgate.lock")
@@ -807,6 +829,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "hook v2 ignore-members changed starts that server", setup: v2SettingsRepo("[servers.notes]\nignore-members = [\"_meta\"]\n"),
 			args: []string{"hook"}, want: ExitOK, check: wantStdout("agentgate: captured notes (changed in this commit)\nagentgate: not started: other (")},
 		{name: "hook v2 resources turned on starts that server", setup: v2SettingsRepo("[servers.notes]\nresources = true\n"),
+			args: []string{"hook"}, want: ExitOK, check: wantStdout("agentgate: captured notes (changed in this commit)\nagentgate: not started: other (")},
+		{name: "hook client-capabilities changed starts that server", setup: v2SettingsRepo("[servers.notes]\nclient-capabilities = [\"roots\"]\n"),
 			args: []string{"hook"}, want: ExitOK, check: wantStdout("agentgate: captured notes (changed in this commit)\nagentgate: not started: other (")},
 		{name: "hook lockfile only in the work tree", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)

@@ -4,8 +4,6 @@ package cli
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -25,7 +23,8 @@ import (
 // tools are listed exactly as the Inspector lists them from the server
 // directly, and they can be called, while the tool server-everything lists
 // only to a client with the roots capability (the Inspector has it, agentgate
-// lock does not: get-roots-list) is withheld. Then the lockfile pins another
+// lock without client-capabilities does not: get-roots-list) is withheld,
+// with a hint naming the capability. Then the lockfile pins another
 // description for echo: echo is withheld from the listing and its call is
 // refused, while another tool still works.
 
@@ -39,6 +38,20 @@ func inspectorTools(t *testing.T, out string) ([]string, map[string]json.RawMess
 		byName[n] = tools[i]
 	}
 	return names, byName
+}
+
+// surfaceOf derives a version 1 entry's surfaceHash from its tools (as
+// decoded into []any) by the lockfile spec: SHA-256 of the JSON array of
+// [nameHash, descriptionHash, inputSchemaHash] triples, in the file's
+// order (sorted by name).
+func surfaceOf(tools []any) string {
+	var triples [][3]string
+	for _, x := range tools {
+		m := x.(map[string]any)
+		triples = append(triples, [3]string{m["nameHash"].(string), m["descriptionHash"].(string), m["inputSchemaHash"].(string)})
+	}
+	b, _ := json.Marshal(triples)
+	return sha256Hex(string(b))
 }
 
 // lockedTools returns the tool names the lockfile at path pins for server.
@@ -154,6 +167,12 @@ func TestGuardInspector(t *testing.T) {
 					t.Errorf("guard logged nothing about the unpinned %s:\n%s", n, stderr)
 				}
 			}
+			// The Inspector declared roots: the decision is followed by the
+			// hint that agentgate lock can declare it too
+			// (TestGuardInspectorCapabilities does that).
+			if !strings.Contains(stderr, `hint: the client declared roots in initialize`) || !strings.Contains(stderr, `add client-capabilities = ["roots"] to agentgate.toml`) {
+				t.Errorf("guard gave no client-capabilities hint for the unpinned %v:\n%s", unpinned, stderr)
+			}
 			for name, raw := range tools {
 				if !bytes.Equal(raw, wantTools[name]) {
 					t.Errorf("%s differs through guard:\n%s\n%s", name, raw, wantTools[name])
@@ -180,16 +199,7 @@ func TestGuardInspector(t *testing.T) {
 	if err := json.Unmarshal(data, &lf); err != nil {
 		t.Fatal(err)
 	}
-	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
-	surface := func(tools []any) string {
-		var triples [][3]string
-		for _, x := range tools {
-			m := x.(map[string]any)
-			triples = append(triples, [3]string{m["nameHash"].(string), m["descriptionHash"].(string), m["inputSchemaHash"].(string)})
-		}
-		b, _ := json.Marshal(triples) // tools are sorted by name in the file
-		return sum(string(b))
-	}
+	sum, surface := sha256Hex, surfaceOf
 	for _, name := range []string{"everything", "remote"} {
 		srv := lf["servers"].(map[string]any)[name].(map[string]any)
 		tools := srv["tools"].([]any)

@@ -14,9 +14,6 @@ import (
 	"github.com/agentgate/agentgate/render"
 )
 
-// installHint is how to install agentgate-mcp next to agentgate.
-const installHint = "go install github.com/agentgate/agentgate/cmd/...@latest installs agentgate-mcp next to agentgate"
-
 // runHelper captures servers in agentgate-mcp (found with wire.FindHelper
 // in e's environment, run in e.dir). It returns as soon as the results are
 // read; agentgate-mcp, still stopping the servers, is waited for when the
@@ -55,10 +52,7 @@ func printHelperError(e *env, he *wire.HelperError) {
 
 // helperHints suggests the fix for a failure of agentgate-mcp.
 func helperHints(e *env, he *wire.HelperError) []string {
-	sameVersion := "go install github.com/agentgate/agentgate/cmd/...@" + Version()
-	if Version() == "devel" {
-		sameVersion = "from one checkout: go install ./cmd/... (or go build -o DIR/ ./cmd/...)"
-	}
+	install := wire.InstallHint(Version())
 	explicit := ""
 	if p := e.getenv(wire.HelperEnv); p != "" {
 		explicit = wire.HelperEnv + " is set and names " + p + ": check that it is agentgate-mcp, or unset it"
@@ -68,18 +62,17 @@ func helperHints(e *env, he *wire.HelperError) []string {
 	case errors.Is(he, context.Canceled):
 		return []string{"the run was interrupted; run it again"}
 	case errors.Is(he, wire.ErrNoHelper):
-		hints = []string{installHint,
-			"agentgate runs live servers through agentgate-mcp; it looks for it in " + wire.HelperEnv + ", next to agentgate, then on PATH",
-			"from a checkout: go build -o bin/ ./cmd/... builds both into bin/"}
+		hints = []string{install,
+			"agentgate runs live servers through agentgate-mcp; it looks for it in " + wire.HelperEnv + ", next to agentgate, then on PATH"}
 	case strings.Contains(he.Msg, "signal: killed") || strings.Contains(he.Msg, "response is larger than") ||
 		strings.Contains(he.Msg, "declares more than"):
 		// Not a broken install: the listings were too much for this machine.
 		hints = []string{"agentgate-mcp was killed or answered more than it may (often: out of memory on huge listings); " +
 			"lower max-listing-bytes, max-tools or concurrency in agentgate.toml, and find the server with 'agentgate lock --server NAME'"}
 	case errors.Is(he, wire.ErrHelperVersion):
-		hints = []string{"agentgate and agentgate-mcp must come from the same version; reinstall both: " + sameVersion}
+		hints = []string{install}
 	default:
-		hints = []string{"agentgate-mcp is agentgate's capture helper; reinstall both: " + sameVersion,
+		hints = []string{"agentgate-mcp is agentgate's capture helper: if it was replaced or damaged, " + install,
 			"if it keeps failing, report it with the lines above"}
 	}
 	if explicit != "" {

@@ -50,7 +50,8 @@ func TestHelperMissing(t *testing.T) {
 	r, before := helperRepo(t)
 	r.env["PATH"] = t.TempDir() // no agentgate-mcp; the test binary's directory has none either
 	r.env["AGENTGATE_MCP"] = ""
-	const hint = "agentgate: hint: go install github.com/agentgate/agentgate/cmd/...@latest installs agentgate-mcp next to agentgate\n"
+	// The test binary is a devel build: the checkout's commands.
+	const hint = "agentgate: hint: install agentgate and agentgate-mcp together, from one checkout, into one directory: go install ./cmd/... (or go build -o DIR/ ./cmd/..., DIR being agentgate's directory); for the latest release: go install github.com/agentgate/agentgate/cmd/...@latest\n"
 	for _, args := range [][]string{{"lock"}, {"diff"}, {"ci"}} {
 		code, stdout, stderr := r.agentgate(args...)
 		if code != ExitUnverified {
@@ -96,7 +97,7 @@ func TestDemoWithoutHelper(t *testing.T) {
 	_, stderr := r.mustRun(ExitUnverified, "demo")
 	for _, w := range []string{
 		"agentgate demo: error: demo: agentgate-mcp not found (looked in ",
-		"agentgate: hint: go install github.com/agentgate/agentgate/cmd/...@latest installs agentgate-mcp next to agentgate\n",
+		"agentgate: hint: install agentgate and agentgate-mcp together, from one checkout, into one directory: go install ./cmd/... (or go build -o DIR/ ./cmd/..., DIR being agentgate's directory); for the latest release: go install github.com/agentgate/agentgate/cmd/...@latest\n",
 		"agentgate: hint: from a checkout: go build -o bin/ ./cmd/... && bin/agentgate demo ('go run ./cmd/agentgate' builds agentgate alone)\n",
 	} {
 		if !strings.Contains(stderr, w) {
@@ -136,14 +137,13 @@ func TestHelperBroken(t *testing.T) {
 		{"crash", "head -n 1 >/dev/null; echo \"panic: leaked " + helperSecret + "\" >&2; kill -SEGV $$",
 			[]string{"signal: segmentation fault, and the response does not start with a JSON header: EOF",
 				"agentgate:   agentgate-mcp stderr (last lines):\nagentgate:   | panic: leaked [redacted]\n",
-				`could not verify: not captured: agentgate-mcp (`, "agentgate: hint: agentgate-mcp is agentgate's capture helper; reinstall both: "}},
+				`could not verify: not captured: agentgate-mcp (`, "agentgate: hint: agentgate-mcp is agentgate's capture helper: if it was replaced or damaged, install agentgate and agentgate-mcp together, from one checkout, "}},
 		{"garbage", "head -n 1 >/dev/null; echo 'Usage: something else'",
 			[]string{"the response does not start with a JSON header: invalid character 'U'"}},
 		{"silent", "exit 0", []string{"the response does not start with a JSON header: EOF"}},
 		{"other version", "head -n 1 >/dev/null; echo '{\"protocol\":1,\"agentgate\":\"v0.0.1\",\"refused\":\"x\",\"results\":[]}'; exit 2",
 			[]string{"agentgate devel (protocol 3) and agentgate-mcp v0.0.1 (protocol 1) are different versions",
-				"are different versions\nagentgate: hint: agentgate and agentgate-mcp must come from the same version",
-				"agentgate: hint: agentgate and agentgate-mcp must come from the same version; reinstall both: from one checkout: go install ./cmd/..."}},
+				"are different versions\nagentgate: hint: install agentgate and agentgate-mcp together, from one checkout, into one directory: go install ./cmd/... (or go build -o DIR/ ./cmd/..., DIR being agentgate's directory); for the latest release: go install github.com/agentgate/agentgate/cmd/...@latest\n"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -219,7 +219,7 @@ func changeOf(e *env, staged, head *config.Project, headErr error, s config.Serv
 // per-server options) to the same thing (resolvedDiff, the comparison
 // --trusted-ref uses) with the same agentgate.toml settings that shape the
 // capture or the entry (the per-server timeout, resources, ignore-members,
-// and definitions = false), and every file read while resolving is
+// client-capabilities, and definitions = false), and every file read while resolving is
 // committed unchanged (committed); or both fail to resolve with the same
 // error from the same definition (config.DefinitionDiff), which resolving
 // again here would repeat.
@@ -230,6 +230,7 @@ func sameServer(e *env, pa *config.Project, a config.Server, pb *config.Project,
 		return errA != nil && errB != nil && errA.Error() == errB.Error() && config.DefinitionDiff(a, b) == ""
 	}
 	if resolvedDiff(ra, rb) != "" || ra.Timeout != rb.Timeout || ra.LockResources != rb.LockResources ||
+		!slices.Equal(ra.ClientCapabilities, rb.ClientCapabilities) ||
 		!slices.Equal(pa.Settings.Servers[a.Name].IgnoreMembers, pb.Settings.Servers[b.Name].IgnoreMembers) ||
 		pa.Settings.NoDefinitions != pb.Settings.NoDefinitions {
 		return false

@@ -2,9 +2,10 @@ package cli
 
 import "github.com/agentgate/agentgate/mcp/wire"
 
-// Version returns agentgate's version, e.g. "v1.2.3" or "devel" (see
-// wire.Version: agentgate and agentgate-mcp share it, and set it at build
-// time with -ldflags "-X github.com/agentgate/agentgate/mcp/wire.version=v1.2.3").
+// Version returns agentgate's version, e.g. "v1.2.3", a checkout's
+// pseudo-version, or "devel" (see wire.Version: agentgate and
+// agentgate-mcp share it; release builds set it with -ldflags "-X
+// github.com/agentgate/agentgate/mcp/wire.version=v1.2.3").
 func Version() string { return wire.Version() }
 
 // generatedBy is the lockfile's generatedBy value: "agentgate@<version>".

@@ -39,8 +39,10 @@
 //	-stderr TEXT           write TEXT and a newline to stderr at start
 //	-log FILE              append one line per event: "pid N", "child N",
 //	                       "method M" for every request or notification received
-//	-fork-child            start a child (sh -c 'exec sleep 300') that ignores
-//	                       SIGTERM and shares stdout and stderr, like npx -> node
+//	-fork-child            start a child (sh -c 'exec sleep 300'; on Windows
+//	                       this program with -child) that ignores SIGTERM (and
+//	                       Ctrl-Break) and shares stdout and stderr, like
+//	                       npx -> node
 //	-ignore-sigterm        ignore SIGTERM
 //	-linger                keep running after stdin ends (until killed)
 //	-rugpull-file PATH     when PATH exists at tools/list time, the tool named

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -56,6 +57,8 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 	fs.BoolVar(&forkChild, "fork-child", false, "start a child that ignores SIGTERM")
 	fs.BoolVar(&ignoreTerm, "ignore-sigterm", false, "ignore SIGTERM")
 	fs.BoolVar(&linger, "linger", false, "keep running after stdin ends")
+	var child bool
+	fs.BoolVar(&child, "child", false, "be the -fork-child child on Windows: ignore interrupts, sleep 300s")
 	fs.StringVar(&o.RugpullFile, "rugpull-file", "", "rug pull when this file exists")
 	fs.StringVar(&o.RugpullTool, "rugpull-tool", "", "tool whose description the rug pull replaces")
 	fs.StringVar(&o.RugpullText, "rugpull-text", "", "the rug-pulled description")
@@ -64,6 +67,11 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 	fs.StringVar(&o.Call, "call", "", "how tools/call is answered: ok, garbage, duplicate, invalid, crash, hang, big:N")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if child {
+		signal.Ignore(os.Interrupt, syscall.SIGTERM)
+		time.Sleep(300 * time.Second)
+		return 0
 	}
 	if addr != "" && serveHTTP == nil {
 		fmt.Fprintln(os.Stderr, "fakeserver: -http: this build serves stdio only\nhint: run the fake through fakehttp.Main (package internal/fakeserver/fakehttp), which serves -http")
@@ -122,7 +130,11 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 		fmt.Fprintln(os.Stderr, stderrText)
 	}
 	if forkChild {
-		c := exec.Command("/bin/sh", "-c", `trap "" TERM; exec sleep 300`)
+		c, err := childCommand()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeserver: fork child:", err)
+			return 2
+		}
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 		if err := c.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "fakeserver: fork child:", err)
@@ -153,4 +165,21 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+}
+
+// childCommand is the -fork-child child: on unix a shell that ignores
+// SIGTERM and becomes sleep 300; on Windows, which has no sh, this program
+// again with -child (so the binary must run Main again, as the test
+// binaries' TestMain does with the environment the child inherits), which
+// ignores Ctrl-C and Ctrl-Break and sleeps 300 s. Either way it is a
+// grandchild of whoever started the fake, holding its stdout and stderr.
+func childCommand() (*exec.Cmd, error) {
+	if runtime.GOOS != "windows" {
+		return exec.Command("/bin/sh", "-c", `trap "" TERM; exec sleep 300`), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(exe, "-child"), nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,15 +92,25 @@ func WaitPort(ctx context.Context, t testing.TB, port int) {
 }
 
 // Alive reports whether process pid exists and is not a zombie (a zombie
-// has exited; only its parent has not reaped it yet).
+// has exited; only its parent has not reaped it yet). On Windows it asks
+// the OS (alive_windows.go); elsewhere it reads /proc, so it reports
+// false where there is none (macOS).
 func Alive(pid int) bool {
+	if alive, known := osAlive(pid); known {
+		return alive
+	}
 	state, _, ok := procStat(pid)
 	return ok && state != "Z" && state != "X"
 }
 
 // GroupMembers returns the live (non-zombie) processes whose process group
-// is pgid, read from /proc.
+// is pgid, read from /proc. On Windows it returns nil: Windows cannot list
+// a console process group (and under Wine, /proc is the Linux host's,
+// whose groups have nothing to do with Windows pids).
 func GroupMembers(pgid int) []int {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -156,8 +167,13 @@ type Proc struct {
 }
 
 // FindProc returns the live (non-zombie) process pid, and false when
-// there is none.
+// there is none. On Windows (alive_windows.go) its start is the creation
+// time and its Pgid is 0: Windows cannot say which console process group
+// a process is in.
 func FindProc(pid int) (Proc, bool) {
+	if p, ok, known := osFindProc(pid); known {
+		return p, ok
+	}
 	f, ok := statFields(pid)
 	if !ok || f[0] == "Z" || f[0] == "X" {
 		return Proc{}, false

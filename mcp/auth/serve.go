@@ -18,6 +18,10 @@ const (
 	exitUnverified = 3
 )
 
+// RunInstead is the hint for `agentgate-mcp auth` run by hand (with
+// arguments, or without agentgate's request on stdin).
+const RunInstead = "agentgate-mcp auth is started by agentgate auth, which sends it the servers: run agentgate auth login|status|logout [NAME...] instead"
+
 // Serve is `agentgate-mcp auth`: it reads a wire.AuthRequest from stdin
 // and runs its action on each server, in order:
 //
@@ -30,13 +34,20 @@ const (
 //   - logout: delete the stored token of each server.
 //
 // Nothing is stored for a server whose login fails.
+//
+// A request that does not parse (run by hand) is exit 2 with RunInstead as
+// the hint; one from another version is exit 2 with the version's hint.
 func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	req, err := wire.ReadAuthRequest(stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", wire.HelperName, err)
+		hints := []string{RunInstead}
 		var ve *wire.VersionError
 		if errors.As(err, &ve) {
-			fmt.Fprintf(stderr, "%s: hint: install both from the same version: go install github.com/agentgate/agentgate/cmd/...@VERSION\n", wire.HelperName)
+			hints = ve.Hints()
+		}
+		for _, h := range hints {
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", h)
 		}
 		return exitInvalid
 	}

@@ -102,6 +102,11 @@ type Options struct {
 	// Log receives one line per notable event (fallback, reconnect, a
 	// failure); nil discards them.
 	Log io.Writer
+	// AuthHints, when set, is the fix for an OAuth failure, in place of
+	// mcp/auth.Hints for the server's name (`agentgate auth login NAME`),
+	// which is wrong for a name no client config holds (agentgate-mcp
+	// bridge run without --server).
+	AuthHints func(err error) []string
 }
 
 // Conn is a bridged server, shaped like a stdio server (and like guard's

@@ -547,14 +547,22 @@ func TestStoredOAuthToken(t *testing.T) {
 	}
 }
 
-func TestOAuthLoginNeeded(t *testing.T) {
+// loginNeeded starts a server that answers every request 401 with
+// OAuth's WWW-Authenticate, and an empty token store: a login is needed.
+func loginNeeded(t *testing.T) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv(auth.StoreEnv, "file")
+	return srv
+}
+
+func TestOAuthLoginNeeded(t *testing.T) {
+	srv := loginNeeded(t)
 	c := open(t, remote(srv.URL+"/mcp", config.StreamableHTTP), Options{})
 	c.send(initReq)
 	if got := c.recv(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, "agentgate auth login remote") {

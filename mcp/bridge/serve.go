@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
 )
@@ -89,31 +90,76 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 	return p.Resolve(s, lookup)
 }
 
-// Serve is "agentgate-mcp bridge --url URL [--header K:V ...] [--transport
-// http|sse]": it bridges stdin and stdout to the server (stdout carries
-// the protocol only; messages go to stderr) until stdin closes (exit 0) or
-// the server is lost (exit 3). Bad flags are exit 2, an unset variable
-// exit 3.
+// Usage is agentgate-mcp bridge's command line.
+const Usage = "agentgate-mcp bridge --url URL [--server NAME] [--header 'Name: value' ...] [--transport http|sse]"
+
+// help follows Usage for -h.
+const help = `Bridges stdin and stdout (an MCP client's stdio) to the remote server at
+URL, as agentgate guard --url does, without the lockfile checks: to try a
+server with any stdio client, or to see what guard sees (docs/GUARD.md).
+--server names the server as the repository's client configs do: its
+agentgate.toml settings ([servers.NAME]) and the OAuth token stored by
+'agentgate auth login NAME' then apply. To check the server against
+agentgate.lock, run 'agentgate guard --server NAME --url URL' instead.
+
+Exit codes: 0 stdin closed; 2 bad usage; 3 an unset variable, or the
+server was lost.
+`
+
+// Serve is "agentgate-mcp bridge --url URL [--server NAME] [--header K:V
+// ...] [--transport http|sse]": it bridges stdin and stdout to the server
+// (stdout carries the protocol only; messages go to stderr) until stdin
+// closes (exit 0) or the server is lost (exit 3). Bad usage (a flag it
+// does not know, an argument, no --url) is exit 2 with an error and the
+// usage as a hint; -h prints the usage on stdout, exit 0; an unset
+// variable is exit 3. Without --server the server is called "bridge",
+// and an OAuth failure's hint says how to log in and pass --server (no
+// client config has a server of that name to log in to).
 func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("agentgate-mcp bridge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	const prefix = "agentgate-mcp bridge"
+	fs := flag.NewFlagSet(prefix, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	var f Flags
 	f.Register(fs)
-	if err := fs.Parse(args); err != nil {
+	server := fs.String("server", "", "the server's `name` in the repository's client configs")
+	usage := func(msg string) int {
+		fmt.Fprintf(stderr, "%s: error: %s\n", prefix, render.VisibleLine(msg))
+		fmt.Fprintf(stderr, "agentgate: hint: usage: %s (to check the server against agentgate.lock: agentgate guard --server NAME --url URL)\n", Usage)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agentgate-mcp bridge: error: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: %s\n\n%s", Usage, help)
+			return 0
+		}
+		return usage(err.Error())
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	case f.URL == "":
+		return usage("--url is required: the remote server's URL")
+	}
+	opts := Options{Log: stderr, Interactive: false}
+	name := *server
+	if name == "" {
+		name = "bridge"
+		opts.AuthHints = func(err error) []string {
+			if auth.IsLoginRequired(err) {
+				return []string{"log in once, in a terminal in the repository whose client config has this server: agentgate auth login NAME; " +
+					"then run agentgate-mcp bridge --server NAME --url URL there, which uses the stored token; or give a token: --header 'Authorization: Bearer TOKEN'"}
+			}
+			return auth.Hints(err, "NAME")
+		}
 	}
 	root, _ := os.Getwd()
-	r, err := f.Resolve("bridge", root, lookup)
+	r, err := f.Resolve(name, root, lookup)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	conn, err := Open(ctx, r, Options{Log: stderr, Interactive: false})
+	conn, err := Open(ctx, r, opts)
 	if err != nil {
-		WriteError(stderr, "agentgate-mcp bridge", err)
+		WriteError(stderr, prefix, err)
 		return 2
 	}
 	return Pipe(conn, stdin, stdout, stderr)

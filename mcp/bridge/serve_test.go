@@ -174,3 +174,57 @@ func TestWriteErrorEachWithItsHints(t *testing.T) {
 		t.Errorf("escapes: %q", got)
 	}
 }
+
+// TestServeUsage: agentgate-mcp bridge run with bad usage names itself,
+// says what is wrong and gives its usage as the hint (exit 2); -h is the
+// usage on stdout (exit 0).
+func TestServeUsage(t *testing.T) {
+	const hint = "agentgate: hint: usage: agentgate-mcp bridge --url URL [--server NAME] [--header 'Name: value' ...] [--transport http|sse] (to check the server against agentgate.lock: agentgate guard --server NAME --url URL)\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "agentgate-mcp bridge: error: --url is required: the remote server's URL\n" + hint},
+		{[]string{"--nope"}, "agentgate-mcp bridge: error: flag provided but not defined: -nope\n" + hint},
+		{[]string{"--url"}, "agentgate-mcp bridge: error: flag needs an argument: -url\n" + hint},
+		{[]string{"--url", "http://h/", "extra"}, "agentgate-mcp bridge: error: unexpected argument \"extra\"\n" + hint},
+		{[]string{"--server", "linear"}, "agentgate-mcp bridge: error: --url is required: the remote server's URL\n" + hint},
+	} {
+		var out, errb bytes.Buffer
+		code := Serve(context.Background(), tc.args, strings.NewReader(""), &out, &errb, func(string) (string, bool) { return "", false })
+		if code != 2 || errb.String() != tc.want || out.Len() != 0 {
+			t.Errorf("%q: exit %d, want 2; stdout %q; stderr:\n%s\nwant:\n%s", tc.args, code, out.String(), errb.String(), tc.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Serve(context.Background(), []string{"-h"}, strings.NewReader(""), &out, &errb, nil); code != 0 ||
+		!strings.HasPrefix(out.String(), "Usage: agentgate-mcp bridge --url URL [--server NAME]") || errb.Len() != 0 {
+		t.Errorf("-h: exit %d; stdout %q; stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// TestServeLoginHint: a server that needs an OAuth login, reached by
+// agentgate-mcp bridge: without --server no client config has a server
+// called "bridge", so the hint says how to log in and pass --server, not
+// 'agentgate auth login bridge'; with --server NAME it is 'agentgate auth
+// login NAME'.
+func TestServeLoginHint(t *testing.T) {
+	srv := loginNeeded(t)
+	t.Chdir(t.TempDir()) // no agentgate.toml
+	for _, tc := range []struct {
+		args        []string
+		want, never string
+	}{
+		{[]string{"--url", srv.URL + "/mcp"},
+			"log in once, in a terminal in the repository whose client config has this server: agentgate auth login NAME; then run agentgate-mcp bridge --server NAME --url URL there, which uses the stored token; or give a token: --header 'Authorization: Bearer TOKEN'",
+			"agentgate auth login bridge"},
+		{[]string{"--server", "linear", "--url", srv.URL + "/mcp"}, "(agentgate auth login linear)", "NAME"},
+	} {
+		var out, errb bytes.Buffer
+		code := Serve(context.Background(), tc.args, strings.NewReader(initReq+"\n"), &out, &errb, func(string) (string, bool) { return "", false })
+		both := out.String() + errb.String()
+		if code != 3 || !strings.Contains(out.String(), `"id":1`) || !strings.Contains(out.String(), tc.want) || !strings.Contains(errb.String(), tc.want) || strings.Contains(both, tc.never) {
+			t.Errorf("%q: exit %d, want 3; stdout:\n%s\nstderr:\n%s\nwant %q in both, never %q", tc.args, code, out.String(), errb.String(), tc.want, tc.never)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -538,7 +537,11 @@ func (b *bridge) failureText(resp *http.Response) string {
 	if resp.StatusCode == http.StatusUnauthorized {
 		if aerr := b.rm.AuthFailure(); aerr != nil {
 			text := "OAuth: " + aerr.Error()
-			if hints := auth.Hints(aerr, b.r.Name); len(hints) > 0 {
+			hints := auth.Hints(aerr, b.r.Name)
+			if b.opts.AuthHints != nil {
+				hints = b.opts.AuthHints(aerr)
+			}
+			if len(hints) > 0 {
 				text += " (" + strings.Join(hints, "; ") + ")"
 			}
 			return text
@@ -555,12 +558,7 @@ func (b *bridge) reachText(err error) string {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		cause := ue.Err
-		var oe *net.OpError
-		if errors.As(cause, &oe) {
-			cause = oe.Err
-		}
-		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", capture.DisplayURL(ue.URL), cause)
+		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", capture.DisplayURL(ue.URL), capture.ReachCause(ue))
 	}
 	return err.Error()
 }

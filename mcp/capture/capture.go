@@ -12,6 +12,18 @@
 // (method not found, unsupported version) does capture try the 2026-07-28
 // stateless core through server/discover, within the same timeout.
 //
+// # Client capabilities
+//
+// capture declares no client capabilities ("capabilities": {}) unless
+// Resolved.ClientCapabilities (agentgate.toml's client-capabilities)
+// names some: then initialize, and the _meta of 2026-07-28 listings,
+// declare them, and the requests a server may then send while it is
+// captured are answered at once (clientcaps.go): roots/list with the
+// repository root (Options.Root, else the working directory) as a file://
+// URI, sampling/createMessage with a JSON-RPC error, elicitation/create
+// with decline; over stdio, streamable HTTP (requests on a request's
+// event stream) and legacy SSE (read from the stream by capture itself).
+//
 // # Listing
 //
 // tools/list is sent through the transport directly (string request ids

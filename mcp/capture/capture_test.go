@@ -24,7 +24,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
 		os.Exit(fakeserver.Main(os.Args[1:]))
 	}
+	if os.Getenv(capServerEnv) != "" {
+		os.Exit(capServerMain())
+	}
 	if code, ok := conformanceMain(); ok {
+		os.Exit(code)
+	}
+	if code, ok := holderMain(); ok {
 		os.Exit(code)
 	}
 	closeGrace = 200 * time.Millisecond

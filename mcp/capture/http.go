@@ -40,6 +40,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 			s.cancel(err)
 			return err
 		},
+		OnEvent: s.sseEvent(ctx, sse),
 	})
 	if err != nil {
 		return s.errorf(ErrConnect, "%v", err)
@@ -52,7 +53,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 		if err != nil {
 			return s.errorf(ErrConnect, "%s", s.cleanURLs(err.Error()))
 		}
-		s.tr = tr
+		s.tr, s.sse = tr, tr
 		if err := tr.Start(ctx); err != nil {
 			return s.fail(ctx, err)
 		}
@@ -84,6 +85,9 @@ type RemoteOptions struct {
 	Prompt      io.Writer
 	OnTooLarge  func()      // nil: nothing
 	OnAmbiguous func(error) // nil: nothing
+	// OnEvent, with CheckMembers, gets the data of each event of an event
+	// stream that checkMembers accepted (a copy); nil: nothing.
+	OnEvent func(data []byte)
 	// Refuse turns the message of a refused redirect into the error the
 	// request fails with; nil: errors.New.
 	Refuse func(msg string) error
@@ -129,6 +133,7 @@ func NewRemote(r config.Resolved, o RemoteOptions) (*Remote, error) {
 		check:       o.CheckMembers,
 		onTooLarge:  o.OnTooLarge,
 		onAmbiguous: o.OnAmbiguous,
+		onEvent:     o.OnEvent,
 		auth:        authSource(r, o),
 	}
 	if m.rt.onTooLarge == nil {
@@ -225,6 +230,7 @@ type httpTripper struct {
 	check       bool // refuse what checkMembers refuses
 	onTooLarge  func()
 	onAmbiguous func(error) // a reply checkMembers refuses
+	onEvent     func([]byte)
 
 	// auth supplies OAuth tokens for the configured origin; nil when the
 	// configuration sets its own Authorization header.
@@ -280,7 +286,7 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	if stream {
-		resp.Body = &sseChecker{rc: resp.Body, max: t.max, onBad: func(err error) {
+		resp.Body = &sseChecker{rc: resp.Body, max: t.max, onEvent: t.onEvent, onBad: func(err error) {
 			if !errors.Is(err, errBodyTooLarge) {
 				t.onAmbiguous(err)
 			} else {

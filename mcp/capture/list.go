@@ -51,7 +51,7 @@ func (s *session) listAll(ctx context.Context, method mcp.MCPMethod, key string,
 			params["_meta"] = map[string]any{
 				mcp.MetaKeyProtocolVersion:    s.protocol,
 				mcp.MetaKeyClientInfo:         clientInfo,
-				mcp.MetaKeyClientCapabilities: map[string]any{},
+				mcp.MetaKeyClientCapabilities: clientCapabilities(s.r.ClientCapabilities),
 			}
 			enc, _ := json.Marshal(params)
 			req.Header = http.Header{}

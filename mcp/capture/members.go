@@ -263,12 +263,13 @@ func foldKey(s string) string {
 // lines together exceed max bytes) makes Read fail, after calling onBad,
 // so that mcp-go never dispatches it.
 type sseChecker struct {
-	rc    io.ReadCloser
-	max   int64
-	onBad func(error)
-	line  []byte // the current line so far
-	data  []byte // the current event's data so far
-	err   error
+	rc      io.ReadCloser
+	max     int64
+	onBad   func(error)
+	onEvent func([]byte) // each accepted event's data (a copy); nil: none
+	line    []byte       // the current line so far
+	data    []byte       // the current event's data so far
+	err     error
 }
 
 func (s *sseChecker) Read(p []byte) (int, error) {
@@ -296,7 +297,7 @@ func (s *sseChecker) Read(p []byte) (int, error) {
 	}
 	if err == io.EOF && len(s.data) > 0 {
 		// A reader dispatches an event the stream ends in.
-		if e := checkMembers(s.data); e != nil {
+		if e := s.dispatch(s.data); e != nil {
 			s.err = e
 			s.onBad(e)
 			return 0, e
@@ -311,7 +312,7 @@ func (s *sseChecker) endLine() error {
 		data := s.data
 		s.data = s.data[:0]
 		if len(data) > 0 {
-			return checkMembers(data)
+			return s.dispatch(data)
 		}
 		return nil
 	}
@@ -326,6 +327,18 @@ func (s *sseChecker) endLine() error {
 	s.data = append(s.data, v...)
 	if int64(len(s.data)) > s.max {
 		return errBodyTooLarge
+	}
+	return nil
+}
+
+// dispatch checks one event's data and, when accepted, hands a copy to
+// onEvent.
+func (s *sseChecker) dispatch(data []byte) error {
+	if err := checkMembers(data); err != nil {
+		return err
+	}
+	if s.onEvent != nil {
+		s.onEvent(bytes.Clone(data))
 	}
 	return nil
 }

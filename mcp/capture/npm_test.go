@@ -121,3 +121,64 @@ func TestNPMFilesystemAndMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestNPMEverythingClientCapabilities: with client-capabilities roots,
+// sampling and elicitation (agentgate.toml), server-everything lists the
+// tools it registers only for such a client (registerConditionalTools in
+// dist/tools/index.js, each behind a check of the client's capabilities),
+// over stdio, streamable HTTP and SSE alike, and byte for byte the same;
+// the tools needing more (tasks, elicitation.url) stay out. Without the
+// key the listing is the one TestNPMEverythingThreeTransports checks.
+func TestNPMEverythingClientCapabilities(t *testing.T) {
+	bin := testenv.NPMBin(t, "mcp-server-everything")
+	httpPort := testenv.StartNPMServer(t, bin, "streamableHttp")
+	ssePort := testenv.StartNPMServer(t, bin, "sse")
+	caps := []string{config.CapElicitation, config.CapRoots, config.CapSampling}
+	servers := []config.Resolved{
+		{Server: config.Server{Name: "plain", Transport: config.Stdio, Command: bin, Args: []string{"stdio"}}},
+		{Server: config.Server{Name: "stdio", Transport: config.Stdio, Command: bin, Args: []string{"stdio"}, ClientCapabilities: caps}},
+		{Server: config.Server{Name: "http", Transport: config.StreamableHTTP, URL: "http://127.0.0.1:" + strconv.Itoa(httpPort) + "/mcp", ClientCapabilities: caps}},
+		{Server: config.Server{Name: "sse", Transport: config.SSE, URL: "http://127.0.0.1:" + strconv.Itoa(ssePort) + "/sse", ClientCapabilities: caps}},
+	}
+	// The conditional tools and the capability each checks, read from the
+	// package's own JS (the independent source).
+	dir := filepath.Join(testenv.RepoRoot(t), "testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/tools")
+	gated := map[string]string{}
+	for _, f := range []string{"get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"} {
+		js, err := os.ReadFile(filepath.Join(dir, f+".js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`clientCapabilities\.(\w+) !== undefined`).FindSubmatch(js)
+		if m == nil || !bytes.Contains(js, []byte(`"`+f+`"`)) {
+			t.Fatalf("%s.js: no capability check for tool %s", f, f)
+		}
+		gated[f] = string(m[1])
+	}
+	if gated["get-roots-list"] != "roots" || gated["trigger-sampling-request"] != "sampling" || gated["trigger-elicitation-request"] != "elicitation" {
+		t.Fatalf("server-everything gates its tools otherwise than the test expects: %v", gated)
+	}
+	results := CaptureAll(context.Background(), servers, Options{Root: t.TempDir()})
+	_, plain := byName(t, results[0].Tools)
+	var first []json.RawMessage
+	for _, res := range results[1:] {
+		if res.Err != nil {
+			t.Fatalf("%s: %v\nstderr: %s", res.Server, res.Err, res.StderrTail)
+		}
+		sorted, names := byName(t, res.Tools)
+		want := slices.Sorted(slices.Values(append(slices.Clone(plain), "get-roots-list", "trigger-sampling-request", "trigger-elicitation-request")))
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: listed %v\nwant the plain listing plus the three gated tools: %v", res.Server, names, want)
+		}
+		if first == nil {
+			first = sorted
+		} else if !equalRaw(sorted, first) {
+			t.Errorf("%s listed other bytes than %s", res.Server, results[1].Server)
+		}
+	}
+	for _, n := range []string{"get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"} {
+		if slices.Contains(plain, n) {
+			t.Errorf("without client-capabilities, %s is listed: %v", n, plain)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -37,8 +36,9 @@ type session struct {
 	listed  atomic.Int64 // bytes of every list result so far (lists run at once)
 
 	tr       transport.Interface
-	proc     *process // stdio only
-	rt       *Remote  // HTTP only
+	proc     *process       // stdio only
+	rt       *Remote        // HTTP only
+	sse      *transport.SSE // legacy SSE only
 	protocol string
 
 	// From the initialize (or server/discover) result.
@@ -218,7 +218,14 @@ func (s *session) connect(ctx context.Context, state func(string)) error {
 // initialize performs the handshake (see the package doc).
 func (s *session) initialize(ctx context.Context) error {
 	rec := &initRecorder{Interface: s.tr}
-	c := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	caps := client.WithClientCapabilities(clientCapabilities(s.r.ClientCapabilities))
+	if len(s.r.ClientCapabilities) > 0 {
+		// Declared capabilities invite requests: capture answers them
+		// (clientcaps.go). Without any, mcp-go's own handler stays, as
+		// before client-capabilities existed.
+		rec.handler = s.serverRequest
+	}
+	c := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION), caps)
 	if err := c.Start(ctx); err != nil {
 		return s.fail(ctx, err)
 	}
@@ -229,7 +236,7 @@ func (s *session) initialize(ctx context.Context) error {
 	var unsupported mcp.UnsupportedProtocolVersionError
 	if err != nil && ctx.Err() == nil && (errors.Is(err, mcp.ErrMethodNotFound) || errors.As(err, &unsupported)) {
 		// Maybe a 2026-07-28 server without initialize: try server/discover.
-		modern := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_PROTOCOL_VERSION))
+		modern := client.NewClient(rec, client.WithProtocolVersion(mcp.LATEST_PROTOCOL_VERSION), caps)
 		req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 		if res2, err2 := modern.Initialize(ctx, req); err2 == nil && mcp.IsModernProtocol(res2.ProtocolVersion) {
 			res, err = res2, nil
@@ -311,12 +318,7 @@ func (s *session) fail(ctx context.Context, err error) *Error {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		cause := ue.Err
-		var oe *net.OpError
-		if errors.As(cause, &oe) {
-			cause = oe.Err
-		}
-		return s.errorf(ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", displayURL(ue.URL), cause, s.r.File)
+		return s.errorf(ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", displayURL(ue.URL), ReachCause(ue), s.r.File)
 	}
 	kind := ErrConnect
 	if s.stage != StageStart {
@@ -437,6 +439,9 @@ type initRecorder struct {
 	transport.Interface
 	mu  sync.Mutex
 	raw json.RawMessage
+	// handler, when set, answers server-to-client requests in place of
+	// the one mcp-go's client installs.
+	handler transport.RequestHandler
 }
 
 func (r *initRecorder) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -457,8 +462,11 @@ func (r *initRecorder) result() json.RawMessage {
 }
 
 // SetRequestHandler passes server-to-client requests on, when s.tr takes
-// them (stdio).
+// them (stdio, streamable HTTP), to r.handler or else h.
 func (r *initRecorder) SetRequestHandler(h transport.RequestHandler) {
+	if r.handler != nil {
+		h = r.handler
+	}
 	if b, ok := r.Interface.(transport.BidirectionalInterface); ok {
 		b.SetRequestHandler(h)
 	}

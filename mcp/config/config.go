@@ -63,6 +63,12 @@ type Server struct {
 	// OAuth is agentgate.toml's [servers.NAME.oauth], nil when absent.
 	OAuth *OAuth
 
+	// ClientCapabilities are the client capabilities capture declares in
+	// initialize (ClientCapabilityNames: "elicitation", "roots",
+	// "sampling"), sorted, from agentgate.toml's client-capabilities
+	// ([servers.NAME] over the top level); nil: none, as before the key.
+	ClientCapabilities []string `json:",omitempty"`
+
 	// Guard is the agentgate guard wrapper the entry runs the server
 	// under (see Guard), nil when it does not; Command, Args, URL and
 	// Headers are then the wrapped server's.
@@ -137,6 +143,10 @@ type Settings struct {
 	// NoDefinitions is `definitions = false`: a version 2 lockfile keeps
 	// hashes only, no readable definitions.
 	NoDefinitions bool
+	// ClientCapabilities is the top-level client-capabilities: the
+	// capabilities capture declares for every server without its own
+	// (sorted; nil when absent).
+	ClientCapabilities []string
 	// RequirePinnedPackages is `require-pinned-packages = true`: verify
 	// fails (exit 1) when a stdio server runs a package spec without an
 	// exact version or a command no package can be attributed to.
@@ -170,6 +180,10 @@ type ServerSettings struct {
 	IgnoreMembers []string
 	// OAuth is [servers.NAME.oauth]; nil when absent.
 	OAuth *OAuth
+	// ClientCapabilities is [servers.NAME] client-capabilities: nil when
+	// absent (Settings.ClientCapabilities applies), else this server's
+	// (an empty list: none).
+	ClientCapabilities []string
 }
 
 // OAuth is agentgate.toml's [servers.NAME.oauth] (see docs/AUTH.md).

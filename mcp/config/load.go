@@ -121,6 +121,13 @@ func load(root string) (*Project, Errors) {
 			first.CrossOriginRedirects = ss.CrossOriginRedirects
 			first.LockResources = ss.Resources
 			first.OAuth = ss.OAuth
+			first.ClientCapabilities = p.Settings.ClientCapabilities
+			if ss.ClientCapabilities != nil {
+				first.ClientCapabilities = ss.ClientCapabilities
+			}
+			if len(first.ClientCapabilities) == 0 {
+				first.ClientCapabilities = nil
+			}
 			p.Servers = append(p.Servers, first)
 		}
 	}

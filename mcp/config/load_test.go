@@ -209,6 +209,7 @@ func dumpServer(b *strings.Builder, s Server) {
 	if s.MaxListingBytes != 0 || s.MaxTools != 0 {
 		fmt.Fprintf(b, "  limits: max-listing-bytes=%d max-tools=%d\n", s.MaxListingBytes, s.MaxTools)
 	}
+	line("client-capabilities", s.ClientCapabilities, s.ClientCapabilities == nil)
 	fmt.Fprintf(b, "  describe: %s\n", s.Describe())
 }
 
@@ -225,6 +226,9 @@ func dumpProject(p *Project) string {
 	}
 	if st.MaxListingBytes != 0 || st.MaxTools != 0 {
 		fmt.Fprintf(&b, "settings: max-listing-bytes=%d max-tools=%d\n", st.MaxListingBytes, st.MaxTools)
+	}
+	if st.ClientCapabilities != nil {
+		fmt.Fprintf(&b, "settings: client-capabilities=%s\n", js(st.ClientCapabilities))
 	}
 	for _, s := range p.Servers {
 		dumpServer(&b, s)

@@ -466,7 +466,6 @@ func pipxRun(command string, args []string, from int) (PackageSpec, error) {
 
 var (
 	pypiNameRE = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
-	pep503RE   = lazyRegexp(`[-_.]+`)
 )
 
 // pep440Exact reports whether v, written after == or @, names one
@@ -494,7 +493,7 @@ func pypiSpec(command, launcher, spec string, arg int, raw string) (PackageSpec,
 	if m == nil {
 		return PackageSpec{}, unpinnable(command, "%s %q is not a valid Python package spec", launcher, spec)
 	}
-	name := strings.ToLower(pep503RE().ReplaceAllString(s[m[2]:m[3]], "-"))
+	name := pep440.NormalizeName(s[m[2]:m[3]])
 	rest := strings.TrimSpace(s[m[1]:])
 	p := PackageSpec{Ecosystem: EcoPyPI, Launcher: launcher, Name: name, Arg: arg, Raw: raw}
 	switch {

@@ -52,6 +52,7 @@ func TestRecognizePackage(t *testing.T) {
 		{"uvx", "mcp-server-fetch", want{EcoPyPI, "uvx", "mcp-server-fetch", "", false, 0}},
 		{"uvx", "mcp-server-fetch@2025.4.7", want{EcoPyPI, "uvx", "mcp-server-fetch", "2025.4.7", true, 0}},
 		{"uvx", "mcp_Server.Git==1.0.0 --repo .", want{EcoPyPI, "uvx", "mcp-server-git", "1.0.0", true, 0}},
+		{"uvx", "FrIeNdLy-._.-bArD==1.0", want{EcoPyPI, "uvx", "friendly-bard", "1.0", true, 0}}, // the Name normalization spec's example
 		{"uvx", "--python 3.12 tool@latest", want{EcoPyPI, "uvx", "tool", "latest", false, 2}},
 		{"uvx", "--from ruff==0.6.1 ruff check", want{EcoPyPI, "uvx", "ruff", "0.6.1", true, 1}},
 		{"uvx", "--from=black[d]>=24,<25 black", want{EcoPyPI, "uvx", "black", ">=24,<25", false, 0}},

@@ -43,7 +43,7 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 		return st, Errors(errorsOf(err))
 	}
 	p := &parser{file: file, client: "agentgate", syn: SyntaxNone}
-	p.add(p.known(root, "", "lockfile", "timeout", "concurrency", "max-listing-bytes", "max-tools", "hook", "ignore", "extra", "servers", "inputs", "rename", "definitions", "require-pinned-packages"))
+	p.add(p.known(root, "", "lockfile", "timeout", "concurrency", "max-listing-bytes", "max-tools", "hook", "ignore", "extra", "servers", "inputs", "rename", "definitions", "require-pinned-packages", "client-capabilities"))
 	if n := root.get("lockfile"); n != nil {
 		lf, perr := p.plain(n, "", "lockfile")
 		switch {
@@ -67,6 +67,8 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 		}
 	}
 	st.MaxListingBytes, st.MaxTools, perr = p.limits(root, "")
+	p.add(perr)
+	st.ClientCapabilities, perr = p.clientCapabilities(root.get("client-capabilities"), "client-capabilities")
 	p.add(perr)
 	if n := root.get("hook"); n != nil {
 		h, herr := p.plain(n, "", "hook")
@@ -211,7 +213,7 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 		if _, err := p.table(e, f); err != nil {
 			return err
 		}
-		if err := p.known(e, f+".", "exclude", "timeout", "max-listing-bytes", "max-tools", "cross-origin-redirects", "resources", "ignore-members", "oauth"); err != nil {
+		if err := p.known(e, f+".", "exclude", "timeout", "max-listing-bytes", "max-tools", "cross-origin-redirects", "resources", "ignore-members", "oauth", "client-capabilities"); err != nil {
 			return err
 		}
 		var ss ServerSettings
@@ -254,10 +256,55 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 		if ss.OAuth, err = p.oauth(e.get("oauth"), f+".oauth"); err != nil {
 			return err
 		}
+		if ss.ClientCapabilities, err = p.clientCapabilities(e.get("client-capabilities"), f+".client-capabilities"); err != nil {
+			return err
+		}
 		st.pos[f] = n.keyPos[i]
 		st.Servers[name] = ss
 	}
 	return nil
+}
+
+// The client capabilities agentgate.toml's client-capabilities may name:
+// what capture then declares in initialize (see docs/config.md).
+const (
+	CapRoots       = "roots"
+	CapSampling    = "sampling"
+	CapElicitation = "elicitation"
+)
+
+// ClientCapabilityNames lists the names client-capabilities accepts, sorted.
+func ClientCapabilityNames() []string { return []string{CapElicitation, CapRoots, CapSampling} }
+
+// clientCapabilities reads client-capabilities (an array of
+// ClientCapabilityNames) at field: nil when absent, else the names sorted
+// without repeats (an empty array is an empty, non-nil slice: none, which
+// overrides a global list for one server).
+func (p *parser) clientCapabilities(n *node, field string) ([]string, *Error) {
+	if n == nil {
+		return nil, nil
+	}
+	hint := `for example: client-capabilities = ["roots", "sampling", "elicitation"] (valid names: ` + strings.Join(ClientCapabilityNames(), ", ") + ")"
+	if n.kind != kArr {
+		e := p.typeErr(n, "", field, "an array of strings")
+		e.Hint = hint
+		return nil, e
+	}
+	caps := make([]string, 0, len(n.items))
+	for i, it := range n.items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if it.kind != kStr {
+			e := p.typeErr(it, "", f, "a string")
+			e.Hint = hint
+			return nil, e
+		}
+		if !slices.Contains(ClientCapabilityNames(), it.str) {
+			return nil, p.errAt(it.pos, "", f, fmt.Sprintf("unknown client capability %q", it.str), hint)
+		}
+		caps = append(caps, it.str)
+	}
+	slices.Sort(caps)
+	return slices.Compact(caps), nil
 }
 
 // limits reads max-listing-bytes (an integer number of bytes, or a string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/pipes"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -131,6 +132,10 @@ func BenchmarkRoundTrip(b *testing.B) {
 				if via == "guard" {
 					clientIn, toGuard := pipe(b)
 					guardOut, clientOut := pipe(b)
+					// As Serve and StartStdio do: guard widens the pipe
+					// it reads the server from and the client's.
+					pipes.Widen(serverOut, pipes.Capacity)
+					pipes.Widen(clientOut, pipes.Capacity)
 					up := Upstream{Out: serverOut, In: serverIn, Wait: func() error { return nil }}
 					opts := Options{Server: "fake", Pins: lockFor(b, lock.Version, raws)}
 					done := make(chan error, 1)

@@ -68,6 +68,8 @@ func (p *proxy) fromClient(line []byte) bool {
 		kind = kindPrompt
 	case "resources/read":
 		kind = kindResource
+	case "initialize":
+		p.noteCapabilities(params)
 	}
 	if kind != "" {
 		p.awaitListing(listMethod[kind])
@@ -79,6 +81,11 @@ func (p *proxy) fromClient(line []byte) bool {
 		if raw := member(params, key); raw != nil && json.Unmarshal(raw, &name) == nil {
 			if why := p.refuseCall(kind, name); why != "" {
 				p.logf("%s %s: %s: call refused, not forwarded", kind, shown(name), why)
+				if kind == kindTool && why == driftUnpinned {
+					if hint := p.capabilitiesHint(shown(name)); hint != "" {
+						p.logf("%s", hint)
+					}
+				}
 				p.sendError(id, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
 					" is "+why+"; it was not "+verb+" (review with 'agentgate diff', then 'agentgate lock')")
 				return false
@@ -156,7 +163,7 @@ func (p *proxy) refuseCall(kind, name string) string {
 	p.mu.Lock()
 	switch {
 	case !pinned:
-		why = "not in agentgate.lock"
+		why = driftUnpinned
 	case p.withheld[kind][name]:
 		why = "withheld: its definition differs from agentgate.lock"
 	}

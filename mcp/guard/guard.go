@@ -242,7 +242,8 @@ type proxy struct {
 	mode Mode
 
 	outMu sync.Mutex
-	out   *bufio.Writer
+	out   *bufio.Writer // over w
+	w     io.Writer
 
 	mu         sync.Mutex
 	pending    map[string]pending
@@ -251,11 +252,15 @@ type proxy struct {
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
 	toldUnpinned bool
+	// clientCaps are the capabilities the client declared in initialize
+	// (caps.go); toldCapabilities is set once the hint about them was
+	// logged.
+	clientCaps       []string
+	toldCapabilities bool
 
-	// The server loop's own: its line buffer (read.go), memos of
-	// listings, the verdict cache, and plain, which turns both off (the
-	// plain path the fast one is tested against; memo.go).
-	line      []byte // the buffer nextLine reads a message into
+	// The server loop's own: memos of listings, the verdict cache, and
+	// plain, which turns both off (the plain path the fast one is tested
+	// against; memo.go).
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict
@@ -282,14 +287,21 @@ func newProxy(opts Options, out io.Writer) *proxy {
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	return &proxy{opts: opts, mode: opts.Mode, out: bufio.NewWriterSize(out, 64<<10),
+	return &proxy{opts: opts, mode: opts.Mode, out: bufio.NewWriterSize(out, 64<<10), w: out,
 		pending: map[string]pending{}, withheld: map[string]map[string]bool{}}
 }
 
-// send writes one message (without its newline) to the client.
+// send writes one message (without its newline) to the client. A message
+// that does not fit the buffer, whose newline lies just past its end (a
+// line as nextLine read it), is written with its newline in one write:
+// the client reads it in one piece, with nothing left to wait for.
 func (p *proxy) send(msg []byte) {
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
+	if n := len(msg); n >= p.out.Available() && p.out.Buffered() == 0 && cap(msg) > n && msg[:n+1][n] == '\n' {
+		_, _ = p.w.Write(msg[:n+1])
+		return
+	}
 	_, _ = p.out.Write(msg)
 	_ = p.out.WriteByte('\n')
 	_ = p.out.Flush()

@@ -28,6 +28,9 @@ type Pins struct {
 
 // PinsOf returns the pins of server in lf; ok is false when lf does not
 // lock that server.
+// driftUnpinned is the verdict of a name agentgate.lock does not pin.
+const driftUnpinned = "not in agentgate.lock"
+
 func PinsOf(lf *lock.Lockfile, server string) (p *Pins, ok bool) {
 	srv, ok := lf.Servers[server]
 	if !ok {
@@ -80,7 +83,7 @@ func (p *Pins) checkTool(raw []byte) verdict {
 	v := verdict{name: def.Name}
 	pin, ok := p.Tools[def.Name]
 	if !ok {
-		v.drift = "not in agentgate.lock"
+		v.drift = driftUnpinned
 		return v
 	}
 	var srv lock.Server
@@ -141,7 +144,7 @@ func (p *Pins) checkEntry(kind string, raw []byte) verdict {
 	pin, ok := pins[v.name]
 	switch {
 	case !ok:
-		v.drift = "not in agentgate.lock"
+		v.drift = driftUnpinned
 	case pin.DefinitionHash != e.DefinitionHash && !lock.OnlyIgnored(pin.Definition, e.Definition, p.Ignore):
 		v.drift = fmt.Sprintf("definition changed (definitionHash %s, locked %s)", short(e.DefinitionHash), short(pin.DefinitionHash))
 	}

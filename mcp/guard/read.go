@@ -16,9 +16,9 @@ import (
 // serverLoop reads the server's messages until its output ends and
 // handles each (fromServer). It returns the read error other than EOF.
 func (p *proxy) serverLoop(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := newLineReader(r, int(min(p.opts.SpillBytes, maxInt-1))+1) // a line of SpillBytes and its newline
 	for {
-		err := p.nextLine(br)
+		err := p.nextLine(lr)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -28,20 +28,19 @@ func (p *proxy) serverLoop(r io.Reader) error {
 	}
 }
 
+// maxInt is the largest int.
+const maxInt = int64(^uint(0) >> 1)
+
 // nextLine reads one line of the server's and handles it. A line of at
-// most SpillBytes is read into memory; a longer one is written to a
-// temporary file as it comes, then mapped (mmap) read-only and handled
-// from there, so that it never sits whole in the heap. A line longer than
-// MaxMessageBytes is read to its end and refused, and so is a line the
-// stream ends in (the server exited mid-message). The error is the read
-// error (io.EOF at the end).
-func (p *proxy) nextLine(br *bufio.Reader) error {
-	mem := p.line[:0] // reused: fromServer keeps no part of a message
-	defer func() {
-		if cap(mem) > cap(p.line) && int64(cap(mem)) <= 2*p.opts.SpillBytes {
-			p.line = mem[:0] // it grew: keep the larger buffer
-		}
-	}()
+// most SpillBytes is handled where it lies in lr's buffer (fromServer
+// gets it with its newline just past its end: send writes both at once);
+// a longer one is written to a temporary file as it comes, then mapped
+// (mmap) read-only and handled from there, so that it never sits whole in
+// the heap. A line longer than MaxMessageBytes is read to its end and
+// refused, and so is a line the stream ends in (the server exited
+// mid-message). The error is the read error (io.EOF at the end).
+func (p *proxy) nextLine(lr *lineReader) error {
+	var mem []byte // the whole line, when it came in one piece
 	var spill *os.File
 	var n int64
 	tooLong := false
@@ -51,8 +50,8 @@ func (p *proxy) nextLine(br *bufio.Reader) error {
 			os.Remove(spill.Name())
 		}
 	}()
-	for {
-		chunk, err := br.ReadSlice('\n')
+	for first := true; ; first = false {
+		chunk, err := lr.ReadSlice()
 		complete := err == nil
 		if complete {
 			chunk = chunk[:len(chunk)-1]
@@ -61,9 +60,13 @@ func (p *proxy) nextLine(br *bufio.Reader) error {
 		switch {
 		case tooLong:
 		case n > p.opts.MaxMessageBytes:
-			tooLong, mem = true, nil
+			tooLong = true
 		case spill == nil && n <= p.opts.SpillBytes:
-			mem = append(mem, chunk...)
+			// lr holds a line of SpillBytes whole: a shorter one in
+			// pieces only ends the stream, and is refused.
+			if first && complete {
+				mem = chunk
+			}
 		default:
 			if spill == nil {
 				f, ferr := os.CreateTemp(p.opts.TempDir, "agentgate-guard-*")
@@ -71,10 +74,6 @@ func (p *proxy) nextLine(br *bufio.Reader) error {
 					return fmt.Errorf("spill a long message: %w", ferr)
 				}
 				spill = f
-				if _, werr := spill.Write(mem); werr != nil {
-					return fmt.Errorf("spill a long message: %w", werr)
-				}
-				mem = nil
 			}
 			if _, werr := spill.Write(chunk); werr != nil {
 				return fmt.Errorf("spill a long message: %w", werr)

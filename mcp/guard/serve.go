@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/pipes"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
@@ -103,6 +104,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			hints = h.Hints()
 		}
 		return fail(ExitUnverified, fmt.Sprintf("server %q did not start: %v", g.Server, err), hints...)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		// The client's pipe too: a checked listing is written in one
+		// piece, and the client reads it in one (Linux; best effort).
+		_, _ = pipes.Widen(f, pipes.Capacity)
 	}
 	opts := Options{Server: g.Server, Pins: pins, Mode: mode, Log: stderr, MaxListingBytes: g.MaxListingBytes, MaxTools: g.MaxTools}
 	err = Run(ctx, opts, stdin, stdout, up)

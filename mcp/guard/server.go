@@ -121,13 +121,14 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		p.refuse(t, "the listing is larger than agentgate allows", fmt.Sprintf("a %s page larger than max-listing-bytes (%d)", pr.method, p.opts.MaxListingBytes))
 		return
 	}
-	var elems [][]byte
+	var elems [][]byte // nil when recalled, until needed (elementsOf)
 	var verdicts []verdict
-	var arrAt, arrLen int // the array's offset in the result, and length
+	var arrAt, arrLen, n int // the array's offset in the result, its length, its elements
 	pins := p.opts.Pins
 	compare := pins != nil && (kind == kindTool || pins.v2()) && (kind != kindResource || pins.Resources != nil)
-	if m != nil && m.kind == kind { // the same kind compares the same way: verdicts are nil when not compared
-		elems, verdicts, arrAt, arrLen = m.elementsOf(env), m.verdicts, m.arrAt, m.arrLen
+	recalled := m != nil && m.kind == kind // the same kind compares the same way: verdicts are nil when not compared
+	if recalled {
+		verdicts, arrAt, arrLen, n = m.verdicts, m.arrAt, m.arrLen, len(m.elems)
 	} else {
 		arr, at, ok := arrayMember(env.result, key)
 		arrAt, arrLen = at, len(arr)
@@ -152,6 +153,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 			verdicts = p.verdicts(kind, elems)
 		}
 		p.remember(t, env, kind, at, len(arr), elems, verdicts)
+		n = len(elems)
 	}
 	if !compare {
 		if kind == kindResource && pins != nil && pins.v2() {
@@ -184,7 +186,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	}
 	p.mu.Unlock()
 	if bad == 0 {
-		p.logf("%s: %d %s(s) match agentgate.lock: forwarded", pr.method, len(elems), kind)
+		p.logf("%s: %d %s(s) match agentgate.lock: forwarded", pr.method, n, kind)
 		p.send(t)
 		return
 	}
@@ -198,15 +200,23 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 			name = shown(v.name)
 		}
 		p.logf("%s %s: %s: %s", kind, name, v.drift, action)
+		if kind == kindTool && v.drift == driftUnpinned && v.name != "" {
+			if hint := p.capabilitiesHint(name); hint != "" {
+				p.logf("%s", hint)
+			}
+		}
 	}
 	switch p.mode {
 	case Warn:
 		p.send(t)
 	case Block:
 		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
-			pr.method, quote(p.opts.Server), bad, len(elems), kind))
+			pr.method, quote(p.opts.Server), bad, n, kind))
 	default:
-		out := make([]byte, 0, len(t))
+		if recalled {
+			elems = m.elementsOf(env)
+		}
+		out := make([]byte, 0, len(t)+1)
 		start := env.resultAt + arrAt
 		out = append(out, t[:start]...)
 		out = append(out, '[')
@@ -223,7 +233,8 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		}
 		out = append(out, ']')
 		out = append(out, t[start+arrLen:]...)
-		p.send(out)
+		out = append(out, '\n')
+		p.send(out[:len(out)-1]) // with its newline past its end: one write
 	}
 }
 

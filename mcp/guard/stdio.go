@@ -2,7 +2,9 @@ package guard
 
 import (
 	"io"
+	"os"
 
+	"github.com/agentgate/agentgate/internal/pipes"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -12,12 +14,17 @@ import (
 // own (capture.StartProcess), and returns it as an Upstream: closing In
 // shuts the whole tree down (stdin, then TERM, then KILL), Wait returns
 // once it is gone, with a *capture.ExitError unless it exited with status
-// 0. The server's stderr is copied to stderr as it comes (nil: kept only
+// 0. The pipe from the server's stdout is widened (internal/pipes), so
+// that a listing of a few hundred kilobytes crosses it in one piece. The
+// server's stderr is copied to stderr as it comes (nil: kept only
 // for the tail).
 func StartStdio(r config.Resolved, stderr io.Writer) (Upstream, error) {
 	proc, err := capture.StartProcess(r, stderr)
 	if err != nil {
 		return Upstream{}, err
+	}
+	if f, ok := proc.Stdout().(*os.File); ok {
+		_, _ = pipes.Widen(f, pipes.Capacity) // a listing in one piece (Linux; best effort)
 	}
 	return Upstream{Out: proc.Stdout(), In: stdioIn{proc}, Wait: proc.Wait}, nil
 }

@@ -12,7 +12,9 @@
 // the specification's "Summary of permitted suffixes and relative
 // ordering" does, and treats trailing zeros of the release as absent
 // (1.0 == 1.0.0). Match implements "Version specifiers" (==, !=, ===, ~=,
-// <=, >=, <, >, with == / != prefix matching on ".*").
+// <=, >=, <, >, with == / != prefix matching on ".*"). NormalizeName is
+// the other half of naming a Python package: PEP 503's project name
+// normalisation.
 package pep440
 
 import (

@@ -146,7 +146,7 @@ func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.Package
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, nil, f.fail(ErrNoRegistry, "the index %s is not an http(s) URL", ix.source)
 	}
-	u := base.JoinPath(spec.Name) // PEP 503 normalised by config
+	u := base.JoinPath(spec.Name) // PEP 503 normalised by config (pep440.NormalizeName)
 	u.Path += "/"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -176,7 +176,7 @@ func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.Package
 	if err := json.Unmarshal(resp.body, &page); err != nil || !strings.HasPrefix(page.Meta.APIVersion, "1.") {
 		return nil, nil, f.fail(ErrProtocol, "%s: not a PEP 691 project page (meta.api-version 1.x)", RedactURL(u))
 	}
-	if page.Name != "" && normalizePyName(page.Name) != spec.Name {
+	if page.Name != "" && pep440.NormalizeName(page.Name) != spec.Name {
 		return nil, nil, f.fail(ErrProtocol, "%s: the page is for %q, not %q", RedactURL(u), page.Name, spec.Name)
 	}
 	releases := map[string]*pyRelease{}
@@ -308,10 +308,6 @@ func yanked(raw json.RawMessage) (string, bool) {
 	return "", true
 }
 
-var pyNameRunRE = lazyRegexp(`[-_.]+`)
-
-func normalizePyName(n string) string { return strings.ToLower(pyNameRunRE().ReplaceAllString(n, "-")) }
-
 // pyFileVersion extracts the version from a distribution file name of
 // project name: a wheel (NAME-VER[-BUILD]-PY-ABI-PLAT.whl) or an sdist
 // (NAME-VER.tar.gz / .zip, NAME possibly written with - . or _); other
@@ -319,7 +315,7 @@ func normalizePyName(n string) string { return strings.ToLower(pyNameRunRE().Rep
 func pyFileVersion(file, name string) (string, bool) {
 	if base, ok := strings.CutSuffix(file, ".whl"); ok {
 		parts := strings.Split(base, "-")
-		if (len(parts) == 5 || len(parts) == 6) && normalizePyName(parts[0]) == name {
+		if (len(parts) == 5 || len(parts) == 6) && pep440.NormalizeName(parts[0]) == name {
 			return parts[1], true
 		}
 		return "", false
@@ -335,7 +331,7 @@ func pyFileVersion(file, name string) (string, bool) {
 		return "", false
 	}
 	for i := len(base) - 1; i > 0; i-- {
-		if base[i] == '-' && normalizePyName(base[:i]) == name {
+		if base[i] == '-' && pep440.NormalizeName(base[:i]) == name {
 			return base[i+1:], true
 		}
 	}

@@ -260,7 +260,7 @@ func readVersioned(r io.Reader, req any, shape string) error {
 	}
 	var v versions
 	if err := json.Unmarshal(data, &v); err != nil {
-		return fmt.Errorf("the request is not a JSON object %s: %v (agentgate-mcp is started by agentgate, not by hand)", shape, err)
+		return fmt.Errorf("the request is not a JSON object %s: %v", shape, err)
 	}
 	if v.mismatch() {
 		return &VersionError{Agentgate: v.Agentgate, Protocol: v.Protocol, Helper: Version(), HelperProtocol: ProtocolVersion}

@@ -17,6 +17,10 @@ import (
 // mcp/capture's Capture is the one.
 type CaptureFunc func(ctx context.Context, servers []config.Resolved, opts Options) (results []Result, wait func())
 
+// runInstead is the hint for agentgate-mcp's capture run by hand (with an
+// argument, or without agentgate's request on stdin).
+const runInstead = "agentgate-mcp is started by agentgate, which sends it the servers to capture: run agentgate lock (or diff, ci) instead"
+
 // Serve is agentgate-mcp: with no arguments it writes the greeting (its
 // versions; see the protocol), reads one request from stdin, captures its servers with capture (progress lines, when the
 // request asks for them, go to stderr), writes the response to stdout as
@@ -37,7 +41,7 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return 0
 	case len(args) > 0:
 		fmt.Fprintf(stderr, "%s: error: unexpected argument %q\n", HelperName, args[0])
-		fmt.Fprintf(stderr, "%s: hint: agentgate starts %s and talks to it over stdin and stdout; run agentgate instead\n", HelperName, HelperName)
+		fmt.Fprintf(stderr, "agentgate: hint: %s\n", runInstead)
 		return 2
 	}
 	if err := WriteGreeting(stdout); err != nil {
@@ -49,8 +53,12 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", HelperName, err)
 		var ve *VersionError
-		if errors.As(err, &ve) {
-			fmt.Fprintf(stderr, "%s: hint: install both from the same version: go install github.com/agentgate/agentgate/cmd/...@VERSION\n", HelperName)
+		if !errors.As(err, &ve) {
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", runInstead)
+		} else {
+			for _, h := range ve.Hints() {
+				fmt.Fprintf(stderr, "agentgate: hint: %s\n", h)
+			}
 			if werr := WriteRefusal(stdout, ve.Error()); werr != nil {
 				fmt.Fprintf(stderr, "%s: error: write the response: %v\n", HelperName, werr)
 			}

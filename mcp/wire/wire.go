@@ -178,17 +178,61 @@ func (e *Error) Unwrap() error { return e.Kind }
 // (in both binaries: they refuse to talk to a different version).
 var version string
 
-// Version returns agentgate's version, e.g. "v1.2.3" or "devel": the value
-// set with -ldflags -X (see above), else the module version from the build
-// information (set by `go install github.com/agentgate/agentgate/cmd/...@v1.2.3`),
-// else "devel" for a build from a checkout. agentgate and agentgate-mcp
-// built together report the same version.
+// Version returns agentgate's version, which agentgate and agentgate-mcp
+// compare (each refuses a peer of another version), and which lockfiles
+// record in generatedBy:
+//
+//   - the value set with -ldflags -X (see above: the release archives);
+//   - else the main module's version in the build information: the
+//     release for `go install github.com/agentgate/agentgate/cmd/...@v1.2.3`,
+//     and for a build from a git checkout with VCS stamping on (go build's
+//     default, -buildvcs=auto) the pseudo-version Go stamps from the
+//     checkout's commit, "v0.0.0-20261201031216-d19f3972e8e2", with
+//     "+dirty" when the work tree had uncommitted changes;
+//   - else, when the build information has a VCS revision but no module
+//     version, "devel+" and the revision's first 12 hex digits (and
+//     "+dirty");
+//   - else "devel": a build without VCS information (-buildvcs=false, a
+//     git worktree or a source tree outside git) or a test binary.
+//
+// So two builds from checkouts at different commits refuse each other
+// whenever both carry VCS information. Two "devel" builds cannot be told
+// apart, nor two "+dirty" builds of one commit: the version check then
+// passes, and only building both binaries in one go build or go install
+// (what every script and README.md's Install section do) keeps them
+// matched; docs/ROUTES.md ("The helper binary") says so.
 func Version() string {
-	if version != "" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, bi)
+}
+
+// versionOf is Version for a -X value and build information (nil when
+// there is none).
+func versionOf(x string, bi *debug.BuildInfo) string {
+	if x != "" {
+		return x
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if bi == nil {
+		return "devel"
 	}
-	return "devel"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	v := "devel+" + rev[:min(12, len(rev))]
+	if modified == "true" {
+		v += "+dirty"
+	}
+	return v
 }

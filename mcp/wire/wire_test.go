@@ -562,7 +562,7 @@ func TestInvalidUTF8NotSent(t *testing.T) {
 // TestFindHelper: $AGENTGATE_MCP, then PATH; missing is ErrNoHelper.
 func TestFindHelper(t *testing.T) {
 	dir := t.TempDir()
-	exe := filepath.Join(dir, HelperName)
+	exe := filepath.Join(dir, HelperName+exeSuffix)
 	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -578,15 +578,20 @@ func TestFindHelper(t *testing.T) {
 		wantErr  string
 		notFound bool
 	}{
-		{"explicit", map[string]string{HelperEnv: plain + "x", "PATH": dir}, "", "AGENTGATE_MCP=" + plain + "x: stat", true},
+		// The OS's own words follow (unix: "stat ...: no such file or
+		// directory"; Windows: "GetFileAttributesEx ...").
+		{"explicit", map[string]string{HelperEnv: plain + "x", "PATH": dir}, "", "AGENTGATE_MCP=" + plain + "x: ", true},
 		{"explicit wins", map[string]string{HelperEnv: exe, "PATH": empty}, exe, "", false},
 		{"explicit not executable", map[string]string{HelperEnv: plain, "PATH": dir}, "", "not an executable file", true},
-		{"path", map[string]string{"PATH": empty + ":relative:" + dir}, exe, "", false},
+		{"path", map[string]string{"PATH": strings.Join([]string{empty, "relative", dir}, string(os.PathListSeparator))}, exe, "", false},
 		{"nowhere", map[string]string{"PATH": empty}, "", "agentgate-mcp not found (looked in ", true},
 		{"relative path entries are skipped", map[string]string{"PATH": "."}, "", "not found", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "explicit not executable" && exeSuffix != "" {
+				t.Skip("on Windows any regular file counts as executable (exe_windows.go)")
+			}
 			if tc.name == "relative path entries are skipped" {
 				t.Chdir(dir)
 			}

@@ -39,6 +39,10 @@
 //	rtt     -name S -target R -method ping|tools/list [-n N] --- A... --- B...
 //	        request round trips on two long-running stdio servers,
 //	        alternated one request at a time; median(A) / median(B).
+//	relay   [-whole] [-pipe BYTES] -- CMD...
+//	        the least a stdio proxy does, as a floor for guard: start CMD and
+//	        copy the bytes both ways, streaming or (-whole) each line of
+//	        CMD's read whole before it is written; -pipe widens the pipes.
 //	fakeserver ARGS...
 //	        the fake MCP server (internal/fakeserver), e.g. -generate 10000.
 //
@@ -52,7 +56,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness ratio|rss|hash|render|genrepo|genlocks|listing-bytes|phases|rtt|fakeserver ...")
+		fmt.Fprintln(os.Stderr, "usage: harness ratio|rss|hash|render|genrepo|genlocks|listing-bytes|phases|rtt|relay|fakeserver ...")
 		os.Exit(2)
 	}
 	var err error
@@ -78,6 +82,8 @@ func main() {
 		err = cmdPhases(args)
 	case "bare":
 		err = cmdBare(args)
+	case "relay":
+		err = cmdRelay(args)
 	case "rtt":
 		err = cmdRTT(args)
 	case "fakeserver":

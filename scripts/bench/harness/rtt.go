@@ -20,7 +20,9 @@ import (
 // in front of a server, and the same server alone), initializes both,
 // warms each up with 20 requests, then sends N requests to each,
 // alternating A and B one request at a time (who goes first rotates), and
-// prints median(A) / median(B) of the round trips with PASS or FAIL. The
+// prints median(A) / median(B) of the round trips with PASS or FAIL (and,
+// for information, the quartiles of each side and of the ratio of each
+// round's two requests). The
 // first tools/list replies of A and B must list the same number of tools
 // (more than zero), so that a guard that withholds tools cannot pass as
 // fast.
@@ -96,8 +98,20 @@ func cmdRTT(args []string) error {
 	}
 	a, b := median(times[0]), median(times[1])
 	r := float64(a) / float64(b)
-	fmt.Printf("%s: %.2fx (target <= %.2fx) %s  [A %s; B %s; median round trips of %d alternated requests]\n",
-		*name, r, *target, verdict(r, *target), us(a), us(b), *n)
+	// For information, how stable the figure is: each side's quartiles,
+	// and the quartiles of the ratio of the two requests of each round
+	// (sent one after the other, so under the same load).
+	pairs := make([]float64, *n)
+	for i := range pairs {
+		pairs[i] = float64(times[0][i]) / float64(times[1][i])
+	}
+	slices.Sort(pairs)
+	q := func(ds []time.Duration) string {
+		s := slices.Sorted(slices.Values(ds))
+		return fmt.Sprintf("%.0f-%.0f", float64(s[len(s)/4])/1e3, float64(s[len(s)*3/4])/1e3)
+	}
+	fmt.Printf("%s: %.2fx (target <= %.2fx) %s  [A %s; B %s; median round trips of %d alternated requests; quartiles A %s, B %s µs; per round A/B %.2fx, quartiles %.2f-%.2f]\n",
+		*name, r, *target, verdict(r, *target), us(a), us(b), *n, q(times[0]), q(times[1]), pairs[*n/2], pairs[*n/4], pairs[*n*3/4])
 	return nil
 }
 
