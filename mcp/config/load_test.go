@@ -128,9 +128,55 @@ func resolveAll(t *testing.T, p *Project, env map[string]string, noSecret func(s
 				t.Errorf("Describe of %s shows secret %q", s.Name, sec)
 			}
 		}
-		b.WriteString(strings.ReplaceAll(dumpResolved(r), p.Root, "$ROOT"))
+		b.WriteString(strings.ReplaceAll(dumpResolved(underRoot(r, p.Root)), rootMark, "$ROOT"))
 	}
 	return b.String()
+}
+
+// rootMark stands for the fixture's root in underRoot's paths: a word
+// Describe does not quote (as it does not quote a unix temporary
+// directory); resolveAll then writes it as "$ROOT".
+const rootMark = "AGENTGATEFIXTUREROOT"
+
+// underRoot returns r with every path under root (the command, the
+// arguments, the working directory, the environment's values and the
+// files read) written as rootMark + "/rel/path", in slashes: the
+// fixtures' form on every OS. Only the root and the separators change; a
+// path that is neither root nor below it is left as it is, so the
+// comparison is as strict on Windows (C:\...\001\bin\server) as on unix.
+func underRoot(r Resolved, root string) Resolved {
+	rel := func(s string) string {
+		if s == root {
+			return rootMark
+		}
+		if strings.HasPrefix(s, root+string(filepath.Separator)) {
+			return rootMark + "/" + filepath.ToSlash(s[len(root)+1:])
+		}
+		return s
+	}
+	r.Command = rel(r.Command)
+	r.Cwd = rel(r.Cwd)
+	r.EnvFile = rel(r.EnvFile)
+	if r.Args != nil {
+		r.Args = slices.Clone(r.Args)
+		for i, a := range r.Args {
+			r.Args[i] = rel(a)
+		}
+	}
+	if r.Env != nil {
+		env := make(map[string]string, len(r.Env))
+		for k, v := range r.Env {
+			env[k] = rel(v)
+		}
+		r.Env = env
+	}
+	if r.Files != nil {
+		r.Files = slices.Clone(r.Files)
+		for i, f := range r.Files {
+			r.Files[i] = rel(f)
+		}
+	}
+	return r
 }
 
 func check(t *testing.T, file string, ar *archive, want, got map[string]string) {
