@@ -76,7 +76,7 @@ declare -A SKIP
 # Node for Windows (the npm MCP servers, the MCP Inspector, the
 # conformance suite, npm and node themselves) and Go for Windows are not
 # installed in the prefix: these start them.
-SKIP[mcp/capture]='^(TestNPMEverythingThreeTransports|TestNPMFilesystemAndMemory|TestCapturePackageFile|TestConformance.*)$'
+SKIP[mcp/capture]='^(TestNPMEverythingThreeTransports|TestNPMFilesystemAndMemory|TestNPMEverythingClientCapabilities|TestCapturePackageFile|TestConformance.*)$'
 SKIP[mcp/guard]='^(TestNPMEverythingThroughGuard|TestNPMEverythingPassThrough)$'
 SKIP[mcp/registry]='^(TestGoProxyReal|TestNPMRealRegistry|TestSemverAgainstNodeSemver)$'
 # Wine 8.0's CreateSymbolicLinkW reports success and creates nothing
