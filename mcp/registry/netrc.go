@@ -9,9 +9,9 @@ import (
 // netrcAuth returns the login and password .netrc holds for host (the
 // "machine" entry, else "default"), as uv, pip and the go command use it
 // for an index or proxy URL without credentials. The file is $NETRC, else
-// ~/.netrc, or %USERPROFILE%\_netrc on Windows (the go command's rule,
-// `go help auth` / GOAUTH "netrc"; curl and Python's netrc-reading clients
-// also read _netrc there). Tokens are whitespace-separated;
+// ~/.netrc, or %USERPROFILE%\_netrc on Windows (the go command's rule:
+// cmd/go/internal/auth/netrc.go; golang.org/x/tools/cmd/auth/netrcauth
+// "uses a .netrc file (or _netrc file on Windows)"). Tokens are whitespace-separated;
 // "macdef" bodies (up to a blank line) are skipped. No file or no entry:
 // ok is false.
 func (r *Resolver) netrcAuth(host string) (login, password string, ok bool) {
