@@ -142,3 +142,29 @@ func TestMergeEnv(t *testing.T) {
 		t.Error("linux names are case-sensitive")
 	}
 }
+
+// GetenvAs finds a variable by any spelling on Windows and returns the
+// spelling the environment has (what a message must name); elsewhere
+// names are exact. The last entry wins, as in os/exec.
+func TestGetenvAs(t *testing.T) {
+	env := []string{"PATH=/bin", "NPM_CONFIG_REGISTRY=http://a/", "Npm_Config_Registry=http://b/"}
+	for _, tc := range []struct {
+		goos, name, key, val string
+		ok                   bool
+	}{
+		{"windows", "npm_config_registry", "Npm_Config_Registry", "http://b/", true},
+		{"windows", "NPM_CONFIG_REGISTRY", "Npm_Config_Registry", "http://b/", true},
+		{"linux", "NPM_CONFIG_REGISTRY", "NPM_CONFIG_REGISTRY", "http://a/", true},
+		{"linux", "npm_config_registry", "", "", false},
+		{"darwin", "path", "", "", false},
+		{"windows", "path", "PATH", "/bin", true},
+	} {
+		key, val, ok := GetenvAs(tc.goos, env, tc.name)
+		if key != tc.key || val != tc.val || ok != tc.ok {
+			t.Errorf("GetenvAs(%s, %s) = %q, %q, %v; want %q, %q, %v", tc.goos, tc.name, key, val, ok, tc.key, tc.val, tc.ok)
+		}
+		if v, ok2 := Getenv(tc.goos, env, tc.name); v != tc.val || ok2 != tc.ok {
+			t.Errorf("Getenv(%s, %s) = %q, %v; want %q, %v", tc.goos, tc.name, v, ok2, tc.val, tc.ok)
+		}
+	}
+}

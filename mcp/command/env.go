@@ -47,14 +47,23 @@ func MergeEnv(goos string, base []string, add map[string]string) []string {
 // Getenv returns the value of name in env under goos's rules (the last
 // entry wins, as in os/exec; case-insensitive names on Windows).
 func Getenv(goos string, env []string, name string) (string, bool) {
+	_, v, ok := GetenvAs(goos, env, name)
+	return v, ok
+}
+
+// GetenvAs is Getenv that also returns the name as env spells it: on
+// Windows, where names are case-insensitive, a lookup of
+// "npm_config_registry" finds NPM_CONFIG_REGISTRY, and a message must
+// name the variable the user wrote.
+func GetenvAs(goos string, env []string, name string) (key, val string, ok bool) {
 	for i := len(env) - 1; i >= 0; i-- {
 		k, v, ok := strings.Cut(env[i], "=")
 		if !ok {
 			continue
 		}
 		if k == name || (goos == "windows" && strings.EqualFold(k, name)) {
-			return v, true
+			return k, v, true
 		}
 	}
-	return "", false
+	return "", "", false
 }

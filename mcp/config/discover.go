@@ -264,8 +264,17 @@ func extraPath(root, p string) (string, error) {
 	return filepath.Join(root, filepath.FromSlash(p)), nil
 }
 
-// errText renders an OS error without repeating the path.
+// errText renders an OS error without repeating the path, in the same
+// words on every OS for the two a user meets most: a missing file is "no
+// such file or directory" (Windows says "The system cannot find the file
+// specified.", or "... path ...") and a refused one "permission denied".
 func errText(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()

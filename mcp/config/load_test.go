@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -51,6 +52,15 @@ func TestLoadFixtures(t *testing.T) {
 				}
 			}
 			env := parseEnvSection(sections["env"])
+			// The fixtures' HOME is a unix path; on Windows a home is on a
+			// drive (a rooted path without one is relative to the current
+			// drive, not absolute), so it becomes C:\home\..., written back
+			// as the fixture's in the output (underRoot).
+			home := pathMap{}
+			if h := env["HOME"]; runtime.GOOS == "windows" && strings.HasPrefix(h, "/") {
+				home = pathMap{os: `C:` + filepath.FromSlash(h), fixture: h}
+				env["HOME"] = home.os
+			}
 			var secrets []string
 			for k, v := range env {
 				if len(v) >= MinSecretLen && k != "HOME" {
@@ -77,7 +87,7 @@ func TestLoadFixtures(t *testing.T) {
 			} else {
 				got["want"] = dumpProject(p)
 				if _, ok := sections["env"]; ok {
-					got["resolved"] = resolveAll(t, p, env, noSecret)
+					got["resolved"] = resolveAll(t, p, env, home, noSecret)
 				}
 			}
 			check(t, file, ar, sections, got)
@@ -108,7 +118,7 @@ func parseEnvSection(s string) map[string]string {
 	return env
 }
 
-func resolveAll(t *testing.T, p *Project, env map[string]string, noSecret func(string, string)) string {
+func resolveAll(t *testing.T, p *Project, env map[string]string, home pathMap, noSecret func(string, string)) string {
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	var b strings.Builder
 	for _, s := range p.Servers {
@@ -128,9 +138,66 @@ func resolveAll(t *testing.T, p *Project, env map[string]string, noSecret func(s
 				t.Errorf("Describe of %s shows secret %q", s.Name, sec)
 			}
 		}
-		b.WriteString(strings.ReplaceAll(dumpResolved(r), p.Root, "$ROOT"))
+		b.WriteString(strings.ReplaceAll(dumpResolved(underRoot(r, pathMap{os: p.Root, fixture: rootMark}, home)), rootMark, "$ROOT"))
 	}
 	return b.String()
+}
+
+// rootMark stands for the fixture's root in underRoot's paths: a word
+// Describe does not quote (as it does not quote a unix temporary
+// directory); resolveAll then writes it as "$ROOT".
+const rootMark = "AGENTGATEFIXTUREROOT"
+
+// pathMap is a directory as the OS has it and as the fixture writes it.
+type pathMap struct{ os, fixture string }
+
+// underRoot returns r with every path at or below one of dirs (the
+// command, the arguments, the working directory, the environment's values
+// and the files read) written as the fixture writes the directory,
+// followed by the rest in slashes: the fixtures' form on every OS. A
+// client's ${workspaceFolder}/x is text, so on Windows the rest may hold
+// either separator. Only the directory and the separators change; a path
+// that is neither a directory of dirs nor below one is left as it is, so
+// the comparison is as strict on Windows (C:\...\001\bin\server) as on
+// unix.
+func underRoot(r Resolved, dirs ...pathMap) Resolved {
+	rel := func(s string) string {
+		for _, d := range dirs {
+			if d.os == "" {
+				continue
+			}
+			if s == d.os {
+				return d.fixture
+			}
+			if rest, ok := strings.CutPrefix(s, d.os); ok && (rest[0] == '/' || rest[0] == filepath.Separator) {
+				return d.fixture + "/" + filepath.ToSlash(rest[1:])
+			}
+		}
+		return s
+	}
+	r.Command = rel(r.Command)
+	r.Cwd = rel(r.Cwd)
+	r.EnvFile = rel(r.EnvFile)
+	if r.Args != nil {
+		r.Args = slices.Clone(r.Args)
+		for i, a := range r.Args {
+			r.Args[i] = rel(a)
+		}
+	}
+	if r.Env != nil {
+		env := make(map[string]string, len(r.Env))
+		for k, v := range r.Env {
+			env[k] = rel(v)
+		}
+		r.Env = env
+	}
+	if r.Files != nil {
+		r.Files = slices.Clone(r.Files)
+		for i, f := range r.Files {
+			r.Files[i] = rel(f)
+		}
+	}
+	return r
 }
 
 func check(t *testing.T, file string, ar *archive, want, got map[string]string) {

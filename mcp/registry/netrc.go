@@ -3,21 +3,22 @@ package registry
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
 // netrcAuth returns the login and password .netrc holds for host (the
 // "machine" entry, else "default"), as uv, pip and the go command use it
 // for an index or proxy URL without credentials. The file is $NETRC, else
-// ~/.netrc (~/_netrc on Windows). Tokens are whitespace-separated;
+// ~/.netrc, or %USERPROFILE%\_netrc on Windows (the go command's rule:
+// cmd/go/internal/auth/netrc.go; golang.org/x/tools/cmd/auth/netrcauth
+// "uses a .netrc file (or _netrc file on Windows)"). Tokens are whitespace-separated;
 // "macdef" bodies (up to a blank line) are skipped. No file or no entry:
 // ok is false.
 func (r *Resolver) netrcAuth(host string) (login, password string, ok bool) {
 	name := r.getenv("NETRC")
 	if name == "" {
 		base := ".netrc"
-		if runtime.GOOS == "windows" {
+		if r.goos() == "windows" {
 			base = "_netrc"
 		}
 		name = filepath.Join(r.home(), base)

@@ -83,11 +83,16 @@ func newFakeNPM(t *testing.T) *fakeNPM {
 }
 
 // npmResolver reads only env, a fresh home and a fresh project dir; npm
-// is "not installed" so that nothing outside the test is asked.
+// is "not installed" so that nothing outside the test is asked. It
+// follows Linux's rules on every OS (GOOS "linux": where the user and
+// system files are, case-sensitive variable names), so that the tests
+// that place files under "~/.config/..." and "/etc/..." mean the same on
+// Windows; TestConfigFilesPerOS checks each OS's own table.
 func npmResolver(t *testing.T, env map[string]string) *Resolver {
 	t.Helper()
 	return &Resolver{
-		Dir: t.TempDir(), Home: t.TempDir(), SystemDir: t.TempDir(),
+		GOOS: "linux",
+		Dir:  t.TempDir(), Home: t.TempDir(), SystemDir: t.TempDir(),
 		Env: envList(env),
 		Run: func(context.Context, string, ...string) (string, error) {
 			return "", exec.ErrNotFound

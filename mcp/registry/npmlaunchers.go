@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -102,8 +101,8 @@ func (r *Resolver) npmSourceFor(ctx context.Context, spec config.PackageSpec, ar
 // files come next, as npm reads them).
 func (r *Resolver) bunSource(name string) (npmSource, bool, error) {
 	for _, v := range []string{"BUN_CONFIG_REGISTRY", "NPM_CONFIG_REGISTRY", "npm_config_registry"} {
-		if s := r.getenv(v); s != "" {
-			return npmSource{reg: s, source: v}, true, nil
+		if as, s := r.envAs(v); s != "" {
+			return npmSource{reg: s, source: as}, true, nil
 		}
 	}
 	dir := r.dirOrWD()
@@ -206,7 +205,7 @@ func (r *Resolver) pnpmGlobalRC() string {
 	if x := r.getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "pnpm", "rc")
 	}
-	switch runtime.GOOS {
+	switch r.goos() {
 	case "darwin":
 		return filepath.Join(r.home(), "Library", "Preferences", "pnpm", "rc")
 	case "windows":

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -35,11 +34,11 @@ func (r *Resolver) loadNPMConfig() npmConfig {
 	userconfig := ""
 	for _, k := range []string{"registry", "cache", "userconfig"} {
 		for _, name := range []string{"npm_config_" + k, "NPM_CONFIG_" + strings.ToUpper(k)} {
-			if v := r.getenv(name); v != "" {
+			if as, v := r.envAs(name); v != "" {
 				if k == "userconfig" {
 					userconfig = v
 				} else {
-					c.layers = append(c.layers, npmLayer{source: name, kv: map[string]string{k: v}})
+					c.layers = append(c.layers, npmLayer{source: as, kv: map[string]string{k: v}})
 				}
 				break
 			}
@@ -215,7 +214,7 @@ func (r *Resolver) npmCacheDir(c npmConfig) string {
 		}
 		return v
 	}
-	if runtime.GOOS == "windows" {
+	if r.goos() == "windows" {
 		if la := r.getenv("LOCALAPPDATA"); la != "" {
 			return filepath.Join(la, "npm-cache")
 		}

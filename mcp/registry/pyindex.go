@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -191,13 +190,15 @@ func (r *Resolver) uvIndexes(spec config.PackageSpec, args []string) (pyIndexes,
 
 // uvConfigFiles are the user-level and system-level uv.toml, as uv
 // discovers them: the user's $XDG_CONFIG_HOME/uv/uv.toml (else
-// ~/.config/uv/uv.toml; %APPDATA%\uv\uv.toml on Windows), then the first
+// ~/.config/uv/uv.toml, on macOS too; %APPDATA%\uv\uv.toml on Windows), then the first
 // system file among $XDG_CONFIG_DIRS/uv/uv.toml (default /etc/xdg) and
-// /etc/uv/uv.toml (%SYSTEMDRIVE%\ProgramData\uv\uv.toml on Windows).
+// /etc/uv/uv.toml (%SYSTEMDRIVE%\ProgramData\uv\uv.toml on Windows)
+// (docs.astral.sh/uv/concepts/configuration-files, "Configuration
+// files": user- and system-level configuration).
 func (r *Resolver) uvConfigFiles() []string {
 	var user string
 	var system []string
-	if runtime.GOOS == "windows" {
+	if r.goos() == "windows" {
 		if ad := r.getenv("APPDATA"); ad != "" {
 			user = filepath.Join(ad, "uv", "uv.toml")
 		}
@@ -245,7 +246,10 @@ func (r *Resolver) systemRoot(dir string) string {
 	if r.SystemDir == "" {
 		return dir
 	}
-	return filepath.Join(r.SystemDir, strings.TrimPrefix(filepath.ToSlash(dir), "/"))
+	if len(dir) >= 2 && dir[1] == ':' {
+		dir = dir[2:] // C:\ProgramData: a drive letter cannot be a directory name
+	}
+	return filepath.Join(r.SystemDir, strings.TrimPrefix(strings.ReplaceAll(dir, `\`, "/"), "/"))
 }
 
 // pipIndexes follows pip (pip.pypa.io, "Configuration", pip 24/25), which
@@ -258,8 +262,14 @@ func (r *Resolver) systemRoot(dir string) string {
 // files ($XDG_CONFIG_DIRS/pip/pip.conf, default /etc/xdg, then
 // /etc/pip.conf), then the user's legacy ~/.pip/pip.conf and
 // $XDG_CONFIG_HOME/pip/pip.conf (skipped when PIP_CONFIG_FILE names a file
-// that exists); on Windows %ProgramData%\pip\pip.ini, %HOME%\pip\pip.ini
-// and %APPDATA%\pip\pip.ini. pip considers every index and takes the best
+// that exists). On macOS the global file is /Library/Application
+// Support/pip/pip.conf and the user's ~/Library/Application
+// Support/pip/pip.conf when that directory exists, else
+// ~/.config/pip/pip.conf; on Windows the file name is pip.ini:
+// %ProgramData%\pip\pip.ini (default C:\ProgramData), then the legacy
+// %HOME%\pip\pip.ini (the user's home, %USERPROFILE%) and
+// %APPDATA%\pip\pip.ini. (pip.pypa.io/en/stable/topics/configuration,
+// "Location".) pip considers every index and takes the best
 // version (uvBestMatch); the index-url comes first in the list here only
 // so that, for the same best version, its files are the ones recorded.
 func (r *Resolver) pipIndexes(spec config.PackageSpec, args []string) (pyIndexes, error) {
@@ -322,21 +332,24 @@ type pipEntry struct{ val, file string }
 // and a description of what was read.
 func (r *Resolver) pipConfig() (map[string]pipEntry, string) {
 	base := "pip.conf"
-	if runtime.GOOS == "windows" {
+	if r.goos() == "windows" {
 		base = "pip.ini"
 	}
 	envFile, hasEnv := r.lookupEnv("PIP_CONFIG_FILE")
-	if hasEnv && (envFile == os.DevNull || runtime.GOOS != "windows" && envFile == "/dev/null") {
+	if hasEnv && (envFile == os.DevNull || r.goos() != "windows" && envFile == "/dev/null") {
 		return nil, "no pip.conf (PIP_CONFIG_FILE=" + envFile + ")"
 	}
 	var files []string
-	if runtime.GOOS == "windows" {
+	switch r.goos() {
+	case "windows":
 		pd := r.getenv("ProgramData")
 		if pd == "" {
 			pd = `C:\ProgramData`
 		}
 		files = append(files, filepath.Join(r.systemRoot(pd), "pip", base))
-	} else {
+	case "darwin":
+		files = append(files, filepath.Join(r.systemRoot("/Library/Application Support"), "pip", base))
+	default:
 		dirs := r.getenv("XDG_CONFIG_DIRS")
 		if dirs == "" {
 			dirs = r.systemRoot("/etc/xdg")
@@ -354,12 +367,21 @@ func (r *Resolver) pipConfig() (map[string]pipEntry, string) {
 		envExists = err == nil
 	}
 	if !envExists {
-		if runtime.GOOS == "windows" {
+		switch r.goos() {
+		case "windows":
 			files = append(files, filepath.Join(r.home(), "pip", base))
 			if ad := r.getenv("APPDATA"); ad != "" {
 				files = append(files, filepath.Join(ad, "pip", base))
 			}
-		} else {
+		case "darwin":
+			// pip's user_config_dir: Application Support/pip when that
+			// directory exists, else ~/.config/pip.
+			user := filepath.Join(r.home(), "Library", "Application Support", "pip")
+			if fi, err := os.Stat(user); err != nil || !fi.IsDir() {
+				user = filepath.Join(r.home(), ".config", "pip")
+			}
+			files = append(files, filepath.Join(r.home(), ".pip", base), filepath.Join(user, base))
+		default:
 			files = append(files, filepath.Join(r.home(), ".pip", base), filepath.Join(r.xdgConfigHome(), "pip", base))
 		}
 	}

@@ -129,6 +129,13 @@ type Resolver struct {
 	// paths without the leading slash; "" means the machine's own (tests
 	// set it).
 	SystemDir string
+	// GOOS is the operating system whose rules the lookups follow: where
+	// each launcher's user and system config files are (one table per
+	// launcher: uvConfigFiles, pipConfig, pnpmGlobalRC, netrcFiles, ...)
+	// and whether variable names are
+	// case-insensitive. "" means runtime.GOOS; tests set it to check every
+	// OS's table on one machine.
+	GOOS string
 	// Client makes the requests; nil means a client with
 	// http.ProxyFromEnvironment and TLS as configured on this machine.
 	Client *http.Client
@@ -270,8 +277,22 @@ func (r *Resolver) environ() []string {
 	return os.Environ()
 }
 
+func (r *Resolver) goos() string {
+	if r.GOOS != "" {
+		return r.GOOS
+	}
+	return runtime.GOOS
+}
+
 func (r *Resolver) lookupEnv(k string) (string, bool) {
-	return command.Getenv(runtime.GOOS, r.environ(), k)
+	return command.Getenv(r.goos(), r.environ(), k)
+}
+
+// envAs returns the value of k and its name as the environment spells
+// it (see command.GetenvAs): what a message names as the source.
+func (r *Resolver) envAs(k string) (name, val string) {
+	name, val, _ = command.GetenvAs(r.goos(), r.environ(), k)
+	return name, val
 }
 
 func (r *Resolver) getenv(k string) string {
