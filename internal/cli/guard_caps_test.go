@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,7 +179,7 @@ func TestGuardInspectorCapabilities(t *testing.T) {
 			}
 			pin, ok := now[g]
 			if !ok {
-				t.Errorf("%s: %s not pinned with client-capabilities; pinned: %v", server, g, slices.Sorted(mapsKeys(now)))
+				t.Errorf("%s: %s not pinned with client-capabilities; pinned: %v", server, g, slices.Sorted(maps.Keys(now)))
 				continue
 			}
 			var def struct {
@@ -262,14 +263,4 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
