@@ -6,11 +6,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,14 +111,7 @@ func canonicalJSON(t *testing.T, raw json.RawMessage) string {
 // Inspector CLI (it declares roots) lists through guard exactly what it
 // lists directly, get-roots-list included, and can call it.
 func TestGuardInspectorCapabilities(t *testing.T) {
-	ev := testenv.NPMBin(t, "mcp-server-everything")
-	ag := buildAgentgate(t)
-	httpURL := "http://127.0.0.1:" + strconv.Itoa(testenv.StartNPMServer(t, ev, "streamableHttp")) + "/mcp"
-	repo := testenv.NewGitRepo(t)
-	mcpJSON := `{"mcpServers": {"everything": {"command": ` + strconv.Quote(ev) + `, "args": ["stdio"]}, "remote": {"type": "http", "url": ` + strconv.Quote(httpURL) + `}}}` + "\n"
-	if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte(mcpJSON), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ev, ag, httpURL, repo := everythingRepo(t)
 	env := builtEnv()
 	run := func(args ...string) (string, int) {
 		t.Helper()
@@ -178,7 +171,7 @@ func TestGuardInspectorCapabilities(t *testing.T) {
 			}
 			pin, ok := now[g]
 			if !ok {
-				t.Errorf("%s: %s not pinned with client-capabilities; pinned: %v", server, g, slices.Sorted(mapsKeys(now)))
+				t.Errorf("%s: %s not pinned with client-capabilities; pinned: %v", server, g, slices.Sorted(maps.Keys(now)))
 				continue
 			}
 			var def struct {
@@ -225,10 +218,7 @@ func TestGuardInspectorCapabilities(t *testing.T) {
 	if !slices.Contains(directNames, "get-roots-list") {
 		t.Fatalf("the Inspector is not listed get-roots-list directly (does it still declare roots?): %v", directNames)
 	}
-	guarded := map[string][]string{
-		"stdio": {"--", ag, "guard", "--server", "everything", "--", ev, "stdio"},
-		"http":  {"--", ag, "guard", "--server", "remote", "--url", httpURL, "--transport", "http"},
-	}
+	guarded := guardedInspector(ag, ev, httpURL)
 	for _, how := range []string{"stdio", "http"} {
 		t.Run(how, func(t *testing.T) {
 			out, stderr, err := testenv.RunInspector(t, repo, env, append([]string{"--cli", "--method", "tools/list"}, guarded[how]...)...)
@@ -262,14 +252,4 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -74,25 +74,41 @@ func lockedTools(t *testing.T, path, server string) []string {
 	return names
 }
 
-func TestGuardInspector(t *testing.T) {
-	ev := testenv.NPMBin(t, "mcp-server-everything")
-	ag := buildAgentgate(t)
-	httpURL := "http://127.0.0.1:" + strconv.Itoa(testenv.StartNPMServer(t, ev, "streamableHttp")) + "/mcp"
-	repo := testenv.NewGitRepo(t)
+// everythingRepo is the repository of the Inspector tests: a git
+// repository whose .mcp.json has server-everything ev twice, "everything"
+// over stdio and "remote" over streamable HTTP (an instance of its own at
+// httpURL); ag is the agentgate binary.
+func everythingRepo(t *testing.T) (ev, ag, httpURL, repo string) {
+	t.Helper()
+	ev = testenv.NPMBin(t, "mcp-server-everything")
+	ag = buildAgentgate(t)
+	httpURL = "http://127.0.0.1:" + strconv.Itoa(testenv.StartNPMServer(t, ev, "streamableHttp")) + "/mcp"
+	repo = testenv.NewGitRepo(t)
 	mcpJSON := `{"mcpServers": {"everything": {"command": ` + strconv.Quote(ev) + `, "args": ["stdio"]}, "remote": {"type": "http", "url": ` + strconv.Quote(httpURL) + `}}}` + "\n"
 	if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte(mcpJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return ev, ag, httpURL, repo
+}
+
+// guardedInspector is, by transport ("stdio", "http"), the Inspector's
+// arguments that reach everythingRepo's two servers through guard.
+func guardedInspector(ag, ev, httpURL string) map[string][]string {
+	return map[string][]string{
+		"stdio": {"--", ag, "guard", "--server", "everything", "--", ev, "stdio"},
+		"http":  {"--", ag, "guard", "--server", "remote", "--url", httpURL, "--transport", "http"},
+	}
+}
+
+func TestGuardInspector(t *testing.T) {
+	ev, ag, httpURL, repo := everythingRepo(t)
 	env := builtEnv()
 	lockCmd := exec.Command(ag, "lock")
 	lockCmd.Dir, lockCmd.Env = repo, env
 	if out, err := lockCmd.CombinedOutput(); err != nil {
 		t.Fatalf("agentgate lock: %v\n%s", err, out)
 	}
-	guarded := map[string][]string{
-		"stdio": {"--", ag, "guard", "--server", "everything", "--", ev, "stdio"},
-		"http":  {"--", ag, "guard", "--server", "remote", "--url", httpURL, "--transport", "http"},
-	}
+	guarded := guardedInspector(ag, ev, httpURL)
 	direct, _, err := testenv.RunInspector(t, repo, env, "--cli", ev, "stdio", "--method", "tools/list")
 	if err != nil {
 		t.Fatalf("Inspector against server-everything directly: %v", err)

@@ -112,7 +112,8 @@ func (s *session) sseEvent(ctx context.Context, sse bool) func([]byte) {
 			return // a response, a notification, or the endpoint event
 		}
 		var id mcp.RequestId
-		if json.Unmarshal(m.ID, &id) != nil || s.sse == nil {
+		tr, ok := s.tr.(*transport.SSE) // set before the stream starts
+		if json.Unmarshal(m.ID, &id) != nil || !ok {
 			return
 		}
 		resp, err := s.serverRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: m.Method})
@@ -120,7 +121,7 @@ func (s *session) sseEvent(ctx context.Context, sse bool) func([]byte) {
 			return
 		}
 		body, err := json.Marshal(resp)
-		endpoint := s.sse.GetEndpoint()
+		endpoint := tr.GetEndpoint()
 		if err != nil || endpoint == nil {
 			return
 		}

@@ -145,6 +145,29 @@ func serverLog(t *testing.T, path string) map[string][]string {
 	return got
 }
 
+// rootURI is the roots/list URI of the temporary directory root, written
+// out by hand (not by FileURI, which it checks): file:// and the absolute
+// path with slashes, and a leading one before a Windows drive letter (a
+// TempDir holds no character a URI path would escape).
+func rootURI(root string) string {
+	if runtime.GOOS == "windows" {
+		return "file:///" + filepath.ToSlash(root)
+	}
+	return "file://" + filepath.ToSlash(root)
+}
+
+// wantRootTool checks that res lists one tool, named (as the HTTP and SSE
+// servers here name it) after the root URI capture answered roots/list
+// with, "/" replaced by "_": rootURI(root).
+func wantRootTool(t *testing.T, res Result, root string) {
+	t.Helper()
+	want := strings.ReplaceAll(rootURI(root), "/", "_")
+	var tool struct{ Name string }
+	if len(res.Tools) != 1 || json.Unmarshal(res.Tools[0], &tool) != nil || tool.Name != want {
+		t.Errorf("tools %s: want one named after the root %s", res.Tools, rootURI(root))
+	}
+}
+
 // TestClientCapabilitiesAnswers: a server that sends roots/list, sampling,
 // elicitation and ping during the capture gets capture's answers (the
 // repository root as a file:// URI; a JSON-RPC error -1 saying agentgate
@@ -174,12 +197,7 @@ func TestClientCapabilitiesAnswers(t *testing.T) {
 		}
 		answers[id] = msg
 	}
-	// The root, written out by hand: file:// and the absolute path, with
-	// slashes (and a leading one before a Windows drive letter).
-	uri := "file://" + filepath.ToSlash(root)
-	if runtime.GOOS == "windows" {
-		uri = "file:///" + filepath.ToSlash(root)
-	}
+	uri := rootURI(root)
 	var roots struct {
 		Roots []struct{ URI, Name string }
 	}
@@ -311,10 +329,7 @@ func TestClientCapabilitiesHTTP(t *testing.T) {
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	var tool struct{ Name string }
-	if len(res.Tools) != 1 || json.Unmarshal(res.Tools[0], &tool) != nil || tool.Name != strings.ReplaceAll(FileURI(root), "/", "_") {
-		t.Errorf("tools %s: want one named after the root %s", res.Tools, FileURI(root))
-	}
+	wantRootTool(t, res, root)
 }
 
 // TestClientCapabilitiesSSE: over legacy SSE a server sends its requests
@@ -384,8 +399,5 @@ func TestClientCapabilitiesSSE(t *testing.T) {
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	var tool struct{ Name string }
-	if len(res.Tools) != 1 || json.Unmarshal(res.Tools[0], &tool) != nil || tool.Name != strings.ReplaceAll(FileURI(root), "/", "_") {
-		t.Errorf("tools %s: want one named after the root %s", res.Tools, FileURI(root))
-	}
+	wantRootTool(t, res, root)
 }

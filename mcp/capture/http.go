@@ -53,7 +53,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 		if err != nil {
 			return s.errorf(ErrConnect, "%s", s.cleanURLs(err.Error()))
 		}
-		s.tr, s.sse = tr, tr
+		s.tr = tr
 		if err := tr.Start(ctx); err != nil {
 			return s.fail(ctx, err)
 		}

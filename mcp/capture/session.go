@@ -36,9 +36,8 @@ type session struct {
 	listed  atomic.Int64 // bytes of every list result so far (lists run at once)
 
 	tr       transport.Interface
-	proc     *process       // stdio only
-	rt       *Remote        // HTTP only
-	sse      *transport.SSE // legacy SSE only
+	proc     *process // stdio only
+	rt       *Remote  // HTTP only
 	protocol string
 
 	// From the initialize (or server/discover) result.
