@@ -76,7 +76,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	lockName := lockNames(ws.project)
 	var pins []string
-	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
+	edits, err := editConfigs(ws, func(client, rel string, data []byte, outside bool) ([]byte, []string, error) {
 		out, done, err := config.PinFile(client, rel, data, func(s config.Server, spec config.PackageSpec) (string, string, error) {
 			name, ok := lockName(rel, s.Name)
 			if !ok {
@@ -90,10 +90,9 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			return version, digest, nil
 		})
 		var names []string
-		outside := ws.project.ConfigFile(rel).Outside // not edited: editConfigs names it
 		for _, d := range done {
 			names = append(names, d.Server)
-			if outside {
+			if outside { // not edited: editConfigs names it
 				continue
 			}
 			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, quoteVisible(d.Server), render.VisibleLine(d.From), render.VisibleLine(d.To)))

@@ -140,12 +140,12 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	// entry for them.
 	opt.Select = lockNames(p)
 	var left []*config.Unwrappable
-	edits, err := editConfigs(ws, func(client, rel string, data []byte) ([]byte, []string, error) {
+	edits, err := editConfigs(ws, func(client, rel string, data []byte, outside bool) ([]byte, []string, error) {
 		if undo {
 			return config.UnwrapFile(client, rel, data)
 		}
 		out, names, l, err := config.WrapFile(client, rel, data, opt)
-		if !ws.project.ConfigFile(rel).Outside { // not edited: editConfigs names it
+		if !outside { // not edited: editConfigs names it
 			left = append(left, l...)
 		}
 		return out, names, err
@@ -192,26 +192,28 @@ func lockNames(p *config.Project) func(file, server string) (string, bool) {
 // the repository, by its path or through a symbolic link
 // (Project.ConfigFile), is the user's own, not the repository's: it is
 // returned with outside set, for writeEdits to name and leave alone, and
-// its errors are not the command's.
-func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]byte, []string, error)) ([]fileEdit, error) {
+// its errors are not the command's. edit is told whether the file is
+// outside, so that it reports nothing of its own about such a file.
+func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outside bool) ([]byte, []string, error)) ([]fileEdit, error) {
 	var out []fileEdit
 	var errs config.Errors
 	var other []error
 	byReal := map[string]int{} // a file read under two names (a link) is edited once
 	for _, rel := range ws.project.Files {
-		if cf := ws.project.ConfigFile(rel); cf.Outside {
+		cf := ws.project.ConfigFile(rel)
+		client := config.ClientOf(rel, ws.project.Settings)
+		if cf.Outside {
 			data, err := os.ReadFile(cf.Abs)
 			if err != nil {
 				continue
 			}
-			nd, servers, err := edit(config.ClientOf(rel, ws.project.Settings), rel, data)
+			nd, servers, err := edit(client, rel, data, true)
 			if err == nil && string(nd) != string(data) {
 				out = append(out, fileEdit{rel: rel, abs: cf.Abs, servers: servers, outside: cf})
 			}
 			continue
 		}
-		client := config.ClientOf(rel, ws.project.Settings)
-		abs := ws.project.ConfigFile(rel).Abs
+		abs := cf.Abs
 		data, err := os.ReadFile(abs)
 		if err != nil {
 			other = append(other, fmt.Errorf("cannot read %s: %w", rel, err))
@@ -225,12 +227,12 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte) ([]by
 			// The same file under another name (and maybe another
 			// client's format): what the first name's edit wrote must
 			// need no further edit under this one.
-			if _, more, err := edit(client, rel, out[i].new); err != nil || len(more) > 0 {
+			if _, more, err := edit(client, rel, out[i].new, false); err != nil || len(more) > 0 {
 				other = append(other, fmt.Errorf("%s and %s are the same file read as two clients' configs; edit it by hand", out[i].rel, rel))
 			}
 			continue
 		}
-		nd, servers, err := edit(client, rel, data)
+		nd, servers, err := edit(client, rel, data, false)
 		if err != nil {
 			var ce config.Errors
 			var one *config.Error

@@ -87,7 +87,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			// No versions: run by hand, not by agentgate guard (or by an
 			// agentgate older than protocol 3, which gave none).
 			return usageError(stderr, "agentgate-mcp guard is started by agentgate guard, which gives it agentgate's version first; it was run without one",
-				"run agentgate guard instead: "+guardUsage,
+				"run agentgate guard instead; its "+config.GuardUsage,
 				"if agentgate guard started it, that agentgate is older than this agentgate-mcp: "+wire.InstallHint(wire.Version()))
 		}
 		if err != nil {
@@ -110,9 +110,6 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	return usageError(stderr, fmt.Sprintf("unknown command %q", cmd),
 		"agentgate starts agentgate-mcp itself: run agentgate (lock, diff, ci, auth, guard) instead; agentgate-mcp's own commands: "+bridge.Usage+", agentgate-mcp version")
 }
-
-// guardUsage is agentgate guard's two forms.
-const guardUsage = "agentgate guard --server NAME [--lockfile PATH] -- COMMAND [ARGS...], or agentgate guard --server NAME --url URL [--header 'K: V' ...]"
 
 // usageError prints "agentgate-mcp: error: MSG" and its hints, and
 // returns 2.

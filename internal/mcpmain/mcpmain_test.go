@@ -29,7 +29,7 @@ func TestGuardVersions(t *testing.T) {
 	}{
 		{"no versions: run by hand", append([]string{"guard"}, guardArgs...), 2,
 			"agentgate-mcp: error: agentgate-mcp guard is started by agentgate guard, which gives it agentgate's version first; it was run without one\n" +
-				"agentgate: hint: run agentgate guard instead: agentgate guard --server NAME [--lockfile PATH] -- COMMAND [ARGS...], or agentgate guard --server NAME --url URL [--header 'K: V' ...]\n" +
+				"agentgate: hint: run agentgate guard instead; its usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift withhold|block|warn] -- COMMAND [ARGS...], or for a remote server: agentgate guard --server NAME [...] --url URL [--header 'K: V' ...] [--transport http|sse]\n" +
 				"agentgate: hint: if agentgate guard started it, that agentgate is older than this agentgate-mcp: install agentgate and agentgate-mcp together, from one checkout, into one directory: go install ./cmd/... (or go build -o DIR/ ./cmd/..., DIR being agentgate's directory); for the latest release: go install github.com/agentgate/agentgate/cmd/...@latest\n"},
 		{"another version", append([]string{"guard", "--agentgate-version", strconv.Itoa(wire.ProtocolVersion) + "/v1.2.3"}, guardArgs...), 3,
 			"agentgate: error: agentgate v1.2.3 (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") and agentgate-mcp " + wire.Version() + " (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") are different versions\n" +
@@ -38,7 +38,7 @@ func TestGuardVersions(t *testing.T) {
 			"(protocol " + strconv.Itoa(wire.ProtocolVersion+1) + ") and agentgate-mcp " + wire.Version() + " (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") are different versions\n"},
 		{"unreadable versions", append([]string{"guard", "--agentgate-version", "x"}, guardArgs...), 2, "it was run without one"},
 		{"flag without value", []string{"guard", "--agentgate-version"}, 2, "it was run without one"},
-		{"guard alone", []string{"guard"}, 2, "agentgate: hint: run agentgate guard instead: "},
+		{"guard alone", []string{"guard"}, 2, "agentgate: hint: run agentgate guard instead; its usage: agentgate guard "},
 		{"same version: guard runs", wire.GuardArgs(guardArgs), 2, "no lockfile"},
 		// The usage hint names the remote form too.
 		{"--header without --url", wire.GuardArgs([]string{"--server", "s", "--header", "X: y", "--", "false"}), 2,
