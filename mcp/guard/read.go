@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/agentgate/agentgate/internal/mmap"
@@ -16,7 +17,7 @@ import (
 // serverLoop reads the server's messages until its output ends and
 // handles each (fromServer). It returns the read error other than EOF.
 func (p *proxy) serverLoop(r io.Reader) error {
-	lr := newLineReader(r, int(min(p.opts.SpillBytes, maxInt-1))+1) // a line of SpillBytes and its newline
+	lr := newLineReader(r, int(min(p.opts.SpillBytes, math.MaxInt-1))+1) // a line of SpillBytes and its newline
 	for {
 		err := p.nextLine(lr)
 		if err != nil {
@@ -27,9 +28,6 @@ func (p *proxy) serverLoop(r io.Reader) error {
 		}
 	}
 }
-
-// maxInt is the largest int.
-const maxInt = int64(^uint(0) >> 1)
 
 // nextLine reads one line of the server's and handles it. A line of at
 // most SpillBytes is handled where it lies in lr's buffer (fromServer
