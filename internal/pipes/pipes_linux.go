@@ -23,11 +23,7 @@ func Widen(f *os.File, size int) (int, error) {
 	}
 	got := 0
 	cerr := c.Control(func(fd uintptr) {
-		var st unix.Stat_t
-		if err = unix.Fstat(int(fd), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
-			return
-		}
-		if got, err = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err != nil || got >= size {
+		if got, err = fifoSize(fd); err != nil || got == 0 || got >= size {
 			return
 		}
 		got, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, size)
@@ -56,11 +52,19 @@ func Size(f *os.File) int {
 		return 0
 	}
 	n := 0
-	_ = c.Control(func(fd uintptr) {
-		var st unix.Stat_t
-		if unix.Fstat(int(fd), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO {
-			n, _ = unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0)
-		}
-	})
+	_ = c.Control(func(fd uintptr) { n, _ = fifoSize(fd) })
 	return n
+}
+
+// fifoSize is the capacity of the pipe fd is an end of: 0 and no error
+// when fd is not a pipe, 0 and the error when fstat fails.
+func fifoSize(fd uintptr) (int, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fd), &st); err != nil {
+		return 0, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return 0, nil
+	}
+	return unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0)
 }
