@@ -90,8 +90,10 @@ func runGuard(e *env, fs *flag.FlagSet, args []string) error {
 	g.Lockfile = lockPath
 	maxBytes, maxTools := st.MaxListingBytes, st.MaxTools
 	var ignore []string
+	g.AllowUnpinnedPackage = g.AllowUnpinnedPackage || st.AllowUnpinnedPackage
 	if ss, ok := st.Servers[g.Server]; ok {
 		ignore = ss.IgnoreMembers
+		g.AllowUnpinnedPackage = g.AllowUnpinnedPackage || ss.AllowUnpinnedPackage
 		maxBytes = cmp.Or(ss.MaxListingBytes, maxBytes)
 		maxTools = cmp.Or(ss.MaxTools, maxTools)
 	}

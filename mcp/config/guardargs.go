@@ -23,7 +23,7 @@ var OnDriftModes = []string{"withhold", "block", "warn"}
 
 // GuardArgs is guard's command line after "guard":
 //
-//	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn] [--allow-unlocked]
+//	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn] [--allow-unlocked] [--allow-unpinned-package]
 //	[--ignore-member PATH ...] [--max-listing-bytes N] [--max-tools N]
 //	-- COMMAND [ARGS...]
 //
@@ -63,6 +63,7 @@ func (g *GuardArgs) Register(fs *flag.FlagSet) {
 	fs.StringVar(&g.Lockfile, "lockfile", "", "lockfile `path` (default: the repository's, see above)")
 	fs.StringVar(&g.OnDrift, "on-drift", "", "what to do with a listing that differs from the lockfile: withhold (the default), block or warn")
 	fs.BoolVar(&g.AllowUnlocked, "allow-unlocked", false, "run the server even without a lockfile entry for it (its listings then pass unchecked)")
+	fs.BoolVar(&g.AllowUnpinnedPackage, "allow-unpinned-package", false, "start the server even when its command runs another package, version or file than agentgate.lock pins (a warning instead of a refusal)")
 	fs.Var(guardList{&g.IgnoreMembers}, "ignore-member", "a tool member `path` left out of the comparison, as agentgate.toml's ignore-members (repeatable; added to agentgate.toml's)")
 	fs.Int64Var(&g.MaxListingBytes, "max-listing-bytes", 0, "the largest listing page guard reads, in `bytes` (default: agentgate.toml's max-listing-bytes, else capture's limit)")
 	fs.IntVar(&g.MaxTools, "max-tools", 0, "the most tools a listing page may hold (default: agentgate.toml's max-tools, else capture's limit)")
@@ -79,7 +80,7 @@ func GuardArgsOf(fs *flag.FlagSet, rest []string) GuardArgs {
 	g := GuardArgs{
 		Guard: Guard{
 			Server: get("server").(string), Lockfile: get("lockfile").(string), OnDrift: get("on-drift").(string),
-			AllowUnlocked: get("allow-unlocked").(bool), IgnoreMembers: get("ignore-member").([]string),
+			AllowUnlocked: get("allow-unlocked").(bool), AllowUnpinnedPackage: get("allow-unpinned-package").(bool), IgnoreMembers: get("ignore-member").([]string),
 			MaxListingBytes: get("max-listing-bytes").(int64), MaxTools: get("max-tools").(int),
 		},
 		URL: get("url").(string), Headers: get("header").([]string), Transport: get("transport").(string),
@@ -188,7 +189,7 @@ func (g GuardArgs) Mode() string {
 
 // Argv is the command line that parses back as g (after "guard"), in the
 // order agentgate wrap writes it: --server, --lockfile, --on-drift,
-// --allow-unlocked, --ignore-member, --max-listing-bytes, --max-tools,
+// --allow-unlocked, --allow-unpinned-package, --ignore-member, --max-listing-bytes, --max-tools,
 // --url, --header, --transport, then "--" and the command. Flags at
 // their zero value are left out.
 func (g GuardArgs) Argv() []string {
@@ -202,6 +203,9 @@ func (g GuardArgs) Argv() []string {
 	add("--on-drift", g.OnDrift)
 	if g.AllowUnlocked {
 		args = append(args, "--allow-unlocked")
+	}
+	if g.AllowUnpinnedPackage {
+		args = append(args, "--allow-unpinned-package")
 	}
 	for _, m := range g.IgnoreMembers {
 		args = append(args, "--ignore-member", m)
