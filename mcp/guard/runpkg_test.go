@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -263,4 +268,278 @@ func startBare(t testing.TB, command string, args ...string) *pkgSession {
 	}()
 	t.Cleanup(func() { inW.Close() })
 	return s
+}
+
+// TestGuardNPMPackageBadInput: what guard does when it cannot establish
+// that npx would run the locked package, each time starting nothing
+// (exit 3, a JSON-RPC error for the client's initialize, no install in
+// the cache): a registry that cannot be reached with an empty cache; npx
+// missing from PATH; a registry that republished 1.0.0 with other bytes;
+// an install in npx's cache whose files were swapped for 1.0.1's after
+// npm installed it (its record still names 1.0.0's integrity). A lockfile
+// without a package for the server starts the command as configured, and
+// says so.
+func TestGuardNPMPackageBadInput(t *testing.T) {
+	needNPX(t)
+	reg := npmregistry.Start(t, npmregistry.Dir(t, npmregistry.Mailer100), npmregistry.Dir(t, npmregistry.Mailer101))
+	v100, v101 := reg.Get(t, npmregistry.Mailer, "1.0.0"), reg.Get(t, npmregistry.Mailer, "1.0.1")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	locked := &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: v100.Integrity, Registry: reg.URL}
+	lockPath := mailerLock(t, dir, locked)
+	args := []string{"--server", "mail", "--lockfile", lockPath, "--", "npx", "-y", npmregistry.Mailer}
+	refused := func(t *testing.T, cache string, want ...string) {
+		t.Helper()
+		s := startPkgSession(t, args...)
+		r := s.request("1", "initialize", initParams)
+		if code := s.end(); code != ExitUnverified {
+			t.Errorf("exit %d, want 3\n%s", code, s.stderr)
+		}
+		if !strings.Contains(r, `"error"`) || !strings.Contains(r, `did not start server \"mail\"`) {
+			t.Errorf("the client's initialize got %q", r)
+		}
+		for _, w := range want {
+			if !strings.Contains(s.stderr.String(), w) {
+				t.Errorf("stderr lacks %q:\n%s", w, s.stderr)
+			}
+		}
+		if strings.Contains(s.stderr.String(), "tools/list") {
+			t.Errorf("a server was started:\n%s", s.stderr)
+		}
+		t.Logf("guard's stderr:\n%s", s.stderr)
+	}
+
+	t.Run("unreachable registry, empty cache", func(t *testing.T) {
+		cache := npmEnv(t, reg)
+		t.Setenv("npm_config_registry", "http://127.0.0.1:1/")
+		refused(t, cache, "cannot check agentgate-test-mailer@1.0.0 before npx installs it", "connection refused", "npx has not installed")
+		if _, err := os.Stat(filepath.Join(cache, "_npx")); !os.IsNotExist(err) {
+			t.Errorf("npx ran: %v", err)
+		}
+	})
+	t.Run("npx missing from PATH", func(t *testing.T) {
+		npmEnv(t, reg)
+		t.Setenv("PATH", t.TempDir())
+		refused(t, "", `cannot install agentgate-test-mailer@1.0.0`, "npx")
+	})
+	t.Run("republished with other bytes", func(t *testing.T) {
+		cache := npmEnv(t, reg)
+		other := startRegistry(t)
+		other.Republish(npmregistry.Mailer, "1.0.0", other.Get(t, npmregistry.Mailer, "1.0.1"))
+		t.Setenv("npm_config_registry", other.URL)
+		refused(t, cache, "publishes agentgate-test-mailer@1.0.0 with integrity "+v101.Integrity, "agentgate.lock pins "+v100.Integrity)
+		if got := other.Requests(); len(got) != 1 {
+			t.Errorf("want guard's one packument request, got %q (did npx run?)", got)
+		}
+	})
+	t.Run("installed files swapped", func(t *testing.T) {
+		cache := npmEnv(t, reg)
+		s := startPkgSession(t, args...)
+		if got := s.call(); !strings.Contains(got, "mailer 1.0.0") {
+			t.Fatalf("%s\n%s", got, s.stderr)
+		}
+		s.end()
+		installed, err := filepath.Glob(filepath.Join(cache, "_npx", "*", "node_modules", npmregistry.Mailer, "server.js"))
+		if err != nil || len(installed) != 1 {
+			t.Fatalf("npx's install: %v %v", installed, err)
+		}
+		evil, err := os.ReadFile(filepath.Join(npmregistry.Dir(t, npmregistry.Mailer101), "server.js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(installed[0], evil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, cache, "server.js differs from the file in the tarball agentgate.lock pins", "remove that install")
+	})
+	t.Run("no package in the lockfile", func(t *testing.T) {
+		npmEnv(t, reg)
+		reg.SetLatest(npmregistry.Mailer, "1.0.1")
+		noPkg := mailerLock(t, t.TempDir(), nil)
+		s := startPkgSession(t, "--server", "mail", "--lockfile", noPkg, "--", "npx", "-y", npmregistry.Mailer)
+		if got := s.call(); !strings.Contains(got, "mailer 1.0.1") {
+			t.Errorf("%s\n%s", got, s.stderr)
+		}
+		s.end()
+		if want := `"mail": package: agentgate.lock pins no package for this server: agentgate-test-mailer started as configured; run 'agentgate lock --server mail' to pin it`; !strings.Contains(s.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+		}
+	})
+}
+
+// startRegistry is a loopback registry serving both mailer versions.
+func startRegistry(t *testing.T) *npmregistry.Registry {
+	return npmregistry.Start(t, npmregistry.Dir(t, npmregistry.Mailer100), npmregistry.Dir(t, npmregistry.Mailer101))
+}
+
+// TestGuardRunsLockedPackageEveryLauncher: for every launcher agentgate
+// recognises besides npx (whose registry test is above), a fake launcher
+// on PATH records its arguments and runs agentgate-test-mailer 1.0.0 when
+// they name the locked version (or digest), else 1.0.1 (the registry's
+// latest). Started from a wrapped .mcp.json entry with the unpinned spec,
+// guard runs the locked version, and the config file is byte for byte as
+// it was; a config naming another version is refused and nothing is
+// started.
+func TestGuardRunsLockedPackageEveryLauncher(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake launchers are shell scripts")
+	}
+	digest := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
+	b64 := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return base64.StdEncoding.EncodeToString(sum[:])
+	}
+	npm := &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(make([]byte, 64)), Registry: "http://127.0.0.1:1/"}
+	pypi := &lock.Package{Ecosystem: "pypi", Name: "mcp-mailer", Version: "1.0.0", Integrity: "sha256-" + b64("files"), Registry: "http://127.0.0.1:1/simple/"}
+	oci := &lock.Package{Ecosystem: "oci", Name: "mcp/mailer", Version: "latest", Integrity: "sha256:" + digest("1.0.0"), Registry: "docker.io"}
+	gomod := &lock.Package{Ecosystem: "go", Name: "example.com/mailer", Version: "v1.0.0", Integrity: "h1:" + b64("zip"), Registry: "http://127.0.0.1:1/"}
+	for _, tc := range []struct {
+		launcher  string
+		args      []string // unpinned
+		locked    *lock.Package
+		marker    string   // in the arguments when the locked version runs
+		want      string   // the argument guard runs instead
+		other     []string // names another version
+		otherWant string   // in guard's refusal
+	}{
+		{"pnpm", []string{"dlx", npmregistry.Mailer}, npm, "@1.0.0", npmregistry.Mailer + "@1.0.0", []string{"dlx", npmregistry.Mailer + "@1.0.1"}, "locked 1.0.0, configured 1.0.1"},
+		{"bunx", []string{npmregistry.Mailer}, npm, "@1.0.0", npmregistry.Mailer + "@1.0.0", []string{npmregistry.Mailer + "@1.0.1"}, "locked 1.0.0, configured 1.0.1"},
+		{"yarn", []string{"dlx", npmregistry.Mailer + "@latest"}, npm, "@1.0.0", npmregistry.Mailer + "@1.0.0", []string{"dlx", npmregistry.Mailer + "@1.0.1"}, "locked 1.0.0, configured 1.0.1"},
+		{"uvx", []string{"mcp-mailer"}, pypi, "==1.0.0", "mcp-mailer==1.0.0", []string{"mcp-mailer==1.0.1"}, "locked 1.0.0, configured 1.0.1"},
+		{"uv", []string{"tool", "run", "--from", "mcp-mailer", "mailer"}, pypi, "==1.0.0", "mcp-mailer==1.0.0", []string{"tool", "run", "mcp-mailer@1.0.1"}, "locked 1.0.0, configured 1.0.1"},
+		{"pipx", []string{"run", "mcp-mailer"}, pypi, "==1.0.0", "mcp-mailer==1.0.0", []string{"run", "--spec", "mcp-mailer==1.0.1", "mailer"}, "locked 1.0.0, configured 1.0.1"},
+		{"docker", []string{"run", "-i", "--rm", "mcp/mailer"}, oci, oci.Integrity, "mcp/mailer:latest@" + oci.Integrity, []string{"run", "-i", "--rm", "mcp/mailer@sha256:" + digest("1.0.1")}, "configured sha256:" + digest("1.0.1")},
+		{"podman", []string{"run", "-i", "mcp/mailer:latest"}, oci, oci.Integrity, "mcp/mailer:latest@" + oci.Integrity, []string{"run", "-i", "mcp/mailer:latest@sha256:" + digest("1.0.1")}, "locked " + oci.Integrity},
+		{"go", []string{"run", "example.com/mailer/cmd/mailer@latest"}, gomod, "@v1.0.0", "example.com/mailer/cmd/mailer@v1.0.0", []string{"run", "example.com/mailer/cmd/mailer@v1.0.1"}, "locked v1.0.0, configured v1.0.1"},
+	} {
+		t.Run(tc.launcher, func(t *testing.T) {
+			bin, argv := fakeLauncher(t, tc.launcher, tc.marker)
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			dir := t.TempDir()
+			t.Chdir(dir)
+			lockPath := mailerLock(t, dir, tc.locked)
+			wrapped := append([]string{"guard", "--server", "mail", "--lockfile", lockPath, "--", tc.launcher}, tc.args...)
+			cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"mail": map[string]any{"command": "agentgate", "args": wrapped}}}, "", "  ")
+			if err := os.WriteFile(".mcp.json", cfg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// The args the client passes are the config's, as written.
+			var entry struct {
+				MCPServers map[string]struct{ Args []string } `json:"mcpServers"`
+			}
+			if err := json.Unmarshal(cfg, &entry); err != nil {
+				t.Fatal(err)
+			}
+			s := startPkgSession(t, entry.MCPServers["mail"].Args[1:]...)
+			if got := s.call(); !strings.Contains(got, "mailer 1.0.0: sent to bob") {
+				t.Errorf("did not run the locked version: %s\n%s", got, s.stderr)
+			}
+			if code := s.end(); code != ExitOK {
+				t.Errorf("exit %d\n%s", code, s.stderr)
+			}
+			ran, _ := os.ReadFile(argv)
+			if !strings.Contains(" "+strings.TrimSpace(string(ran))+" ", " "+tc.want+" ") {
+				t.Errorf("%s ran with %q, want the argument %q", tc.launcher, ran, tc.want)
+			}
+			if !strings.Contains(s.stderr.String(), `"mail": package: runs `+tc.want+` instead of `) {
+				t.Errorf("guard's log does not say what it pinned:\n%s", s.stderr)
+			}
+			if now, err := os.ReadFile(".mcp.json"); err != nil || !bytes.Equal(now, cfg) {
+				t.Errorf(".mcp.json changed:\n%s", now)
+			}
+
+			os.Remove(argv)
+			s = startPkgSession(t, append([]string{"--server", "mail", "--lockfile", lockPath, "--", tc.launcher}, tc.other...)...)
+			r := s.request("1", "initialize", initParams)
+			if code := s.end(); code != ExitUnverified || !strings.Contains(r, `"error"`) {
+				t.Errorf("another version: exit %d, initialize %q", code, r)
+			}
+			if !strings.Contains(s.stderr.String(), tc.otherWant) || !strings.Contains(s.stderr.String(), "agentgate lock --server mail") {
+				t.Errorf("stderr lacks %q:\n%s", tc.otherWant, s.stderr)
+			}
+			if _, err := os.Stat(argv); err == nil {
+				t.Errorf("%s was started for a refused config", tc.launcher)
+			}
+		})
+	}
+}
+
+// fakeLauncher writes an executable named launcher in a new directory: it
+// appends its arguments to a log file (one line per start), then runs
+// agentgate-test-mailer 1.0.0 with node when one argument contains marker,
+// else 1.0.1. It returns the directory and the log file.
+func fakeLauncher(t *testing.T, launcher, marker string) (dir, argv string) {
+	t.Helper()
+	dir = t.TempDir()
+	argv = filepath.Join(t.TempDir(), "argv")
+	script := fmt.Sprintf(`#!/bin/sh
+echo "$*" >> %q
+for a in "$@"; do
+	case "$a" in *%s*) exec node %q ;; esac
+done
+exec node %q
+`, argv, marker, filepath.Join(npmregistry.Dir(t, npmregistry.Mailer100), "server.js"), filepath.Join(npmregistry.Dir(t, npmregistry.Mailer101), "server.js"))
+	if err := os.WriteFile(filepath.Join(dir, launcher), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, argv
+}
+
+// TestGuardChecksLockedFile: a server that runs a script of the
+// repository (node tools/mailer.js, or the script itself as the command)
+// starts when the script's bytes are the locked ones, and is refused,
+// naming the file and both hashes, once the script was edited (the same
+// tools, other code).
+func TestGuardChecksLockedFile(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		testenv.Missing(t, "node is not on PATH")
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	src := func(pkg string) []byte {
+		b, err := os.ReadFile(filepath.Join(npmregistry.Dir(t, pkg), "server.js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	os.Mkdir("tools", 0o755)
+	if err := os.WriteFile("tools/mailer.js", src(npmregistry.Mailer100), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(src(npmregistry.Mailer100))
+	integrity := "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+	lockPath := mailerLock(t, dir, &lock.Package{Ecosystem: "file", Name: "tools/mailer.js", Integrity: integrity})
+	for _, cmd := range [][]string{{"node", "tools/mailer.js"}, {"./tools/mailer.js"}} {
+		s := startPkgSession(t, append([]string{"--server", "mail", "--lockfile", lockPath, "--"}, cmd...)...)
+		if got := s.call(); !strings.Contains(got, "mailer 1.0.0") {
+			t.Errorf("%q: %s\n%s", cmd, got, s.stderr)
+		}
+		s.end()
+		if want := `"mail": package: runs tools/mailer.js, whose bytes are the ones agentgate.lock pins (` + integrity + `)`; !strings.Contains(s.stderr.String(), want) {
+			t.Errorf("%q: stderr lacks %q:\n%s", cmd, want, s.stderr)
+		}
+	}
+
+	if err := os.WriteFile("tools/mailer.js", src(npmregistry.Mailer101), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	edited := sha256.Sum256(src(npmregistry.Mailer101))
+	s := startPkgSession(t, "--server", "mail", "--lockfile", lockPath, "--", "node", "tools/mailer.js")
+	r := s.request("1", "initialize", initParams)
+	if code := s.end(); code != ExitUnverified || !strings.Contains(r, `"error"`) {
+		t.Errorf("edited script: exit %d, initialize %q", code, r)
+	}
+	want := `server "mail" runs tools/mailer.js, which changed since it was locked: its SHA-256 is sha256-` + base64.StdEncoding.EncodeToString(edited[:]) + ", agentgate.lock pins " + integrity
+	if !strings.Contains(s.stderr.String(), want) || !strings.Contains(s.stderr.String(), "agentgate lock --server mail") {
+		t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+	}
+
+	// Another file than the locked one.
+	os.WriteFile("other.js", src(npmregistry.Mailer100), 0o755)
+	s = startPkgSession(t, "--server", "mail", "--lockfile", lockPath, "--", "node", "other.js")
+	s.request("1", "initialize", initParams)
+	if code := s.end(); code != ExitUnverified || !strings.Contains(s.stderr.String(), "agentgate.lock pins the file tools/mailer.js") {
+		t.Errorf("another file: exit %d\n%s", code, s.stderr)
+	}
 }
