@@ -337,7 +337,15 @@ func answerFirstRequest(stdin io.Reader, stdout io.Writer, message string) {
 				return
 			}
 			if env.id != nil {
-				out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(env.id), "error": map[string]any{"code": -32603, "message": message}})
+				type rpcError struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				}
+				out, _ := json.Marshal(struct {
+					JSONRPC string          `json:"jsonrpc"`
+					ID      json.RawMessage `json:"id"`
+					Error   rpcError        `json:"error"`
+				}{"2.0", env.id, rpcError{-32603, message}})
 				_, _ = stdout.Write(append(out, '\n'))
 				return
 			}
