@@ -54,8 +54,9 @@ default_pkgs=(
 	lock
 	mcp/wire
 	mcp/bridge
-	internal/fakeserver
-	internal/fakeserver/fakehttp
+	internal/demo
+	internal/testing/fakeserver
+	internal/testing/fakehttp
 	internal/mcpmain
 	internal/hidden
 	mcp/command
@@ -65,7 +66,7 @@ default_pkgs=(
 	mcp/auth
 	mcp/registry
 )
-# Not run: gitint, hooks, internal/cli, internal/workflows. Their tests
+# Not run: gitint, hooks, internal/cli, internal/testing/workflows. Their tests
 # drive git, sh, go or actionlint, none of which exists for Windows here
 # (no Git for Windows, no Go toolchain for Windows in the prefix).
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/pipes"
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestPipesWidened: guard widens the pipe it reads the server from
