@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/internal/demo"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -108,7 +108,7 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 	}
 	fmt.Fprintf(w, "agentgate demo: a rug pull, caught. Everything runs on this machine.\n\n")
 
-	fmt.Fprintf(w, "1. A new git repository, %s, with one MCP client config:\n", render.VisibleLine(dir))
+	fmt.Fprintf(w, "1. A new git repository, %s, with one MCP client config:\n", safetext.VisibleLine(dir))
 	fmt.Fprintf(w, "   .mcp.json starts %q, a small MCP server built into agentgate, with 3 tools.\n\n", demo.ServerName)
 	if err := demo.WriteRepo(dir, exe); err != nil {
 		return unverified(fmt.Errorf("demo: cannot create the repository in %s: %v", dir, err))
@@ -176,7 +176,7 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 	fmt.Fprintf(w, "'agentgate ci' fails the same way; the pre-commit hook ('agentgate install')\n")
 	fmt.Fprintf(w, "blocks commits that change a server until its new lockfile is reviewed and staged.\n")
 	if flags.Lookup("keep").Value.String() != "" {
-		fmt.Fprintf(w, "\nThe repository is kept in %s: run 'agentgate diff' there; delete %s to undo the rug pull.\n", render.VisibleLine(dir), demo.RugpullFile)
+		fmt.Fprintf(w, "\nThe repository is kept in %s: run 'agentgate diff' there; delete %s to undo the rug pull.\n", safetext.VisibleLine(dir), demo.RugpullFile)
 	} else {
 		fmt.Fprintf(w, "\nThe throwaway repository has been deleted. Next: docs/ROUTES.md.\n")
 	}

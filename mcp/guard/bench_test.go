@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/pipes"
+	"github.com/agentgate/agentgate/internal/sys/pipes"
 	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/lock"
 )

@@ -50,7 +50,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agentgate/agentgate/internal/demo"
 	"io"
 	"os"
 	"os/exec"
@@ -60,6 +59,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentgate/agentgate/internal/demo"
 )
 
 // Main runs the fake with command-line args (without the program name; see
