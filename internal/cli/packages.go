@@ -142,8 +142,8 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 
 // unpinnedNotes names every server whose command runs a package without
 // an exact version (with the exact spec `agentgate pin` would write, from
-// lf's package entry, or "not locked yet") and every command no package
-// can be attributed to.
+// lf's package entry, which agentgate guard starts instead, or "not
+// locked yet") and every command no package can be attributed to.
 func unpinnedNotes(checks []packageCheck) []string {
 	var out []string
 	for _, c := range checks {
@@ -152,9 +152,10 @@ func unpinnedNotes(checks []packageCheck) []string {
 		case c.unpin != nil:
 			out = append(out, fmt.Sprintf("%s is unpinnable: %s", who, c.unpin.Reason))
 		case c.ok && !c.spec.Exact:
-			pin := "not locked yet: lock it with --lockfile-version 2 to pin the exact version"
+			pin := "not locked yet: lock it with --lockfile-version 2 to pin the exact version (agentgate guard starts it as configured until then)"
 			if samePackage(c.spec, c.locked) {
-				pin = "agentgate pin would write " + pinnedSpec(c.spec, c.locked)
+				exact := pinnedSpec(c.spec, c.locked)
+				pin = "agentgate pin would write " + exact + "; agentgate guard starts " + exact + ", not what the registry serves today (a newer release is drift for agentgate ci)"
 			}
 			raw := c.spec.Raw
 			if strings.HasPrefix(raw, "-") { // --package=SPEC, --from=SPEC
