@@ -17,6 +17,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -68,54 +69,81 @@ type Registry struct {
 	requests []string
 }
 
-// Start packs each package directory with `npm pack` (npm must be on
-// PATH) and serves them; the latest dist-tag of each name is the highest
-// version given last for it. The server stops at the end of the test.
+// Start packs each package directory (Pack) and serves them (Serve);
+// the server stops at the end of the test.
 func Start(t testing.TB, dirs ...string) *Registry {
 	t.Helper()
+	vs, err := Pack(t.TempDir(), dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Serve(vs)
+	t.Cleanup(r.Close)
+	return r
+}
+
+// Pack packs each package directory with `npm pack` (npm must be on
+// PATH) into out, and checks that the integrity npm reports is the
+// SHA-512 of the tarball.
+func Pack(out string, dirs ...string) ([]Version, error) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		t.Fatalf("npmregistry: npm is not on PATH (install Node.js and npm): %v", err)
+		return nil, fmt.Errorf("npmregistry: npm is not on PATH (install Node.js and npm): %v", err)
 	}
-	r := &Registry{versions: map[string]map[string]Version{}, latest: map[string]string{}}
-	out := t.TempDir()
+	var vs []Version
 	for _, dir := range dirs {
+		cache, err := os.MkdirTemp(out, "cache")
+		if err != nil {
+			return nil, err
+		}
 		cmd := exec.Command(npm, "pack", "--json", "--pack-destination", out)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "npm_config_cache="+t.TempDir(), "npm_config_update_notifier=false", "npm_config_loglevel=error")
+		cmd.Env = append(os.Environ(), "npm_config_cache="+cache, "npm_config_update_notifier=false", "npm_config_loglevel=error")
 		b, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("npmregistry: npm pack in %s: %v", dir, err)
+			return nil, fmt.Errorf("npmregistry: npm pack in %s: %v", dir, err)
 		}
 		var packed []struct{ Name, Version, Filename, Integrity string }
 		if err := json.Unmarshal(b, &packed); err != nil || len(packed) != 1 {
-			t.Fatalf("npmregistry: npm pack --json in %s: %v\n%s", dir, err, b)
+			return nil, fmt.Errorf("npmregistry: npm pack --json in %s: %v\n%s", dir, err, b)
 		}
 		p := packed[0]
 		tgz, err := os.ReadFile(filepath.Join(out, p.Filename))
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		var manifest struct{ Bin map[string]string }
 		if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err != nil || json.Unmarshal(b, &manifest) != nil {
-			t.Fatalf("npmregistry: %s/package.json: %v", dir, err)
+			return nil, fmt.Errorf("npmregistry: %s/package.json: %v", dir, err)
 		}
 		sum := sha512.Sum512(tgz)
 		v := Version{Name: p.Name, Version: p.Version, Bin: manifest.Bin, Tarball: tgz, Integrity: "sha512-" + base64.StdEncoding.EncodeToString(sum[:])}
 		if v.Integrity != p.Integrity {
-			t.Fatalf("npmregistry: npm pack says %s, the tarball hashes to %s", p.Integrity, v.Integrity)
+			return nil, fmt.Errorf("npmregistry: npm pack says %s, the tarball hashes to %s", p.Integrity, v.Integrity)
 		}
-		if r.versions[p.Name] == nil {
-			r.versions[p.Name] = map[string]Version{}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+// Serve serves vs on a loopback port until Close; the latest dist-tag of
+// each name is the version given last for it.
+func Serve(vs []Version) *Registry {
+	r := &Registry{versions: map[string]map[string]Version{}, latest: map[string]string{}}
+	for _, v := range vs {
+		if r.versions[v.Name] == nil {
+			r.versions[v.Name] = map[string]Version{}
 		}
-		r.versions[p.Name][p.Version] = v
-		r.latest[p.Name] = p.Version
+		r.versions[v.Name][v.Version] = v
+		r.latest[v.Name] = v.Version
 	}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.srv.Close)
 	r.URL = r.srv.URL + "/"
 	return r
 }
+
+// Close stops the server.
+func (r *Registry) Close() { r.srv.Close() }
 
 // Get returns the packed version of name.
 func (r *Registry) Get(t testing.TB, name, version string) Version {
