@@ -10,7 +10,10 @@
 #   10b cold: an empty npm cache for every run of both (guard asks the
 #       registry, has npx install, checks the install, then starts it):
 #       printed for information (target 3x)
-# Prints one line per target ending in PASS or FAIL; exits 1 if 10a fails.
+# (harness ratio splits its commands at "--", so guard is given the server
+# command without it: guard's flags end at the first argument that is not
+# one.) Prints one line per target ending in PASS or FAIL; exits 1 if 10a
+# fails.
 # Method and recorded figures: docs/PERFORMANCE.md.
 #
 #   scripts/bench/runpkg.sh           # 9 alternated runs each
@@ -44,7 +47,7 @@ printf '{"mcpServers": {"mail": {"command": "npx", "args": ["-y", "agentgate-tes
 fails=0
 "$H" ratio -runs "$RUNS" -target 1.2 \
 	-name "10a start-up, warm cache: guard (npx -y pkg, runs the locked 1.0.0) vs bare npx -y pkg@1.0.0" \
-	-- env -C "$W/ws" "$H" bare "$AG" guard --server mail -- npx -y agentgate-test-mailer \
+	-- env -C "$W/ws" "$H" bare "$AG" guard --server mail npx -y agentgate-test-mailer \
 	-- env -C "$W/ws" "$H" bare npx -y agentgate-test-mailer@1.0.0 || fails=1
 # A fresh cache per run, made the same way for both.
 cold() { printf 'c=$(mktemp -d -p %s) && npm_config_cache=$c %s' "$W/cold" "$*"; }
