@@ -230,15 +230,18 @@ func checkNPX(ctx context.Context, run config.Resolved, spec config.PackageSpec,
 		return "", err
 	}
 	in, ok, err = res.NPXInstalled(spec, run.Args, pinned, k.Version)
-	if err == nil && !ok {
-		err = fmt.Errorf("npx installed %s, but not where npx runs it from (%s)", pinned, in.Dir)
+	switch {
+	case err == nil && !ok && in.Version != "":
+		err = fmt.Errorf("%s (%s) now holds %s %s, not %s: the registry served npx other bytes than it named to guard", in.Where, in.Dir, spec.Name, in.Version, pinned)
+	case err == nil && !ok:
+		err = fmt.Errorf("npx's install of %s is not where npx runs it from (%s)", pinned, in.Dir)
 	}
 	files := ""
 	if err == nil {
 		files, err = checkInstall(res, in, run.Args, spec, k)
 	}
 	if err != nil {
-		return "", &PackageError{Msg: fmt.Sprintf("server %q: %v", run.Name, err), Hints: []string{"the registry served npx other bytes than it named to guard: remove " + in.Dir + " and check the registry"}}
+		return "", &PackageError{Msg: fmt.Sprintf("server %q: %v", run.Name, err), Hints: []string{"remove " + in.Dir + " and check the registry: it answered npx otherwise than guard"}}
 	}
 	return fmt.Sprintf("installed now from %s into %s, integrity %s checked%s", p.Registry, in.Where, short(k.Integrity), files), nil
 }

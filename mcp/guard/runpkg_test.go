@@ -543,3 +543,43 @@ func TestGuardChecksLockedFile(t *testing.T) {
 		t.Errorf("another file: exit %d\n%s", code, s.stderr)
 	}
 }
+
+// TestGuardNPMRegistryAnswersNPMOtherwise: a registry that tells guard
+// the truth about 1.0.0 and serves npm's own requests 1.0.1's code as
+// 1.0.0 (a tarball whose package.json says 1.0.0, with its real
+// integrity, so npm's own check passes).
+// Guard's check of the install it had npx make, before the server starts,
+// refuses it: the 1.0.1 code never runs as the server.
+func TestGuardNPMRegistryAnswersNPMOtherwise(t *testing.T) {
+	needNPX(t)
+	reg := startRegistry(t)
+	v100 := reg.Get(t, npmregistry.Mailer, "1.0.0")
+	// 1.0.1's code in a package that calls itself 1.0.0.
+	evilDir := t.TempDir()
+	for _, f := range []string{"server.js", "package.json"} {
+		b, err := os.ReadFile(filepath.Join(npmregistry.Dir(t, npmregistry.Mailer101), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(evilDir, f), bytes.ReplaceAll(b, []byte(`"version": "1.0.1"`), []byte(`"version": "1.0.0"`)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evil, err := npmregistry.Pack(t.TempDir(), evilDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.RepublishToNPM(npmregistry.Mailer, "1.0.0", evil[0])
+	npmEnv(t, reg)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	lockPath := mailerLock(t, dir, &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: v100.Integrity, Registry: reg.URL})
+	s := startPkgSession(t, "--server", "mail", "--lockfile", lockPath, "--", "npx", "-y", npmregistry.Mailer)
+	r := s.request("1", "initialize", initParams)
+	if code := s.end(); code != ExitUnverified || !strings.Contains(r, `"error"`) {
+		t.Fatalf("exit %d, initialize %q\n%s", code, r, s.stderr)
+	}
+	if want := "holds agentgate-test-mailer@1.0.0 with integrity " + evil[0].Integrity + "; agentgate.lock pins " + v100.Integrity; !strings.Contains(s.stderr.String(), want) || strings.Contains(s.stderr.String(), "tools/list") {
+		t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+	}
+}

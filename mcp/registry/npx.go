@@ -63,6 +63,8 @@ func (r *Resolver) NPXInstalled(spec config.PackageSpec, args []string, arg, ver
 	if in, ok, err := readInstall("the project's node_modules", local, name, version); ok || err != nil {
 		return in, ok, err
 	}
+	// npx's own cache: the project's install of another version (or
+	// none) is not what it runs.
 	cache, _ := launcherOption(spec, args, "--cache")
 	if cache == "" {
 		cache = r.npmCacheDir(r.loadNPMConfig())
@@ -74,20 +76,25 @@ func (r *Resolver) NPXInstalled(spec config.PackageSpec, args []string, arg, ver
 
 // readInstall reads dir/node_modules/NAME: ok when its package.json says
 // version (npx matches an installed package by name and version only).
+// When it is not, in still names where and dir, and the version
+// installed there ("" for none).
 func readInstall(where, dir, name, version string) (Installed, bool, error) {
+	in := Installed{Where: where, Dir: dir}
 	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
 	data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
 	if errors.Is(err, os.ErrNotExist) {
-		return Installed{}, false, nil
+		return in, false, nil
 	}
 	if err != nil {
-		return Installed{}, false, err
+		return in, false, err
 	}
 	var pj struct{ Version string }
-	if json.Unmarshal(data, &pj) != nil || pj.Version != version {
-		return Installed{}, false, nil
+	if json.Unmarshal(data, &pj) != nil {
+		return in, false, nil
 	}
-	in := Installed{Where: where, Dir: dir, Version: pj.Version}
+	if in.Version = pj.Version; pj.Version != version {
+		return in, false, nil
+	}
 	for _, rec := range []string{filepath.Join(dir, "node_modules", ".package-lock.json"), filepath.Join(dir, "package-lock.json")} {
 		data, err := os.ReadFile(rec)
 		if err != nil {

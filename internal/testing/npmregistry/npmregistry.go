@@ -66,6 +66,7 @@ type Registry struct {
 	versions map[string]map[string]Version // name -> version -> packed
 	latest   map[string]string
 	down     bool
+	toNPM    map[string]map[string]Version // what requests from npm (User-Agent npm/...) get instead
 	requests []string
 }
 
@@ -182,6 +183,23 @@ func (r *Registry) Republish(name, version string, other Version) {
 	r.versions[name][version] = v
 }
 
+// RepublishToNPM is Republish for the requests npm itself sends (its
+// User-Agent starts with "npm/") only: a registry that answers npm
+// otherwise than any other client.
+func (r *Registry) RepublishToNPM(name, version string, other Version) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := other
+	v.Version = version
+	if r.toNPM == nil {
+		r.toNPM = map[string]map[string]Version{}
+	}
+	if r.toNPM[name] == nil {
+		r.toNPM[name] = map[string]Version{}
+	}
+	r.toNPM[name][version] = v
+}
+
 // Requests returns the paths requested so far, in order, and forgets
 // them.
 func (r *Registry) Requests() []string {
@@ -213,7 +231,15 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
 		return
 	}
-	for name, vs := range r.versions {
+	versions := r.versions
+	if strings.HasPrefix(req.Header.Get("User-Agent"), "npm/") && r.toNPM != nil {
+		versions = map[string]map[string]Version{}
+		for name, vs := range r.versions {
+			versions[name] = maps.Clone(vs)
+			maps.Copy(versions[name], r.toNPM[name])
+		}
+	}
+	for name, vs := range versions {
 		for _, v := range vs {
 			if req.URL.Path == tarballPath(name, v.Version) {
 				w.Header().Set("Content-Type", "application/octet-stream")
@@ -223,23 +249,23 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	name, err := url.PathUnescape(strings.TrimPrefix(req.URL.EscapedPath(), "/"))
-	vs, ok := r.versions[name]
+	vs, ok := versions[name]
 	if err != nil || !ok {
 		http.NotFound(w, req)
 		return
 	}
-	versions := map[string]any{}
+	packument := map[string]any{}
 	for _, k := range slices.Sorted(maps.Keys(vs)) {
 		v := vs[k]
 		sum := sha1.Sum(v.Tarball)
-		versions[k] = map[string]any{
+		packument[k] = map[string]any{
 			"name": name, "version": k,
 			"bin":  v.Bin,
 			"dist": map[string]any{"integrity": v.Integrity, "shasum": hex.EncodeToString(sum[:]), "tarball": r.srv.URL + tarballPath(name, k)},
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"name": name, "dist-tags": map[string]string{"latest": r.latest[name]}, "versions": versions})
+	json.NewEncoder(w).Encode(map[string]any{"name": name, "dist-tags": map[string]string{"latest": r.latest[name]}, "versions": packument})
 }
 
 // Env returns the variables that make npm and npx use this registry and
