@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/internal/testing/npmregistry"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
