@@ -267,11 +267,15 @@ func checkInstall(res *registry.Resolver, in registry.Installed, args []string, 
 // preinstallNPM has the server's own launcher install the pinned spec
 // where its next start runs it from, without running the package:
 // `npx [OPTIONS] --yes --package=SPEC -- node -e 0` (`npm exec` alike),
-// OPTIONS the configured options before the package. npx hashes the list
+// OPTIONS the configured options before the package (up to a "--", and
+// without the -p/--package that names it). npx hashes the list
 // of package specs to name its install directory, so this is the
 // directory `npx -y SPEC` runs from.
 func preinstallNPM(ctx context.Context, run config.Resolved, spec config.PackageSpec, pinned string, env []string, wd string) error {
 	opts := slices.Clone(run.Args[:spec.Arg])
+	if i := slices.Index(opts, "--"); i >= 0 {
+		opts = opts[:i] // `npm exec [OPTIONS] -- pkg`
+	}
 	if n := len(opts); n > 0 && (opts[n-1] == "-p" || opts[n-1] == "--package") {
 		opts = opts[:n-1]
 	}

@@ -583,3 +583,63 @@ func TestGuardNPMRegistryAnswersNPMOtherwise(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 	}
 }
+
+// TestGuardUnattributableCommand: a command no package can be attributed
+// to (here an absolute path outside any repository) starts as configured
+// and guard says so once; when the lockfile pins a package for the
+// server, the same command is refused (the config no longer runs it).
+func TestGuardUnattributableCommand(t *testing.T) {
+	t.Setenv("AGENTGATE_FAKESERVER", "1")
+	r := fake(t, "-tools", toolsFile(t))
+	dir := t.TempDir()
+	t.Chdir(dir)
+	noPkg := mailerLock(t, dir, nil)
+	s := startPkgSession(t, append([]string{"--server", "mail", "--lockfile", noPkg, "--", r.Command}, r.Args...)...)
+	if got := s.request("1", "initialize", initParams); !strings.Contains(got, `"result"`) {
+		t.Fatalf("initialize: %s\n%s", got, s.stderr)
+	}
+	s.end()
+	want := `"mail": package: command "` + r.Command + `": cannot attribute to a package: `
+	if log := s.stderr.String(); strings.Count(log, want) != 1 || !strings.Contains(log, "started as configured, unpinned (agentgate.lock pins no package for it)") {
+		t.Errorf("want one line %q...:\n%s", want, log)
+	}
+
+	pinned := mailerLock(t, t.TempDir(), &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(make([]byte, 64)), Registry: "http://127.0.0.1:1/"})
+	s = startPkgSession(t, append([]string{"--server", "mail", "--lockfile", pinned, "--", r.Command}, r.Args...)...)
+	s.request("1", "initialize", initParams)
+	if code := s.end(); code != ExitUnverified || !strings.Contains(s.stderr.String(), "agentgate.lock pins npm package agentgate-test-mailer@1.0.0 for server \"mail\", but its command runs no package agentgate can attribute") {
+		t.Errorf("exit %d\n%s", code, s.stderr)
+	}
+}
+
+// TestGuardNPMExec: `npm exec --yes -- pkg` (npx's other spelling) runs
+// the locked version from the same install checks, cold then warm, and
+// `npx -y -p pkg bin` finds the same install.
+func TestGuardNPMExec(t *testing.T) {
+	needNPX(t)
+	reg := startRegistry(t)
+	v100 := reg.Get(t, npmregistry.Mailer, "1.0.0")
+	npmEnv(t, reg)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	lockPath := mailerLock(t, dir, &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: v100.Integrity, Registry: reg.URL})
+	for _, round := range []string{"installed now from", "installed in npx's cache"} {
+		s := startPkgSession(t, "--server", "mail", "--lockfile", lockPath, "--", "npm", "exec", "--yes", "--", npmregistry.Mailer)
+		if got := s.call(); !strings.Contains(got, "mailer 1.0.0") {
+			t.Fatalf("%s\n%s", got, s.stderr)
+		}
+		s.end()
+		if !strings.Contains(s.stderr.String(), "runs agentgate-test-mailer@1.0.0 instead of agentgate-test-mailer ("+round) {
+			t.Errorf("want %q:\n%s", round, s.stderr)
+		}
+	}
+	// npx -p PKG BIN hashes the same list of packages: the same install.
+	s := startPkgSession(t, "--server", "mail", "--lockfile", lockPath, "--", "npx", "-y", "-p", npmregistry.Mailer, "agentgate-test-mailer")
+	if got := s.call(); !strings.Contains(got, "mailer 1.0.0") {
+		t.Fatalf("%s\n%s", got, s.stderr)
+	}
+	s.end()
+	if !strings.Contains(s.stderr.String(), "installed in npx's cache") {
+		t.Errorf("npx -p:\n%s", s.stderr)
+	}
+}
