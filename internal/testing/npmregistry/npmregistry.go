@@ -65,7 +65,6 @@ type Registry struct {
 	mu       sync.Mutex
 	versions map[string]map[string]Version // name -> version -> packed
 	latest   map[string]string
-	down     bool
 	toNPM    map[string]map[string]Version // what requests from npm (User-Agent npm/...) get instead
 	requests []string
 }
@@ -165,13 +164,6 @@ func (r *Registry) SetLatest(name, version string) {
 	r.latest[name] = version
 }
 
-// SetDown makes every request answer 503 (down) or be served again.
-func (r *Registry) SetDown(down bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.down = down
-}
-
 // Republish makes the registry answer name@version with the tarball and
 // integrity of other (a registry that swaps a version's bytes and
 // publishes their real integrity: npm's own check passes).
@@ -210,11 +202,6 @@ func (r *Registry) Requests() []string {
 	return out
 }
 
-// TarballURL is the dist.tarball the packument names for name@version.
-func (r *Registry) TarballURL(name, version string) string {
-	return r.srv.URL + tarballPath(name, version)
-}
-
 func tarballPath(name, version string) string {
 	_, base, _ := strings.Cut(name, "/")
 	if base == "" {
@@ -227,10 +214,6 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, req.URL.EscapedPath())
-	if r.down {
-		http.Error(w, "down", http.StatusServiceUnavailable)
-		return
-	}
 	versions := r.versions
 	if strings.HasPrefix(req.Header.Get("User-Agent"), "npm/") && r.toNPM != nil {
 		versions = map[string]map[string]Version{}
