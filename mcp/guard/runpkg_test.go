@@ -643,3 +643,36 @@ func TestGuardNPMExec(t *testing.T) {
 		t.Errorf("npx -p:\n%s", s.stderr)
 	}
 }
+
+// BenchmarkRunPackageWarm is guard's own start-up work for a pinned npx
+// package that npm's cache holds (docs/PERFORMANCE.md, target 10): read
+// the install's record, compare its files with the cached tarball, no
+// registry. The first call (not timed) installs it.
+func BenchmarkRunPackageWarm(b *testing.B) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		testenv.Missing(b, "npx is not on PATH: install Node.js and npm")
+	}
+	reg := npmregistry.Start(b, npmregistry.Dir(b, npmregistry.Mailer100), npmregistry.Dir(b, npmregistry.Mailer101))
+	v100 := reg.Get(b, npmregistry.Mailer, "1.0.0")
+	for _, kv := range reg.Env(b, b.TempDir()) {
+		k, v, _ := strings.Cut(kv, "=")
+		b.Setenv(k, v)
+	}
+	dir := b.TempDir()
+	b.Chdir(dir)
+	pins := &Pins{Version: lock.VersionV2, Package: &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: v100.Integrity}}
+	r := config.Resolved{Server: config.Server{Name: "mail", Transport: config.Stdio, Command: "npx", Args: []string{"-y", npmregistry.Mailer}}}
+	if _, err := runPackage(context.Background(), r, "mail", pins, io.Discard); err != nil {
+		b.Fatal(err)
+	}
+	var log bytes.Buffer
+	for b.Loop() {
+		log.Reset()
+		if _, err := runPackage(context.Background(), r, "mail", pins, &log); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if !strings.Contains(log.String(), "no registry asked") {
+		b.Fatalf("not the warm path: %s", log.String())
+	}
+}
