@@ -16,10 +16,20 @@ npm_ci testdata/conformance
 npm_ci testdata/inspector
 
 # The real pre-commit framework for the route tests; shellcheck, which
-# actionlint runs on the action's and the workflows' scripts.
+# actionlint runs on the action's and the workflows' scripts; zsh and fish,
+# which load and run `agentgate completion`'s scripts (bash is here
+# already); groff and man, which render `agentgate man`'s pages.
 missing=()
 command -v pre-commit >/dev/null 2>&1 || missing+=(pre-commit)
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
+# (Linux only: on macOS and Windows those tests run when the tools are
+# there; Linux CI always runs them.)
+if [ "$(uname -s)" = Linux ]; then
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  command -v fish >/dev/null 2>&1 || missing+=(fish)
+  command -v groff >/dev/null 2>&1 || missing+=(groff-base)
+  command -v man >/dev/null 2>&1 || missing+=(man-db)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
