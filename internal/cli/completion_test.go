@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // needTool returns the path of a shell or tool the test drives for real.
