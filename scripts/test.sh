@@ -14,6 +14,9 @@ npm_ci testdata/conformance
 # The official MCP Inspector CLI (and its Node 22), the client of the guard
 # and bridge tests (mcp/bridge, internal/cli guard tests).
 npm_ci testdata/inspector
+# The CycloneDX JSON schemas, which agentgate sbom's output is validated
+# against (render/sbom_test.go).
+npm_ci testdata/cyclonedx
 
 # The real pre-commit framework for the route tests; shellcheck, which
 # actionlint runs on the action's and the workflows' scripts; zsh and fish,
