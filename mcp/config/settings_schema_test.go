@@ -73,7 +73,10 @@ func settingsFixtures(t *testing.T) map[string][]byte {
 		s, err := strconv.Unquote(b.Value)
 		return s, err == nil
 	}
-	isName := func(e ast.Expr) bool { s, ok := lit(e); return ok && (s == "agentgate.toml" || strings.HasSuffix(s, "/agentgate.toml")) }
+	isName := func(e ast.Expr) bool {
+		s, ok := lit(e)
+		return ok && (s == "agentgate.toml" || strings.HasSuffix(s, "/agentgate.toml"))
+	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
