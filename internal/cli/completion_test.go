@@ -77,7 +77,7 @@ func TestCompletionBash(t *testing.T) {
 		{"_agentgate", []string{"agentgate", "lo"}, []string{"lock"}},
 		{"_agentgate", []string{"agentgate", "ver"}, []string{"verify", "version"}},
 		{"_agentgate", []string{"agentgate", "diff", "--f"}, []string{"--format"}},
-		{"_agentgate", []string{"agentgate", "diff", "--format", ""}, []string{"gitlab", "markdown", "sarif", "text", "title"}},
+		{"_agentgate", []string{"agentgate", "diff", "--format", ""}, []string{"gitlab", "json", "markdown", "sarif", "text", "title"}},
 		{"_agentgate", []string{"agentgate", "ci", "--format", "=", "j"}, []string{"json"}},
 		{"_agentgate", []string{"agentgate", "completion", ""}, completionShells},
 		{"_agentgate", []string{"agentgate", "auth", "lo"}, []string{"login", "logout"}},

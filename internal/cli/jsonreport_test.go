@@ -214,3 +214,27 @@ func TestServersReportSchema(t *testing.T) {
 		t.Errorf("%s", stdout)
 	}
 }
+
+// TestJSONReportHostileNames: a server name with ESC, a bidi override and
+// a zero-width space reaches the JSON report only as \u escapes (the same
+// JSON string), never raw, as in ci's report.
+func TestJSONReportHostileNames(t *testing.T) {
+	name := "no\x1b[2Jtes\u202egnp\u200b"
+	r := lockedRepo(t, map[string]any{name: fakeServer("-tools", "notes.json")})
+	for _, args := range [][]string{{"verify", "--format", "json"}, {"diff", "--format", "json"}, {"lock", "--format", "json"}} {
+		code, stdout, stderr := r.agentgate(args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		if strings.ContainsAny(stdout, "\x1b\u202e\u200b") {
+			t.Errorf("%v: raw hidden characters on stdout:\n%q", args, stdout)
+		}
+		var rep cmdReport
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Servers) != 1 || rep.Servers[0].Name != name {
+			t.Errorf("%v: servers %+v, want the name unchanged after decoding", args, rep.Servers)
+		}
+	}
+}
