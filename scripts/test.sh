@@ -53,8 +53,13 @@ fi
 # opt-in with AGENTGATE_GORELEASER=1, and run whenever it is already in the
 # cache (then goreleaser check takes well under a second). CI's
 # release-config job checks the configuration on every push.
+# AGENTGATE_GORELEASER=1 also builds the snapshot (every archive, package
+# and, with syft on PATH, SBOM; unsigned) and checks dist/ with verify-dist.
 if [ "${AGENTGATE_GORELEASER:-0}" = 1 ] || scripts/goreleaser.sh installed; then
   NO_COLOR=1 scripts/goreleaser.sh check
+fi
+if [ "${AGENTGATE_GORELEASER:-0}" = 1 ]; then
+  NO_COLOR=1 scripts/goreleaser.sh snapshot
 fi
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
 if [ -n "$unformatted" ]; then

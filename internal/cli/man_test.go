@@ -8,6 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestManPages writes the pages with `agentgate man DIR`, renders every
@@ -119,5 +123,34 @@ func TestManUsage(t *testing.T) {
 	r := newRepo(t, false, nil)
 	if _, stderr := r.mustRun(ExitInvalid, "man"); !strings.Contains(stderr, "want one directory") {
 		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// TestGoReleaserManPages: the Homebrew cask in .goreleaser.yaml installs
+// every page agentgate man writes, no more (a cask lists its pages).
+func TestGoReleaserManPages(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		HomebrewCasks []struct {
+			Manpages []string `yaml:"manpages"`
+		} `yaml:"homebrew_casks"`
+	}
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.HomebrewCasks) != 1 {
+		t.Fatalf("%d homebrew_casks", len(cfg.HomebrewCasks))
+	}
+	var want []string
+	for name := range manPages(specs(), "v0") {
+		want = append(want, "man/"+name+".gz")
+	}
+	slices.Sort(want)
+	got := slices.Sorted(slices.Values(cfg.HomebrewCasks[0].Manpages))
+	if !slices.Equal(got, want) {
+		t.Errorf("the cask's manpages:\n%q\nagentgate man writes:\n%q", got, want)
 	}
 }
