@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
@@ -190,6 +192,40 @@ func TestCompletionUsage(t *testing.T) {
 		_, stderr := r.mustRun(ExitInvalid, args...)
 		if !strings.Contains(stderr, "want one shell: bash, zsh, fish, powershell") {
 			t.Errorf("%q: stderr %q", args, stderr)
+		}
+	}
+}
+
+// zshComplete drives a real interactive zsh in a pseudo-terminal (zsh's
+// zpty module): it loads compinit and the script, types line and TAB, and
+// reads until want appears in what zsh prints (the test's timeout bounds
+// a zsh that never prints it).
+const zshComplete = `zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z 'PS1="%% "; autoload -Uz compinit; compinit -u -d "$ZD"; source "$SCRIPT"; zstyle ":completion:*" menu no'
+zpty -w -n z "$LINE"$'\t'
+zpty -r z out "*$WANT*" && print -r -- "$out"
+zpty -d z
+`
+
+// TestCompletionZshInteractive: in a real zsh, TAB after a prefix lists
+// the matching commands, after --format the formats, after completion the
+// shells.
+func TestCompletionZshInteractive(t *testing.T) {
+	zsh := needTool(t, "zsh")
+	script := completionScript(t, "zsh")
+	for _, tt := range []struct{ line, want string }{
+		{"agentgate ver", "version"},
+		{"agentgate diff --format ", "title"},
+		{"agentgate completion ", "powershell"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, zsh, "-f", "-c", zshComplete)
+		cmd.Env = append(os.Environ(), "ZD="+filepath.Join(t.TempDir(), "zcompdump"), "SCRIPT="+script, "LINE="+tt.line, "WANT="+tt.want)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("zsh: %q TAB: %v, want %q listed:\n%q", tt.line, err, tt.want, out)
 		}
 	}
 }
