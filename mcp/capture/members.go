@@ -57,8 +57,12 @@ var readNames = func() map[string]string {
 // compared after decoding escapes ("tool\u0073" is "tools"). msg should be
 // valid JSON: checkMembers does not report syntax errors (the JSON decoder
 // does), and never panics or loops on invalid input.
-func checkMembers(msg []byte) error {
-	c := memberChecker{b: msg}
+func checkMembers(msg []byte) error { return checkMembersOf(msg, "reply") }
+
+// checkMembersOf is checkMembers with noun naming the message in errors
+// ("the reply", "the request's \"params\" object").
+func checkMembersOf(msg []byte, noun string) error {
+	c := memberChecker{b: msg, noun: noun}
 	return c.run()
 }
 
@@ -74,6 +78,7 @@ type memberFrame struct {
 
 type memberChecker struct {
 	b     []byte
+	noun  string // what errors call the message: "reply", "request"
 	stack []memberFrame
 	depth int
 }
@@ -178,11 +183,11 @@ func (c *memberChecker) member(f *memberFrame, quoted []byte) error {
 		name = []byte(s)
 	}
 	f.key = name
-	where := "the reply"
+	where := "the " + c.noun
 	if n := pathNames[f.path]; n != "" {
-		where = fmt.Sprintf("the reply's %q object", n)
+		where = fmt.Sprintf("the %s's %q object", c.noun, n)
 	} else if f.path == pathOther {
-		where = "an object in the reply"
+		where = "an object in the " + c.noun
 	}
 	if f.set == nil {
 		for _, n := range f.names {

@@ -15,6 +15,11 @@ import (
 // should be valid JSON (json.Valid): syntax errors are not reported.
 func CheckMembers(msg []byte) error { return checkMembers(msg) }
 
+// CheckMembersOf is CheckMembers, with the same rules, for a message that
+// its errors call noun ("request" for a client's message; CheckMembers
+// says "reply").
+func CheckMembersOf(msg []byte, noun string) error { return checkMembersOf(msg, noun) }
+
 // RawMember is one member of a JSON object as sent: its name, decoded,
 // and the offsets in the object's bytes of its name (the opening quote)
 // and of its value (Start to End).

@@ -356,6 +356,8 @@ func (p *proxy) failPending(why string) {
 
 // JSON-RPC error codes guard answers with.
 const (
-	codeInvalidParams = -32602 // a call for a name not in agentgate.lock
-	codeInternal      = -32603 // a refused reply, a blocked listing, a server that exited
+	codeParse          = -32700 // a line of the client's that is not JSON
+	codeInvalidRequest = -32600 // a message of the client's guard refuses
+	codeInvalidParams  = -32602 // a call for a name not in agentgate.lock
+	codeInternal       = -32603 // a refused reply, a blocked listing, a server that exited
 )

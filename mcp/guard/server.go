@@ -5,7 +5,6 @@ package guard
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/agentgate/agentgate/lock"
@@ -21,17 +20,13 @@ func (p *proxy) fromServer(line []byte) {
 	}
 	m, env := p.recall(t) // a repeated listing: checked before (memo.go)
 	if m == nil {
-		if !json.Valid(t) {
-			p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
-			return
-		}
-		if err := capture.CheckMembers(t); err != nil {
-			p.refuse(t, "it repeats a member name", err.Error())
-			return
-		}
-		var err error
-		if env, err = parseEnvelope(t); err != nil {
-			p.refuse(t, "it is not a valid JSON-RPC message", "not a valid JSON-RPC message: "+err.Error())
+		var bad *badMessage
+		if env, bad = readMessage(t, "reply"); bad != nil {
+			if bad.notJSON {
+				p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
+			} else {
+				p.refuse(t, bad.public, bad.detail)
+			}
 			return
 		}
 	}
