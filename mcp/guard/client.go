@@ -189,11 +189,13 @@ func (p *proxy) awaitListing(method string) {
 
 // refuseCall says why a call for name (a tool or prompt; a resource's
 // uri for resources/read) is refused, or "" to forward it: the name is
-// not pinned, or the last listing that showed it differed from its pin.
-// A uri no listing withheld is forwarded even when it is not pinned (a
-// template's uris are not listed). With Warn, or nothing pinned, or a
-// version 1 lockfile for prompts and resources, or a lockfile that does
-// not pin resources, every call is forwarded.
+// not pinned; or the server's current listing (guard's own, ownList,
+// when no listing since the last change decides it: knows) withheld it,
+// does not show it (tools and prompts), or could not be had. A uri no
+// listing withheld is forwarded even when it is not pinned (a template's
+// uris are not listed). With Warn, or nothing pinned, or a version 1
+// lockfile for prompts and resources, or a lockfile that does not pin
+// resources, every call is forwarded.
 func (p *proxy) refuseCall(kind, name string) string {
 	pins := p.opts.Pins
 	if pins == nil || (kind != kindTool && !pins.v2()) || (kind == kindResource && pins.Resources == nil) {
@@ -209,14 +211,22 @@ func (p *proxy) refuseCall(kind, name string) string {
 		pinned = true // refused only when a listing withheld it
 	}
 	why := ""
-	p.mu.Lock()
 	switch {
 	case !pinned:
 		why = driftUnpinned
-	case p.withheld[kind][name]:
-		why = "withheld: its definition differs from agentgate.lock"
+	case !p.knows(kind, name) && !p.ownList(kind):
+		why = "unchecked: guard could not get the server's current listing to compare it with agentgate.lock"
 	}
-	p.mu.Unlock()
+	if why == "" {
+		p.mu.Lock()
+		switch {
+		case p.withheld[kind][name]:
+			why = "withheld: its definition differs from agentgate.lock"
+		case kind != kindResource && !p.seen[kind][name]:
+			why = "not in the server's current listing, so its definition is unknown"
+		}
+		p.mu.Unlock()
+	}
 	if why != "" && p.mode == Warn {
 		p.logf("%s %s: %s: call forwarded (--on-drift warn)", kind, shown(name), why)
 		return ""

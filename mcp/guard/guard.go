@@ -151,6 +151,7 @@ var ErrServerExited = errors.New("the server exited")
 // ErrServerExited and up.Wait's error.
 func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Writer, up Upstream) error {
 	p := newProxy(opts, clientOut)
+	p.upIn = up.In
 	clientDone := make(chan struct{})
 	serverDone := make(chan error, 1)
 	go func() {
@@ -234,6 +235,17 @@ type pending struct {
 	// it: an answer may still come (and is forwarded), but nobody waits
 	// for it.
 	cancelled bool
+	// own is set for a listing guard sent itself (own.go): its answer is
+	// checked and recorded, never forwarded.
+	own *ownListing
+}
+
+// what names the request in the log.
+func (pr pending) what() string {
+	if pr.own != nil {
+		return pr.method + " (guard's own, before a call)"
+	}
+	return pr.method
 }
 
 // proxy is the state of one session.
@@ -245,9 +257,14 @@ type proxy struct {
 	out   *bufio.Writer // over w
 	w     io.Writer
 
-	mu         sync.Mutex
-	pending    map[string]pending
-	withheld   map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
+	mu       sync.Mutex
+	pending  map[string]pending
+	withheld map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
+	// seen holds, by kind, the names (uris) a listing showed since the
+	// session started or the server last said the list changed, and
+	// current the kinds listed since then (own.go).
+	seen       map[string]map[string]bool
+	current    map[string]bool
 	clientGone bool
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
@@ -261,6 +278,11 @@ type proxy struct {
 	// The server loop's own: memos of listings, the verdict cache, and
 	// plain, which turns both off (the plain path the fast one is tested
 	// against; memo.go).
+	// The client loop's own: the server's input, where guard's own
+	// listings are written, and their count (own.go).
+	upIn   io.Writer
+	ownSeq int
+
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict
@@ -288,7 +310,8 @@ func newProxy(opts Options, out io.Writer) *proxy {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	return &proxy{opts: opts, mode: opts.Mode, out: bufio.NewWriterSize(out, 64<<10), w: out,
-		pending: map[string]pending{}, withheld: map[string]map[string]bool{}}
+		pending: map[string]pending{}, withheld: map[string]map[string]bool{},
+		seen: map[string]map[string]bool{}, current: map[string]bool{}}
 }
 
 // send writes one message (without its newline) to the client. A message
@@ -345,8 +368,12 @@ func (p *proxy) failPending(why string) {
 	p.mu.Lock()
 	ids := make([][]byte, 0, len(p.pending))
 	for k, pr := range p.pending {
-		ids = append(ids, pr.id)
 		delete(p.pending, k)
+		if pr.own != nil {
+			pr.own.answer(false, nil)
+			continue
+		}
+		ids = append(ids, pr.id)
 	}
 	p.mu.Unlock()
 	for _, id := range ids {
