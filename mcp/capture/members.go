@@ -272,9 +272,12 @@ type sseChecker struct {
 	max     int64
 	onBad   func(error)
 	onEvent func([]byte) // each accepted event's data (a copy); nil: none
-	line    []byte       // the current line so far
-	data    []byte       // the current event's data so far
-	err     error
+	// exchange, when not nil, checks each event's JSON data
+	// (Exchange.Received) after checkMembers.
+	exchange *Exchange
+	line     []byte // the current line so far
+	data     []byte // the current event's data so far
+	err      error
 }
 
 func (s *sseChecker) Read(p []byte) (int, error) {
@@ -342,6 +345,11 @@ func (s *sseChecker) dispatch(data []byte) error {
 	if err := checkMembers(data); err != nil {
 		return err
 	}
+	if s.exchange != nil && json.Valid(data) {
+		if err := s.exchange.Received(data); err != nil {
+			return err
+		}
+	}
 	if s.onEvent != nil {
 		s.onEvent(bytes.Clone(data))
 	}
@@ -351,8 +359,9 @@ func (s *sseChecker) dispatch(data []byte) error {
 func (s *sseChecker) Close() error { return s.rc.Close() }
 
 // checkedBody reads a whole (non-stream) body of at most max bytes, and
-// checks it with checkMembers when it is JSON.
-func checkedBody(rc io.ReadCloser) (io.ReadCloser, error) {
+// checks it with checkMembers and then, when x is not nil, with
+// x.Received, when it is JSON.
+func checkedBody(rc io.ReadCloser, x *Exchange) (io.ReadCloser, error) {
 	defer rc.Close()
 	b, err := io.ReadAll(rc)
 	if err != nil {
@@ -361,6 +370,11 @@ func checkedBody(rc io.ReadCloser) (io.ReadCloser, error) {
 	if json.Valid(b) {
 		if err := checkMembers(b); err != nil {
 			return nil, err
+		}
+		if x != nil {
+			if err := x.Received(b); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil

@@ -54,7 +54,7 @@ func (p *proxy) fromClient(line []byte) bool {
 		}
 		return true // a notification
 	}
-	key, _ := idKey(env.id) // parseEnvelope accepted the id
+	key, _ := capture.IDKey(env.id) // parseEnvelope accepted the id
 	p.mu.Lock()
 	_, dup := p.pending[key]
 	p.mu.Unlock()
@@ -138,7 +138,7 @@ func (p *proxy) refuseClient(t []byte, bad *badMessage) {
 			}
 		}
 		if len(ids) == 1 && method && (ids[0][0] == '"' || exactInteger(ids[0])) {
-			if _, ok := idKey(ids[0]); ok {
+			if _, ok := capture.IDKey(ids[0]); ok {
 				id = ids[0]
 			}
 		}
@@ -150,7 +150,7 @@ func (p *proxy) refuseClient(t []byte, bad *badMessage) {
 // cancelled marks the pending request the client cancelled (its raw id):
 // drain and awaitListing no longer wait for its answer.
 func (p *proxy) cancelled(id []byte) {
-	key, ok := idKey(id)
+	key, ok := capture.IDKey(id)
 	if !ok {
 		return
 	}

@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math/big"
-	"strings"
 
 	"github.com/agentgate/agentgate/mcp/capture"
 )
@@ -176,38 +174,6 @@ func jsonString(v []byte) (s string, ok bool) {
 		return string(v[1 : len(v)-1]), true
 	}
 	return s, json.Unmarshal(v, &s) == nil
-}
-
-// idKey is the key of a request id, the same for every spelling of one
-// value: a string by its decoded text, a number by its exact value
-// ("1", "1.0" and "1e0" are one key). ok is false for any other value.
-func idKey(raw []byte) (key string, ok bool) {
-	if len(raw) == 0 {
-		return "", false
-	}
-	if memoID(raw) && string(raw) != "-0" { // no escape, no fraction: the key is the text (FuzzIDKey)
-		if raw[0] == '"' {
-			return "s" + string(raw[1:len(raw)-1]), true
-		}
-		return "n" + string(raw), true
-	}
-	return slowIDKey(raw)
-}
-
-// slowIDKey is idKey for every id, decoded by encoding/json and math/big.
-func slowIDKey(raw []byte) (key string, ok bool) {
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return "s" + s, true
-	}
-	r, ok := new(big.Rat).SetString(string(raw))
-	if !ok || strings.ContainsAny(string(raw), " \t") {
-		return "", false
-	}
-	return "n" + r.RatString(), true
 }
 
 // member returns the raw value of the member name in the JSON object obj,

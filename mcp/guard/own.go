@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/agentgate/agentgate/mcp/capture"
 )
 
 // OwnListTimeout bounds a listing guard sends itself, every page
@@ -87,7 +89,7 @@ func (p *proxy) ownList(kind string) bool {
 		for {
 			p.ownSeq++
 			id = []byte(`"agentgate-guard-` + strconv.Itoa(p.ownSeq) + `"`)
-			key, _ = idKey(id)
+			key, _ = capture.IDKey(id)
 			if _, taken := p.pending[key]; !taken {
 				break
 			}

@@ -62,7 +62,7 @@ func (p *proxy) responseTo(env *envelope) (pending, bool) {
 		p.sendRaw(env)
 		return pending{}, false
 	}
-	key, _ := idKey(env.id)
+	key, _ := capture.IDKey(env.id)
 	p.mu.Lock()
 	pr, ok := p.pending[key]
 	delete(p.pending, key)
@@ -93,7 +93,7 @@ func (p *proxy) refuse(msg []byte, public, detail string) {
 	}
 	var pr pending
 	found := false
-	if key, ok := idKey(id); ok && n == 1 && member(msg, "method") == nil {
+	if key, ok := capture.IDKey(id); ok && n == 1 && member(msg, "method") == nil {
 		p.mu.Lock()
 		pr, found = p.pending[key]
 		delete(p.pending, key)
