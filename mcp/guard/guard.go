@@ -34,7 +34,9 @@
 //   - Warn: everything is forwarded; each difference is logged.
 //
 // A tools/call for a name the lockfile does not pin is refused in the
-// Withhold and Block modes even when no listing showed it.
+// Withhold and Block modes even when no listing showed it. A call for a
+// pinned name that no listing since the last list_changed showed is
+// decided by a listing guard sends the server itself (own.go).
 //
 // # What is refused
 //
@@ -45,7 +47,9 @@
 // client's, is not forwarded: a parser on the client's side might read
 // something guard did not check. When the refused message is a response
 // whose id names a pending request, the client gets a JSON-RPC error for
-// it instead, so it does not wait for an answer that will not come.
+// it instead, so it does not wait for an answer that will not come. The
+// client's messages are read by the same reader (readMessage); one it
+// refuses is answered with a JSON-RPC error and never reaches the server.
 //
 // Everything else (requests and notifications either way, responses to
 // every other method, progress, cancellation, sampling, elicitation)
@@ -55,9 +59,10 @@
 //
 // Messages are read line by line. A line is held in memory only up to
 // Options.SpillBytes; a longer one is written to a temporary file as it
-// comes, then mapped read-only (internal/mmap: unix and Windows) and
-// checked and copied to the client from the mapping once it is complete
-// and valid, so a 50 MB tool result is never held whole in guard's heap.
+// comes, then copied into private memory outside the heap (mmap.Copy:
+// unix and Windows) and checked and copied to the client from that copy,
+// never from the file, which a same-user server could rewrite after the
+// check; so a 50 MB tool result is never held whole in guard's heap.
 // A list result the server repeats is not checked again (memo.go). A list or initialize result, which must
 // be compared and perhaps rewritten, is read into memory, up to
 // Options.MaxListingBytes; a longer one is refused.
