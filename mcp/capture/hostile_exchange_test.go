@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
