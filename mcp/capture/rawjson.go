@@ -13,16 +13,14 @@ import (
 	"sync"
 )
 
-// CheckMembers reports an error when the JSON-RPC message msg repeats a
-// member name in any object, or has two members whose names differ only
-// in case where a Go client and a JavaScript or Python client would read
-// different ones (see the doc of the member rules in members.go). msg
-// should be valid JSON (json.Valid): syntax errors are not reported.
-func CheckMembers(msg []byte) error { return checkMembers(msg) }
-
-// CheckMembersOf is CheckMembers, with the same rules, for a message that
-// its errors call noun ("request" for a client's message; CheckMembers
-// says "reply").
+// CheckMembersOf reports an error when the JSON-RPC message msg repeats
+// a member name in any object, or has two members whose names differ
+// only in case where a Go client and a JavaScript or Python client would
+// read different ones (see the doc of the member rules in members.go):
+// capture's rule for a server's reply, which guard applies to the
+// messages of both sides. noun names the message in errors ("reply",
+// "request"). msg should be valid JSON (json.Valid): syntax errors are
+// not reported.
 func CheckMembersOf(msg []byte, noun string) error { return checkMembersOf(msg, noun) }
 
 // RawMember is one member of a JSON object as sent: its name, decoded,
@@ -213,7 +211,7 @@ func (x *Exchange) Sent(msg []byte) {
 	delete(x.answered, key)
 }
 
-// Received checks msg, one message of the server's that CheckMembers
+// Received checks msg, one message of the server's that CheckMembersOf
 // accepted (it is not checked again), and returns the error described at
 // Exchange, also kept for Err.
 func (x *Exchange) Received(msg []byte) error {

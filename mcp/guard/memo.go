@@ -10,7 +10,7 @@ import (
 )
 
 // A memo is one list result that guard checked in full (json.Valid,
-// capture.CheckMembers, parseEnvelope, the array split and the comparison
+// capture.CheckMembersOf, parseEnvelope, the array split and the comparison
 // of every element with the pins), kept with the outcome. A later message
 // of the server's that is byte for byte the same except for the value of
 // its id, when the new value is a plain integer or a plain ASCII string

@@ -52,7 +52,7 @@ func readMessage(msg []byte, noun string) (envelope, *badMessage) {
 }
 
 // parseEnvelope reads the envelope of msg, a JSON value that json.Valid
-// accepted and capture.CheckMembers did not refuse. It fails when msg is
+// accepted and capture.CheckMembersOf did not refuse. It fails when msg is
 // not one JSON-RPC 2.0 message as MCP allows it: an object (batches are
 // refused) with "jsonrpc": "2.0"; a request or notification has a string
 // method, params (when present) that are an object, an id (when present)

@@ -35,7 +35,7 @@ func FuzzParseEnvelope(f *testing.F) {
 			Method  *string         `json:"method"`
 		}
 		if json.Unmarshal(b, &ref) != nil {
-			return // a case variant: capture.CheckMembers refuses it before parseEnvelope
+			return // a case variant: capture.CheckMembersOf refuses it before parseEnvelope
 		}
 		if ref.JSONRPC != "2.0" || (ref.Method != nil) != env.hasMethod || (ref.Method != nil && *ref.Method != env.method) {
 			t.Fatalf("parseEnvelope(%q) = %+v; encoding/json %+v", b, env, ref)
