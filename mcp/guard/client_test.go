@@ -44,6 +44,7 @@ func TestClientMessagesRefused(t *testing.T) {
 		{"no jsonrpc", `{"id":5,"method":"tools/call",` + danger + `}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,`},
 		{"params an array", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":["danger"]}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,`},
 		{"name not a string", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":["danger"]}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,`},
+		{"params null", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":null}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,`},
 		{"no name", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{"name":"danger"}}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

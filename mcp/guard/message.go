@@ -55,7 +55,8 @@ func readMessage(msg []byte, noun string) (envelope, *badMessage) {
 // accepted and capture.CheckMembersOf did not refuse. It fails when msg is
 // not one JSON-RPC 2.0 message as MCP allows it: an object (batches are
 // refused) with "jsonrpc": "2.0"; a request or notification has a string
-// method, params (when present) that are an object, an id (when present)
+// method, params (when present) that are an object (or null, which some
+// clients send for none), an id (when present)
 // that is a string or an integer of at most 2^53-1 in magnitude (MCP
 // forbids null; a fraction, an exponent or a larger integer is a number
 // that JavaScript and Python clients and servers read as different
@@ -113,7 +114,7 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		if e.id != nil && idKind != '"' && !exactInteger(e.id) {
 			return e, errors.New("its id is a number but not an integer of at most 2^53-1 in magnitude")
 		}
-		if e.params != nil && e.params[0] != '{' {
+		if e.params != nil && e.params[0] != '{' && string(e.params) != "null" {
 			return e, errors.New("its params are not an object")
 		}
 		return e, nil
