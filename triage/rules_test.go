@@ -1,0 +1,23 @@
+package triage
+
+import (
+	"testing"
+)
+
+// TestRules: every row of the table finds its example and not its near
+// miss (both read through Normalize, as the labeller reads text).
+func TestRules(t *testing.T) {
+	for _, r := range rules {
+		t.Run(r.id+"/"+r.class, func(t *testing.T) {
+			if r.match == "" || r.miss == "" {
+				t.Fatal("every row needs an example and a near miss")
+			}
+			if !r.re.MatchString(Normalize(r.match)) {
+				t.Errorf("does not match its example %q", r.match)
+			}
+			if r.re.MatchString(Normalize(r.miss)) {
+				t.Errorf("matches its near miss %q", r.miss)
+			}
+		})
+	}
+}
