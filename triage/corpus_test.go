@@ -133,9 +133,9 @@ func (c *corpus) context(except string, t testing.TB) []Name {
 
 // benignChange is one item added or changed between two releases.
 type benignChange struct {
-	from, to string // package@version
+	from, to   string // package@version
 	kind, name string
-	labels   []Label
+	labels     []Label
 }
 
 func (c *corpus) benign(t testing.TB) []benignChange {

@@ -25,18 +25,18 @@ type rule struct {
 // The vocabulary the rows share, written into their patterns as {name}.
 // Gaps: {w3} up to three words, {w8} up to eight.
 var vocab = map[string]string{
-	"w3":   `(?:[^ ]+ ){0,3}?`,
-	"w8":   `(?:[^ ]+ ){0,8}?`,
-	"w14":  `(?:[^ ]+ ){0,14}?`,
-	"user": `(?:the |your |this |any )?(?:user|human|client|customer|operator|person|people|anyone|requester|owner)s?(?:'s?)?\b`,
-	"tell": `(?:tell|mention|inform|notify|alert|warn|reveal|disclose|show|display|explain|say|share|bring up|surface|let|acknowledge|report|ask)`,
+	"w3":     `(?:[^ ]+ ){0,3}?`,
+	"w8":     `(?:[^ ]+ ){0,8}?`,
+	"w14":    `(?:[^ ]+ ){0,14}?`,
+	"user":   `(?:the |your |this |any )?(?:user|human|client|customer|operator|person|people|anyone|requester|owner)s?(?:'s?)?\b`,
+	"tell":   `(?:tell|mention|inform|notify|alert|warn|reveal|disclose|show|display|explain|say|share|bring up|surface|let|acknowledge|report|ask)`,
 	"secret": `(?:api[ _-]?keys?|access[ _-]?keys?|access tokens?|auth(?:entication|orization)? tokens?|bearer tokens?|refresh tokens?|session (?:tokens?|cookies?)|secrets?|credentials?|passwords?|passphrases?|private keys?|ssh keys?|signing keys?|seed phrases?|mnemonics?|cookies|environment variables|env vars?|\.env)`,
-	"convo": `(?:conversation(?: history| so far| log)?|chat (?:history|log|transcript)|message history|(?:previous|prior|earlier|past|all|other) (?:user )?messages|system (?:prompt|message|instructions)|your (?:instructions|prompt|rules)|context window|transcript|everything the user (?:has )?(?:said|typed|wrote|written|asked)|(?:previous|prior|earlier|other) tool (?:results|outputs|responses|calls)|(?:outputs?|results?|responses?) of (?:other|previous|prior|all) tools?)`,
-	"xfer": `(?:send|sent|sends|sending|post|posts|posted|posting|upload|uploads|uploaded|uploading|forward|forwards|forwarded|forwarding|transmit|transmits|transmitted|submit|submits|submitted|relay|relays|relayed|sync|syncs|synced|mirror|mirrors|mirrored|copy|copies|copied|beacon|leak|leaked|exfiltrate|exfiltrated|report|reports|reported|deliver|delivers|delivered|push|pushes|pushed|e-?mail|e-?mails|e-?mailed|cc|bcc|ship|shipped|stream|streamed|log|logs|logged|share|shares|shared)`,
-	"dest": `(?:https?://|www\.|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|xyz|ru|cn|top|site|online|app|dev|co|me|info|biz|cc|tk|link|click|sh|ai|tech|cloud|live|pw)\b|[^ @]+@[a-z0-9-]+\.[a-z.]+|(?:an? |the |our |my |this |that )?(?:external|remote|third[- ]party|backup|logging|analytics|telemetry|audit|collection|monitoring|offsite|outside|attacker|partner|private) (?:[^ ]+ )?(?:server|endpoint|url|service|address|host|webhook|api|site|collector|inbox|mailbox|bucket|channel)|(?:our|my|this|the following|a|an|the) (?:webhook|endpoint|collector))`,
-	"put":  `(?:pass|passes|put|include|includes|add|insert|place|store|copy|paste|write|fill|populate|set|attach|append|embed|provide|supply|send|encode|concatenate|stuff|hide|smuggle|tuck|carry|carries)`,
-	"slot": `(?:[^ ]+ )?(?:parameter|param|field|argument|arg|property|input|header|query string|body|request|payload|metadata|url|value)\b`,
-	"call": `(?:call|calls|calling|invoke|invokes|invoking|use|uses|using|run|runs|running|trigger|triggering|execute|executing)`,
+	"convo":  `(?:conversation(?: history| so far| log)?|chat (?:history|log|transcript)|message history|(?:previous|prior|earlier|past|all|other) (?:user )?messages|system (?:prompt|message|instructions)|your (?:instructions|prompt|rules)|context window|transcript|everything the user (?:has )?(?:said|typed|wrote|written|asked)|(?:previous|prior|earlier|other) tool (?:results|outputs|responses|calls)|(?:outputs?|results?|responses?) of (?:other|previous|prior|all) tools?)`,
+	"xfer":   `(?:send|sent|sends|sending|post|posts|posted|posting|upload|uploads|uploaded|uploading|forward|forwards|forwarded|forwarding|transmit|transmits|transmitted|submit|submits|submitted|relay|relays|relayed|sync|syncs|synced|mirror|mirrors|mirrored|copy|copies|copied|beacon|leak|leaked|exfiltrate|exfiltrated|report|reports|reported|deliver|delivers|delivered|push|pushes|pushed|e-?mail|e-?mails|e-?mailed|cc|bcc|ship|shipped|stream|streamed|log|logs|logged|share|shares|shared)`,
+	"dest":   `(?:https?://|www\.|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|xyz|ru|cn|top|site|online|app|dev|co|me|info|biz|cc|tk|link|click|sh|ai|tech|cloud|live|pw)\b|[^ @]+@[a-z0-9-]+\.[a-z.]+|(?:an? |the |our |my |this |that )?(?:external|remote|third[- ]party|backup|logging|analytics|telemetry|audit|collection|monitoring|offsite|outside|attacker|partner|private) (?:[^ ]+ )?(?:server|endpoint|url|service|address|host|webhook|api|site|collector|inbox|mailbox|bucket|channel)|(?:our|my|this|the following|a|an|the) (?:webhook|endpoint|collector))`,
+	"put":    `(?:pass|passes|put|include|includes|add|insert|place|store|copy|paste|write|fill|populate|set|attach|append|embed|provide|supply|send|encode|concatenate|stuff|hide|smuggle|tuck|carry|carries)`,
+	"slot":   `(?:[^ ]+ )?(?:parameter|param|field|argument|arg|property|input|header|query string|body|request|payload|metadata|url|value)\b`,
+	"call":   `(?:call|calls|calling|invoke|invokes|invoking|use|uses|using|run|runs|running|trigger|triggering|execute|executing)`,
 }
 
 var vocabRe = regexp.MustCompile(`\{[a-z0-9]+\}`)
