@@ -120,7 +120,8 @@ func (c shadowCheck) find(t texts) []match {
 // The words around another tool's name that change its behaviour.
 var (
 	shadowBefore = expand(`(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?)`)
-	shadowAfter  = expand(`(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|use the (?:address|recipient|account|url|host)|go through|be called with)\b`)
+	shadowAfter  = `(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b`
+	shadowFar    = `(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b`
 	callBefore   = `(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?`
 )
 
@@ -157,7 +158,7 @@ func shadowChecks(item *Item, s Surface) []shadowCheck {
 			continue
 		}
 		names := `(?:` + strings.Join(set, "|") + `)`
-		out = append(out, shadowCheck{ToolShadowing, regexp.MustCompile(`(?s)` + shadowBefore + names + `|` + names + ` (?:[^ ]+ ){0,3}?` + shadowAfter)})
+		out = append(out, shadowCheck{ToolShadowing, regexp.MustCompile(`(?s)` + shadowBefore + names + `|` + names + ` (?:[^ ]+ ){0,3}?(?:` + shadowAfter + `)|` + names + `[^ ]* (?:[^ ]+ ){0,8}?(?:` + shadowFar + `)`)})
 	}
 	if len(other) > 0 {
 		names := `(?:` + strings.Join(other, "|") + `)`
