@@ -18,9 +18,25 @@ func Skeleton(name string) string {
 }
 
 // lookAlike reports whether two different names look alike: one
-// Skeleton, or one Skeleton once case folded ("Echo" and "echo").
+// Skeleton, or one Skeleton once case folded ("Echo" and "echo") and
+// without separators ("write-file" and "write_file").
 func lookAlike(a, b string) bool {
-	return a != b && (Skeleton(a) == Skeleton(b) || Skeleton(fold.String(a)) == Skeleton(fold.String(b)))
+	if a == b {
+		return false
+	}
+	x, y := Skeleton(fold.String(a)), Skeleton(fold.String(b))
+	return Skeleton(a) == Skeleton(b) || x == y || unseparated(x) == unseparated(y)
+}
+
+// unseparated drops the separators a name's words are joined with, so
+// that "write-file", "write_file" and "write.file" look alike.
+func unseparated(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // The scripts a name's letters may mix without being a lookalike: TR39's

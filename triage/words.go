@@ -82,12 +82,14 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 		}
 		keep(r.id, r.find(nt), old)
 	}
-	for _, sh := range shadowChecks(item, s) {
+	oldShadow := shadowMatches(ot, item, s)
+	newShadow := shadowMatches(nt, item, s)
+	for _, id := range []string{ToolShadowing, NewInstruction} {
 		old := map[string]bool{}
-		for _, m := range sh.find(ot) {
+		for _, m := range oldShadow[id] {
 			old[m.text] = true
 		}
-		keep(sh.id, sh.find(nt), old)
+		keep(id, newShadow[id], old)
 	}
 	var out []Label
 	for _, id := range ids {
@@ -101,86 +103,88 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 	return out
 }
 
-// A shadowCheck finds another tool's name in the text next to words that
-// change how that tool behaves (tool-shadowing) or that call it when it
-// belongs to another server (new-instruction).
-type shadowCheck struct {
-	id string
-	re *regexp.Regexp
-}
-
-func (c shadowCheck) find(t texts) []match {
-	var out []match
-	for _, loc := range c.re.FindAllStringIndex(t.joined, -1) {
-		out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
-	}
-	return out
-}
-
 // The words around another tool's name that change its behaviour.
 var (
-	shadowBefore = expand(`(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?)`)
-	shadowAfter  = `(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b`
-	shadowFar    = `(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b`
-	callBefore   = `(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?`
+	shadowBefore = regexp.MustCompile(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:if|when|whenever|once|before|after) (?:the )?)$`)
+	shadowAfter  = regexp.MustCompile(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b)`)
+	shadowFar    = regexp.MustCompile(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
+	callBefore   = regexp.MustCompile(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken    = regexp.MustCompile("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
-// shadowChecks builds the checks for the other tools on the surface.
-// A name that is one plain word ("search", "echo") is only recognised
-// quoted or followed by "tool" or "function"; a compound name
-// ("send_email", "browser-navigate") anywhere as a token.
-func shadowChecks(item *Item, s Surface) []shadowCheck {
-	var same, other []string
-	seen := map[string]bool{}
+// shadowMatches finds the other tools of the surface named in t: a tool
+// of this server next to words that change how it behaves
+// (tool-shadowing; not in the server's instructions, which describe its
+// own tools), a tool of another server at all (tool-shadowing: a server
+// has no business describing another's tools), and a call of another
+// server's tool (new-instruction). A name that is one plain word
+// ("search", "echo") counts only quoted or followed by "tool" or
+// "function"; a compound name ("send_email", "browser-navigate")
+// anywhere as a token.
+func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
+	if len(s.Names) == 0 || t.joined == "" {
+		return nil
+	}
+	self := Normalize(item.Name)
+	where := map[string]int{} // normalised name -> 1 this server, 2 another, 3 both
 	for _, n := range s.Names {
-		if n.Kind != KindTool || n.Server == s.Server && n.Kind == item.Kind && n.Name == item.Name {
+		if n.Kind != KindTool {
 			continue
 		}
 		nn := Normalize(n.Name)
-		if nn == "" || n.Server == s.Server && nn == Normalize(item.Name) {
+		if nn == "" || n.Server == s.Server && nn == self {
 			continue
 		}
-		key := fmt.Sprint(n.Server == s.Server, nn)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		p := namePattern(nn)
 		if n.Server == s.Server {
-			same = append(same, p)
+			where[nn] |= 1
 		} else {
-			other = append(other, p)
+			where[nn] |= 2
 		}
 	}
-	var out []shadowCheck
-	for _, set := range [][]string{same, other} {
-		if len(set) == 0 {
+	out := map[string][]match{}
+	j := t.joined
+	for _, loc := range nameToken.FindAllStringIndex(j, -1) {
+		lo, hi := loc[0], loc[1]
+		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
+			hi--
+		}
+		name := j[lo:hi]
+		w := where[name]
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
 			continue
 		}
-		names := `(?:` + strings.Join(set, "|") + `)`
-		out = append(out, shadowCheck{ToolShadowing, regexp.MustCompile(`(?s)` + shadowBefore + names + `|` + names + ` (?:[^ ]+ ){0,3}?(?:` + shadowAfter + `)|` + names + `[^ ]* (?:[^ ]+ ){0,8}?(?:` + shadowFar + `)`)})
-	}
-	if len(other) > 0 {
-		names := `(?:` + strings.Join(other, "|") + `)`
-		out = append(out, shadowCheck{NewInstruction, regexp.MustCompile(`(?s)` + callBefore + names)})
+		before := j[max(0, lo-80):lo]
+		after := j[hi:min(len(j), hi+200)]
+		add := func(id string, from, to int) {
+			out[id] = append(out[id], match{path: t.pathsAt(from, to), text: j[from:to], at: from})
+		}
+		if w&1 != 0 && item.Kind != KindInstructions {
+			switch {
+			case shadowBefore.MatchString(before):
+				b := shadowBefore.FindStringIndex(before)
+				add(ToolShadowing, lo-len(before)+b[0], hi)
+			case shadowAfter.MatchString(after):
+				add(ToolShadowing, lo, hi+shadowAfter.FindStringIndex(after)[1])
+			case shadowFar.MatchString(after):
+				add(ToolShadowing, lo, hi+shadowFar.FindStringIndex(after)[1])
+			}
+		}
+		if w&2 != 0 {
+			add(ToolShadowing, lo, hi)
+			if b := callBefore.FindStringIndex(before); b != nil {
+				add(NewInstruction, lo-len(before)+b[0], hi)
+			}
+		}
 	}
 	return out
 }
 
-// namePattern matches a normalised tool name as a token of the text.
-func namePattern(n string) string {
-	q := regexp.QuoteMeta(n)
-	if strings.ContainsAny(n, "_-.:/0123456789") {
-		lo, hi := `\b`, `\b`
-		if !isWord(n[0]) {
-			lo = ""
-		}
-		if !isWord(n[len(n)-1]) {
-			hi = ""
-		}
-		return lo + q + hi
+// marked reports whether the plain word at j[lo:hi] is quoted, or
+// followed by "tool" or "function".
+func marked(j string, lo, hi int) bool {
+	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
+		return true
 	}
-	return `(?:['"\x60]` + q + `['"\x60]|\b` + q + ` (?:tool|function)\b)`
+	rest := j[hi:]
+	return strings.HasPrefix(rest, " tool") || strings.HasPrefix(rest, " function")
 }
-
-func isWord(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
