@@ -10,11 +10,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agentgate/agentgate/internal/hidden"
-	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
-// hiddenLabels is hidden-text: a character internal/hidden lists (the
+// hiddenLabels is hidden-text: a character internal/safetext lists (the
 // list the lockfile writer and every report escape) in the name or any
 // string of the new definition that the old one did not hold as often.
 // Emoji presentation is not hidden text: a variation selector after a
@@ -54,7 +53,7 @@ func hiddenLabels(item *Item, nt, ot texts) []Label {
 	var kinds []string
 	for r, n := range nc {
 		if n > oc[r] {
-			if k := hidden.Kind(r); !slices.Contains(kinds, k) {
+			if k := safetext.Kind(r); !slices.Contains(kinds, k) {
 				kinds = append(kinds, k)
 			}
 		}
@@ -62,7 +61,7 @@ func hiddenLabels(item *Item, nt, ot texts) []Label {
 	if len(kinds) == 0 {
 		return nil
 	}
-	slices.SortFunc(kinds, func(a, b string) int { return slices.Index(hidden.Kinds, a) - slices.Index(hidden.Kinds, b) })
+	slices.SortFunc(kinds, func(a, b string) int { return slices.Index(safetext.Kinds, a) - slices.Index(safetext.Kinds, b) })
 	w := nw[0]
 	return []Label{{ID: HiddenText, Severity: High,
 		Evidence: strings.Join(kinds, ", ") + " in " + evidence(w.path, around(w.raw))}}
@@ -75,7 +74,7 @@ func hiddenRunes(s string) []rune {
 	var out []rune
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
-		if r == utf8.RuneError || hidden.Kind(r) == "" {
+		if r == utf8.RuneError || safetext.Kind(r) == "" {
 			continue
 		}
 		prev, next := rune(0), rune(0)
@@ -128,7 +127,7 @@ func isFlagTag(r rune) bool { return r >= 0xE0061 && r <= 0xE007A || r >= 0xE003
 // around is the text around the first hidden character of s.
 func around(s string) string {
 	for i, r := range s {
-		if hidden.Kind(r) != "" && r != '\n' && r != '\t' {
+		if safetext.Kind(r) != "" && r != '\n' && r != '\t' {
 			lo := max(0, i-40)
 			for lo > 0 && !utf8.RuneStart(s[lo]) {
 				lo--
@@ -211,7 +210,7 @@ func wordingOnly(nt, ot texts) []Label {
 	if len(changed) == 0 {
 		return nil
 	}
-	ev := render.VisibleLine(changed[0]) + " changed"
+	ev := safetext.VisibleLine(changed[0]) + " changed"
 	if len(changed) > 1 {
 		ev += fmt.Sprintf(" (+%d more)", len(changed)-1)
 	}

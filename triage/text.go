@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/agentgate/agentgate/internal/hidden"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // piece is one string of a definition: a string value, or a property
@@ -195,14 +195,14 @@ func (t *texts) pathsAt(i, j int) string {
 var fold = cases.Fold()
 
 // Normalize is the text the word rules read: hidden characters
-// (internal/hidden's list) removed, NFKC, case folded, every non-ASCII
+// (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
 // letter whose Unicode TR39 confusable prototype is ASCII replaced by it
 // (Cyrillic "о" reads as "o"), curly quotes made straight, Markdown
 // emphasis ("*", "**") removed, and every run of white space one space.
 func Normalize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r == utf8.RuneError || hidden.Kind(r) != "" && r != '\n' && r != '\t' {
+		if r == utf8.RuneError || safetext.Kind(r) != "" && r != '\n' && r != '\t' {
 			continue
 		}
 		b.WriteRune(r)

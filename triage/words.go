@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // MaxEvidence is the most bytes of quoted text one label's evidence
@@ -22,11 +22,11 @@ func evidence(path, text string) string {
 		}
 		text = text[:cut] + "…"
 	}
-	q := "“" + render.VisibleLine(text) + "”"
+	q := "“" + safetext.VisibleLine(text) + "”"
 	if path == "" {
 		return q
 	}
-	return render.VisibleLine(path) + ": " + q
+	return safetext.VisibleLine(path) + ": " + q
 }
 
 type match struct {
