@@ -10,22 +10,24 @@ import (
 )
 
 // attack is one entry of testdata/corpus/attacks/*.json: a real item of
-// a real release (the target package's latest release in the corpus),
+// a real release (the target package's release "version", or its latest
+// in the corpus),
 // changed (or, with op "add", copied under a new name) by "set" (member
 // path -> JSON value) and "append" (member path -> text appended to the
 // string there, "" for instructions), with the labels it must get.
 type attack struct {
-	ID     string            `json:"id"`
-	Class  string            `json:"class"`
-	Target string            `json:"target"`
-	Kind   string            `json:"kind"`
-	Name   string            `json:"name"`
-	Op     string            `json:"op"`
-	Copy   string            `json:"copy"`
-	Set    map[string]any    `json:"set"`
-	Append map[string]string `json:"append"`
-	Expect []string          `json:"expect"`
-	Note   string            `json:"note"`
+	ID      string            `json:"id"`
+	Class   string            `json:"class"`
+	Target  string            `json:"target"`
+	Version string            `json:"version"` // the release attacked; "" for the latest in the corpus
+	Kind    string            `json:"kind"`
+	Name    string            `json:"name"`
+	Op      string            `json:"op"`
+	Copy    string            `json:"copy"`
+	Set     map[string]any    `json:"set"`
+	Append  map[string]string `json:"append"`
+	Expect  []string          `json:"expect"`
+	Note    string            `json:"note"`
 
 	file   string
 	labels []Label
@@ -67,6 +69,13 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 		t.Fatalf("attack %s: no release of %s in the corpus", a.ID, a.Target)
 	}
 	rel := rs[len(rs)-1]
+	if a.Version != "" {
+		i := slices.IndexFunc(rs, func(r surface) bool { return r.Version == a.Version })
+		if i < 0 {
+			t.Fatalf("attack %s: no release %s@%s in the corpus", a.ID, a.Target, a.Version)
+		}
+		rel = rs[i]
+	}
 	items := rel.items(t)
 	base := a.Name
 	if a.Op == "add" {

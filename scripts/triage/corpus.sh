@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # corpus.sh: record the benign half of the triage corpus
-# (testdata/triage/benign) from real releases of public MCP servers.
-# For each package@version in scripts/triage/releases.tsv it installs the
+# (triage/testdata/corpus/benign) from real releases of public MCP servers.
+# For each package@version in triage/testdata/corpus/releases.tsv it installs the
 # release from the npm registry into a scratch directory (no install
 # scripts), starts it over stdio with capture.mjs, and writes what a client
 # reads (instructions, tools, prompts, resource templates, exactly as sent)
-# to testdata/triage/benign/PACKAGE/VERSION.json. The servers get dummy API
+# to triage/testdata/corpus/benign/PACKAGE/VERSION.json (a release already
+# recorded is kept; delete its file to record it again). The servers get dummy API
 # keys: listing tools needs none, and nothing is called.
 #
 #   scripts/triage/corpus.sh [PACKAGE-PREFIX]
@@ -20,7 +21,7 @@ while IFS=$'\t' read -r pkg versions bin args; do
 	[[ -z "$pkg" || "$pkg" == \#* ]] && continue
 	[[ -n "${1:-}" && "$pkg" != "$1"* ]] && continue
 	for v in $versions; do
-		out="$root/testdata/triage/benign/${pkg#@}/$v.json"
+		out="$root/triage/testdata/corpus/benign/${pkg#@}/$v.json"
 		[[ -s "$out" ]] && continue
 		dir="$scratch/$(echo "$pkg@$v" | tr '/@' '__')"
 		if ! npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "$pkg@$v" >/dev/null 2>"$dir.log"; then
@@ -46,4 +47,4 @@ while IFS=$'\t' read -r pkg versions bin args; do
 		rm -rf "$dir"
 		echo "$pkg@$v: $(node -e 'const c=require(process.argv[1]);console.log(c.tools.length+" tools")' "$out")"
 	done
-done <"$here/releases.tsv"
+done <"$root/triage/testdata/corpus/releases.tsv"
