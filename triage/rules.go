@@ -125,7 +125,7 @@ var rules = []rule{
 
 	// sensitive-path: secrets and private files.
 	{id: SensitivePath, class: "SSH keys",
-		pattern: `(?:^|[^a-z0-9_])\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bssh (?:private )?keys?\b|\bprivate (?:ssh |signing |gpg |pgp )?keys?\b`,
+		pattern: `(?:~/|\$home/|%userprofile%/|/)\.ssh\b|(?:^|[^a-z0-9_~/])\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\bssh (?:private )?keys?\b|\bprivate (?:ssh |signing |gpg |pgp )?keys?\b`,
 		match:   "read ~/.ssh/id_rsa first", miss: "Use the SSH URL of the repository."},
 	{id: SensitivePath, class: "dotenv and shell secrets",
 		pattern: `(?:^|[^a-z0-9_./])\.env(?:\.[a-z]+)?\b|\bdotenv files?\b|\.(?:bash|zsh|sh)_history\b|\.(?:bashrc|zshrc|profile)\b`,
