@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -151,14 +150,14 @@ var hints = []struct {
 	{"idempotentHint", false, true},
 }
 
-var urlRe = regexp.MustCompile(`(?i)\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|ai|co|me|sh|info|biz|top|site|online|cloud|tech|pw|tk)\b`)
+var urlRe = lazy(`(?i)\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|ai|co|me|sh|info|biz|top|site|online|cloud|tech|pw|tk)\b`)
 
 // urls lists the URLs and host names in t's raw text, trailing
 // punctuation removed.
 func urls(t texts) []string {
 	var out []string
 	for _, p := range t.pieces {
-		for _, u := range urlRe.FindAllString(p.raw, -1) {
+		for _, u := range urlRe.get().FindAllString(p.raw, -1) {
 			u = strings.TrimRight(u, ".,;:!?")
 			if !slices.Contains(out, u) {
 				out = append(out, u)
@@ -290,7 +289,7 @@ func newParams(kind string, ov, nv any) []Label {
 			}
 		case KindResourceTemplate:
 			if t, ok := get(v, "uriTemplate").(string); ok {
-				for _, m := range templateVar.FindAllStringSubmatch(t, -1) {
+				for _, m := range templateVar.get().FindAllStringSubmatch(t, -1) {
 					for _, n := range strings.Split(m[1], ",") {
 						all = append(all, strings.TrimRight(strings.TrimLeft(n, "+#./;?&"), "*"))
 					}
@@ -315,4 +314,4 @@ func newParams(kind string, ov, nv any) []Label {
 	return out
 }
 
-var templateVar = regexp.MustCompile(`\{([^}]*)\}`)
+var templateVar = lazy(`\{([^}]*)\}`)

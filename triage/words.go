@@ -2,7 +2,6 @@ package triage
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -74,8 +73,9 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 			found[id] = append(found[id], m)
 		}
 	}
-	for i := range rules {
-		r := &rules[i]
+	rs := compiledRules()
+	for i := range rs {
+		r := &rs[i]
 		old := map[string]bool{}
 		for _, m := range r.find(ot) {
 			old[m.text] = true
@@ -105,11 +105,11 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 
 // The words around another tool's name that change its behaviour.
 var (
-	shadowBefore = regexp.MustCompile(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:if|when|whenever|once|before|after) (?:the )?)$`)
-	shadowAfter  = regexp.MustCompile(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b)`)
-	shadowFar    = regexp.MustCompile(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
-	callBefore   = regexp.MustCompile(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
-	nameToken    = regexp.MustCompile("[a-z0-9_][a-z0-9_.:/-]*")
+	shadowBefore = lazy(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:if|when|whenever|once|before|after) (?:the )?)$`)
+	shadowAfter  = lazy(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b)`)
+	shadowFar    = lazy(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
+	callBefore   = lazy(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken    = lazy("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
@@ -143,7 +143,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	}
 	out := map[string][]match{}
 	j := t.joined
-	for _, loc := range nameToken.FindAllStringIndex(j, -1) {
+	for _, loc := range nameToken.get().FindAllStringIndex(j, -1) {
 		lo, hi := loc[0], loc[1]
 		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
 			hi--
@@ -160,18 +160,18 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		}
 		if w&1 != 0 && item.Kind != KindInstructions {
 			switch {
-			case shadowBefore.MatchString(before):
-				b := shadowBefore.FindStringIndex(before)
+			case shadowBefore.get().MatchString(before):
+				b := shadowBefore.get().FindStringIndex(before)
 				add(ToolShadowing, lo-len(before)+b[0], hi)
-			case shadowAfter.MatchString(after):
-				add(ToolShadowing, lo, hi+shadowAfter.FindStringIndex(after)[1])
-			case shadowFar.MatchString(after):
-				add(ToolShadowing, lo, hi+shadowFar.FindStringIndex(after)[1])
+			case shadowAfter.get().MatchString(after):
+				add(ToolShadowing, lo, hi+shadowAfter.get().FindStringIndex(after)[1])
+			case shadowFar.get().MatchString(after):
+				add(ToolShadowing, lo, hi+shadowFar.get().FindStringIndex(after)[1])
 			}
 		}
 		if w&2 != 0 {
 			add(ToolShadowing, lo, hi)
-			if b := callBefore.FindStringIndex(before); b != nil {
+			if b := callBefore.get().FindStringIndex(before); b != nil {
 				add(NewInstruction, lo-len(before)+b[0], hi)
 			}
 		}

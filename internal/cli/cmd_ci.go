@@ -76,8 +76,9 @@ Examples:
 	})
 }
 
-// CIReportVersion is the reportVersion of `agentgate ci --format json`.
-const CIReportVersion = 1
+// CIReportVersion is the reportVersion of `agentgate ci --format json`:
+// 2 since every server carries its triage findings.
+const CIReportVersion = 2
 
 // ciReport is the JSON report, docs/ci-report.md.
 type ciReport struct {
