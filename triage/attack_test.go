@@ -76,7 +76,7 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 		}
 		rel = rs[i]
 	}
-	items := rel.items(t)
+	items := c.itemsOf(t, rel)
 	base := a.Name
 	if a.Op == "add" {
 		base = a.Copy
@@ -109,7 +109,7 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 	if a.Op != "add" {
 		old = &Item{Kind: a.Kind, Name: a.Name, Def: od}
 	}
-	names := rel.names(serverName(a.Target), t)
+	names := c.namesOf(t, rel, serverName(a.Target))
 	if a.Op == "add" {
 		names = append(names, Name{Server: serverName(a.Target), Kind: a.Kind, Name: a.Name})
 	}

@@ -60,9 +60,26 @@ func (s surface) items(t testing.TB) map[[2]string][]byte {
 	return out
 }
 
-func (s surface) names(server string, t testing.TB) []Name {
+type corpus struct {
+	releases map[string][]surface // by package, oldest first
+	order    []string             // packages in releases.tsv order
+
+	items map[string]map[[2]string][]byte // by package@version, computed once
+	ctx   map[string][]Name               // context, by package
+}
+
+func (c *corpus) itemsOf(t testing.TB, s surface) map[[2]string][]byte {
+	if m, ok := c.items[s.ref()]; ok {
+		return m
+	}
+	m := s.items(t)
+	c.items[s.ref()] = m
+	return m
+}
+
+func (c *corpus) namesOf(t testing.TB, s surface, server string) []Name {
 	var out []Name
-	for k := range s.items(t) {
+	for k := range c.itemsOf(t, s) {
 		if k[0] != KindInstructions {
 			out = append(out, Name{Server: server, Kind: k[0], Name: k[1]})
 		}
@@ -70,13 +87,8 @@ func (s surface) names(server string, t testing.TB) []Name {
 	return out
 }
 
-type corpus struct {
-	releases map[string][]surface // by package, oldest first
-	order    []string             // packages in releases.tsv order
-}
-
 func loadCorpus(t testing.TB) *corpus {
-	c := &corpus{releases: map[string][]surface{}}
+	c := &corpus{releases: map[string][]surface{}, items: map[string]map[[2]string][]byte{}, ctx: map[string][]Name{}}
 	f, err := os.Open("testdata/corpus/releases.tsv")
 	if err != nil {
 		t.Fatal(err)
@@ -121,14 +133,18 @@ func serverName(pkg string) string { return pkg[strings.LastIndex(pkg, "/")+1:] 
 // context is every other package's latest release, as the other servers
 // of one repository.
 func (c *corpus) context(except string, t testing.TB) []Name {
+	if out, ok := c.ctx[except]; ok {
+		return slices.Clone(out)
+	}
 	var out []Name
 	for _, pkg := range c.order {
 		if pkg != except {
 			rs := c.releases[pkg]
-			out = append(out, rs[len(rs)-1].names(serverName(pkg), t)...)
+			out = append(out, c.namesOf(t, rs[len(rs)-1], serverName(pkg))...)
 		}
 	}
-	return out
+	c.ctx[except] = out
+	return slices.Clone(out)
 }
 
 // benignChange is one item added or changed between two releases.
@@ -144,8 +160,8 @@ func (c *corpus) benign(t testing.TB) []benignChange {
 		rs := c.releases[pkg]
 		ctx := c.context(pkg, t)
 		for i := 1; i < len(rs); i++ {
-			a, b := rs[i-1].items(t), rs[i].items(t)
-			s := Surface{Server: serverName(pkg), Names: append(rs[i].names(serverName(pkg), t), ctx...)}
+			a, b := c.itemsOf(t, rs[i-1]), c.itemsOf(t, rs[i])
+			s := Surface{Server: serverName(pkg), Names: append(c.namesOf(t, rs[i], serverName(pkg)), ctx...)}
 			for _, k := range slices.SortedFunc(maps.Keys(b), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
 				nd := b[k]
 				od, had := a[k]
@@ -171,8 +187,8 @@ func (c *corpus) firstLock(t testing.TB) []benignChange {
 	for _, pkg := range c.order {
 		rs := c.releases[pkg]
 		last := rs[len(rs)-1]
-		s := Surface{Server: serverName(pkg), Names: append(last.names(serverName(pkg), t), c.context(pkg, t)...)}
-		items := last.items(t)
+		s := Surface{Server: serverName(pkg), Names: append(c.namesOf(t, last, serverName(pkg)), c.context(pkg, t)...)}
+		items := c.itemsOf(t, last)
 		for _, k := range slices.SortedFunc(maps.Keys(items), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
 			out = append(out, benignChange{to: last.ref(), kind: k[0], name: k[1],
 				labels: Change(nil, &Item{Kind: k[0], Name: k[1], Def: items[k]}, s)})

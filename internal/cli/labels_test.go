@@ -85,7 +85,7 @@ func TestLabels(t *testing.T) {
 		t.Errorf("silenced label still reported: %+v", fs)
 	}
 	r.write("agentgate.toml", "[servers.notes.labels]\nsensitive-paths = \"off\"\n")
-	if _, stderr := r.mustRun(ExitInvalid, "ci"); !strings.Contains(stderr, `unknown label "sensitive-paths"`) {
+	if _, stderr := r.mustRun(ExitInvalid, "ci"); !strings.Contains(stderr, `servers.notes.labels.sensitive-paths: unknown key`) {
 		t.Errorf("bad label: %s", stderr)
 	}
 }

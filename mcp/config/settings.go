@@ -492,6 +492,9 @@ func (p *parser) labels(n *node, field string) ([]triage.Override, *Error) {
 	if _, err := p.table(n, field); err != nil {
 		return nil, err
 	}
+	if err := p.known(n, field+".", append([]string{"tools"}, triage.IDs...)...); err != nil {
+		return nil, err
+	}
 	var out []triage.Override
 	one := func(item string, k string, at pos, v *node, f string) *Error {
 		if !slices.Contains(triage.IDs, k) {
