@@ -78,8 +78,8 @@ func TestLabelsInReports(t *testing.T) {
 	var log struct {
 		Runs []struct {
 			Results []struct {
-				RuleID     string         `json:"ruleId"`
-				Level      string         `json:"level"`
+				RuleID     string `json:"ruleId"`
+				Level      string `json:"level"`
 				Message    struct{ Text string }
 				Properties map[string]any `json:"properties"`
 			}
