@@ -21,3 +21,22 @@ func TestRules(t *testing.T) {
 		})
 	}
 }
+
+// TestRequired: the words a rule needs are found in every example it
+// matches (else the prefilter would hide a match), and most rows have
+// some.
+func TestRequired(t *testing.T) {
+	without := 0
+	for _, r := range compiledRules() {
+		if r.need == nil {
+			without++
+			continue
+		}
+		if !r.mayMatch(Normalize(r.match)) {
+			t.Errorf("%s/%s: needs one of %q, which its example lacks", r.id, r.class, r.need)
+		}
+	}
+	if without > len(rules)/4 {
+		t.Errorf("%d of %d rows have no needed words", without, len(rules))
+	}
+}

@@ -72,15 +72,32 @@ func collect(kind string, def []byte) texts {
 		t.starts = append(t.starts, b.Len())
 		b.WriteString(t.pieces[i].norm)
 	}
-	t.joined = b.String()
+	t.joined = capped(b.String())
 	return t
+}
+
+// MaxRead is the most bytes of one definition's normalised text the word
+// rules read (its strings joined, and each string alone); the rest is
+// not labelled. Hidden characters, names, annotations, parameters and
+// URLs are read whole.
+const MaxRead = 64 << 10
+
+func capped(s string) string {
+	if len(s) <= MaxRead {
+		return s
+	}
+	n := MaxRead
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (t *texts) add(path, s string) {
 	if strings.TrimSpace(s) == "" {
 		return
 	}
-	t.pieces = append(t.pieces, piece{path: path, raw: s, norm: Normalize(s)})
+	t.pieces = append(t.pieces, piece{path: path, raw: s, norm: capped(Normalize(s))})
 }
 
 // walk adds the strings of v to t, and the property names of its schemas

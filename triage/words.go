@@ -39,13 +39,16 @@ type match struct {
 func (r *rule) find(t texts) []match {
 	var out []match
 	if r.scope == "" {
+		if !r.mayMatch(t.joined) {
+			return nil
+		}
 		for _, loc := range r.re.FindAllStringIndex(t.joined, -1) {
 			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
 		}
 		return out
 	}
 	for k, p := range t.pieces {
-		if !inScope(r.scope, p.path) {
+		if !inScope(r.scope, p.path) || !r.mayMatch(p.norm) {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringIndex(p.norm, -1) {
