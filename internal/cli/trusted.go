@@ -12,9 +12,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
+	mcpcommand "github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
@@ -44,10 +46,15 @@ func trustedRef(e *env, flagValue string) string {
 //     arguments, environment, cwd, URL and headers (an ${input:} answered
 //     differently by the pull request's agentgate.toml, a changed
 //     {file:...}, a variable in cwd or command that now points elsewhere);
-//   - every file inside the work tree that the resolved command, arguments,
-//     env values or cwd name, and every file read while resolving (envFile,
-//     {file:...}), is byte-identical at ref, or is in neither ref nor HEAD
-//     (made by the job, not committed by anyone); see changedLocalFile.
+//   - every file inside the work tree that the resolved command (also as
+//     the OS finds it through the server's PATH), arguments, the words of
+//     a shell command string, env values or cwd name, and every file read
+//     while resolving (envFile, {file:...}), is byte-identical at ref, or
+//     is in neither ref nor HEAD (made by the job, not committed by
+//     anyone); see changedLocalFile;
+//   - it hands no program over as text that agentgate cannot read
+//     (config.ProgramText: a shell command string with operators, globs or
+//     expansions, an inline program such as python -c, a module).
 //
 // Otherwise the server is not started: one failure of exit class 3 naming
 // it and the reason. ok holds the servers to start, already resolved;
@@ -117,6 +124,10 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 			refused = append(refused, refuse(s, why))
 			continue
 		}
+		if _, why := config.ProgramText(then.Command, then.Args); why != "" {
+			refused = append(refused, refuse(s, why))
+			continue
+		}
 		ok = append(ok, then)
 	}
 	return ok, refused, settings, nil
@@ -151,10 +162,12 @@ const maxLinkDepth = 8
 
 // changedLocalFile returns why s (resolved) runs repository files that
 // are not those at ref ("" when it does not). It looks at every path a
-// word can name: the command, each argument, each env value (whole, after
-// "=", split at whitespace and at the path-list separator), the files read
-// while resolving (envFile, {file:...}) and the cwd; relative words are
-// taken from the root and from the cwd. Each that is inside the work tree
+// word can name: the command, the program the OS runs for it (found
+// through the server's PATH, as capture finds it), each argument, each
+// word of a shell command string (config.ProgramText), each env value
+// (whole, after "=", split at whitespace and at the path-list separator),
+// the files read while resolving (envFile, {file:...}) and the cwd;
+// relative words are taken from the root and from the cwd. Each that is inside the work tree
 // (outside any .git directory) and is a regular file or a symbolic link
 // must have the same bytes (for a link: the same target, and the target in
 // turn) at ref. A file in neither ref nor HEAD was not committed by anyone
@@ -179,8 +192,16 @@ func changedLocalFile(ws *workspace, ref string, s config.Resolved) (string, err
 		words = append(words, filepath.SplitList(v)...)
 	}
 	add(s.Command)
+	if res, err := mcpcommand.Resolve(runtime.GOOS, mcpcommand.Spec{Command: s.Command, Args: s.Args, Dir: s.Cwd,
+		Env: mcpcommand.MergeEnv(runtime.GOOS, os.Environ(), s.Env)}, mcpcommand.HostProbe); err == nil {
+		add(res.Path)
+	}
 	for _, a := range s.Args {
 		add(a)
+	}
+	shellWords, _ := config.ProgramText(s.Command, s.Args)
+	for _, w := range shellWords {
+		add(w)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		add(s.Env[k])
