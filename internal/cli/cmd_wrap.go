@@ -132,10 +132,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		return err
 	}
 	p := ws.project
-	opt := config.WrapOptions{OnDrift: onDrift}
-	if p.Settings.Lockfile != config.DefaultLockfile {
-		opt.Lockfile = p.Settings.Lockfile
-	}
+	opt := config.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
 	// Excluded entries are not wrapped: guard would find no lockfile
 	// entry for them.
 	opt.Select = lockNames(p)
@@ -258,8 +255,10 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outsi
 	return out, nil
 }
 
-// writeEdits prints the edits as a unified diff (--dry-run) or writes each
-// changed file atomically, then says what changed.
+// writeEdits prints the edits as a unified diff (--dry-run) or writes the
+// changed files, all or nothing (lock.WriteFiles: each atomically, none
+// replaced before every one could be prepared, those replaced put back
+// when a later one fails), then says what changed.
 func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	dry := flagValue[bool](fs, "dry-run")
 	color := e.useColor(e.stdout)
@@ -298,14 +297,29 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		}
 		return nil
 	}
+	// All or nothing: every file is prepared before any is replaced, and
+	// a failed replace puts back the files replaced before it.
+	var writes []lock.FileWrite
+	var written []fileEdit
 	for _, f := range edits {
-		if f.unchanged || f.outside.Outside {
-			continue
+		if !f.unchanged && !f.outside.Outside {
+			writes = append(writes, lock.FileWrite{Path: f.abs, Data: f.new, Old: f.old, Perm: 0o644})
+			written = append(written, f)
 		}
-		if err := lock.WriteFile(f.abs, f.new, 0o644); err != nil {
-			return unverified(fmt.Errorf("could not write %s: %v; the file is unchanged", f.rel, err),
-				"make the file writable, then run the command again (files listed above were written)")
+	}
+	if i, err, restore := lock.WriteFiles(writes); err != nil {
+		if restore != nil {
+			var names []string
+			for _, f := range written[:i] {
+				names = append(names, f.rel)
+			}
+			return unverified(fmt.Errorf("could not write %s: %v; and putting back %s failed: %v", written[i].rel, err, strings.Join(names, ", "), restore),
+				"check those files with git diff, restore them (git checkout -- FILE), make the file writable, then run the command again")
 		}
+		return unverified(fmt.Errorf("could not write %s: %v; no file was changed", written[i].rel, err),
+			"make the file writable, then run the command again")
+	}
+	for _, f := range written {
 		var names []string
 		for _, s := range f.servers {
 			names = append(names, quoteVisible(s))
