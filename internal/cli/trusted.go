@@ -42,6 +42,9 @@ func trustedRef(e *env, flagValue string) string {
 //
 //   - an enabled server of the same name is defined at ref, with the same
 //     definition as written (config.DefinitionDiff);
+//   - a guard wrapper around it is what agentgate wrap writes with the
+//     agentgate.toml at ref (config.Guard.Unlike: the pull request's own
+//     agentgate.toml may move the lockfile the wrapper names);
 //   - both definitions resolve, and resolve to the same transport, command,
 //     arguments, environment, cwd, URL and headers (an ${input:} answered
 //     differently by the pull request's agentgate.toml, a changed
@@ -99,6 +102,12 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 		if field := config.DefinitionDiff(t, s); field != "" {
 			refused = append(refused, refuse(s, fmt.Sprintf("its definition differs from the one at %s (field %q)", ref, field)))
 			continue
+		}
+		if s.Guard != nil {
+			if flag, _ := s.Guard.Unlike(s.Name, trusted.Settings.MovedLockfile()); flag != "" {
+				refused = append(refused, refuse(s, fmt.Sprintf("its guard wrapper is not what agentgate wrap writes with agentgate.toml at %s (guard's %s)", ref, flag)))
+				continue
+			}
 		}
 		now, f := resolveServer(e, ws.project, s)
 		if f != nil {

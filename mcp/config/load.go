@@ -87,6 +87,8 @@ func load(root string) (*Project, Errors) {
 			errs = append(errs, err)
 		} else if err := p.checkServerSettings(defs, skipped); err != nil {
 			errs = append(errs, err)
+		} else {
+			errs = append(errs, p.checkWrappers(defs)...)
 		}
 	}
 	byName := map[string][]Server{}
@@ -175,6 +177,28 @@ func (p *Project) checkServerSettings(defs []Server, skipped []Skipped) *Error {
 		}
 	}
 	return nil
+}
+
+// checkWrappers refuses every wrapper (Server.Guard) of defs whose options
+// are not what agentgate wrap writes for this repository (Guard.Unlike),
+// servers agentgate.toml excludes aside: guard's options decide what it
+// checks in the client's session, and lock, the hook and ci check the
+// server without them.
+func (p *Project) checkWrappers(defs []Server) Errors {
+	lockfile := p.Settings.MovedLockfile()
+	var errs Errors
+	for _, d := range defs {
+		if d.Guard == nil || p.Settings.Servers[d.Name].Exclude != "" {
+			continue
+		}
+		if flag, why := d.Guard.Unlike(d.Name, lockfile); flag != "" {
+			errs = append(errs, &Error{File: d.File, Line: d.Line, Column: d.Column, Server: d.Name, Field: "args",
+				Msg: fmt.Sprintf("guard's %s is not what agentgate wrap writes for this repository: %s", flag, why),
+				Hint: fmt.Sprintf("remove it: agentgate wrap writes agentgate guard --server %s%s [--on-drift block] -- COMMAND ARGS... (docs/GUARD.md)",
+					ShellQuote(d.Name), map[bool]string{true: " --lockfile " + ShellQuote(lockfile), false: ""}[lockfile != ""])})
+		}
+	}
+	return errs
 }
 
 func conflict(a, b Server, field string) *Error {
