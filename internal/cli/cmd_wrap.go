@@ -70,7 +70,7 @@ Examples:
   agentgate wrap --on-drift block`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
-			fs.String("on-drift", "", "write `MODE` (withhold, block or warn) as guard's --on-drift; default: guard's own default")
+			fs.String("on-drift", "", "write `MODE` (withhold or block) as guard's --on-drift; default: guard's own default (withhold)")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error { return runWrap(e, fs, args, false) },
 	})
@@ -124,8 +124,14 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate "+name+" -h' for usage")
 	}
 	onDrift := flagValue[string](fs, "on-drift")
-	if onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift) {
-		return invalid(fmt.Errorf("--on-drift %q: use withhold, block or warn", onDrift))
+	switch {
+	case onDrift == "warn":
+		// A committed wrapper that only warns is refused (config's
+		// Guard.Unlike): wrap does not write one.
+		return invalid(errors.New("--on-drift warn: a wrapper that only warns protects nothing, and agentgate refuses it in a client config"),
+			"use --on-drift withhold or block; to try guard out, run agentgate guard --on-drift warn -- COMMAND ARGS... yourself")
+	case onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift):
+		return invalid(fmt.Errorf("--on-drift %q: use withhold or block", onDrift))
 	}
 	ws, err := openWorkspace(e, false, true, "", name)
 	if err != nil {

@@ -239,7 +239,8 @@ func TestExitCodes(t *testing.T) {
 				}
 			}},
 		{name: "wrap extra argument", args: []string{"wrap", "all"}, want: ExitInvalid},
-		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold, block or warn`)},
+		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold or block`)},
+		{name: "wrap on-drift warn", args: []string{"wrap", "--on-drift", "warn"}, want: ExitInvalid, check: wantStderr(`--on-drift warn: a wrapper that only warns protects nothing`)},
 		{name: "wrap invalid config", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)
 			r.write(".cursor/mcp.json", `{"servers": {}}`)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -85,5 +87,30 @@ func TestTrustedRefShellWordsProven(t *testing.T) {
 		if err != nil || len(ok) != 1 || len(refused) != 0 {
 			t.Errorf("sh %q: trusted %d, refused %+v, err %v; want it trusted", args, len(ok), refused, err)
 		}
+	}
+}
+
+// TestTrustedRefCommandOnEntryPath: a bare command that the server's own
+// PATH (its env) finds in the repository is the file checked, as capture
+// and the client find it: the pull request changing tools/srv is refused.
+func TestTrustedRefCommandOnEntryPath(t *testing.T) {
+	r := newRepo(t, true, nil)
+	r.writeConfig(map[string]any{"s": map[string]any{"command": "srv", "env": map[string]string{"PATH": r.dir + "/tools:/usr/bin:/bin"}}})
+	r.write("tools/srv", "#!/bin/sh\necho honest\n")
+	if err := os.Chmod(filepath.Join(r.dir, "tools", "srv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.commitAll()
+	r.git("checkout", "-q", "-b", "pr")
+	r.write("tools/srv", "#!/bin/sh\necho payload\n")
+	r.commitAll()
+	e := inProcessEnv(r)
+	ws, err := openWorkspace(e, true, true, "", "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, refused, _, err := trustFilter(e, ws, "main", ws.project.Servers)
+	if err != nil || len(ok) != 0 || len(refused) != 1 || !strings.Contains(refused[0].msg, "it uses tools/srv, which differs from main") {
+		t.Fatalf("trusted %d, refused %+v, err %v; want tools/srv refused", len(ok), refused, err)
 	}
 }
