@@ -199,7 +199,7 @@ func (p *Project) checkWrappers(defs []Server) Errors {
 		}
 		if planted != "" {
 			errs = append(errs, &Error{File: d.File, Line: d.Line, Column: d.Column, Server: d.Name, Field: "command",
-				Msg: fmt.Sprintf("the repository holds %s at its root: on Windows a client looks the bare command agentgate up in its working directory before PATH, and would run that file instead of agentgate", planted),
+				Msg:  fmt.Sprintf("the repository holds %s at its root: on Windows a client looks the bare command agentgate up in its working directory before PATH, and would run that file instead of agentgate", planted),
 				Hint: fmt.Sprintf("remove or rename %s", planted)})
 			continue
 		}
