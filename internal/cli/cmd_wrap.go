@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
 )
@@ -160,7 +161,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	// are: said on stderr, so nobody believes them guarded.
 	for _, u := range left {
 		fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s:%d:%d: server %s: %s: not wrapped: %s\n",
-			render.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), render.VisibleLine(u.Field), render.VisibleLine(u.Reason))
+			safetext.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), safetext.VisibleLine(u.Field), safetext.VisibleLine(u.Reason))
 	}
 	verb := "wrapped"
 	if undo {
@@ -262,7 +263,7 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outsi
 }
 
 // writeEdits prints the edits as a unified diff (--dry-run) or writes the
-// changed files, all or nothing (lock.WriteFiles: each atomically, none
+// changed files, all or nothing (atomicfile.WriteFiles: each atomically, none
 // replaced before every one could be prepared, those replaced put back
 // when a later one fails), then says what changed.
 func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
@@ -281,7 +282,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 				names[i] = quoteVisible(s)
 			}
 			fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
-				strings.TrimPrefix(fs.Name(), "agentgate "), render.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
+				strings.TrimPrefix(fs.Name(), "agentgate "), safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
 			outside++
 		}
 	}
@@ -305,15 +306,15 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	}
 	// All or nothing: every file is prepared before any is replaced, and
 	// a failed replace puts back the files replaced before it.
-	var writes []lock.FileWrite
+	var writes []atomicfile.FileWrite
 	var written []fileEdit
 	for _, f := range edits {
 		if !f.unchanged && !f.outside.Outside {
-			writes = append(writes, lock.FileWrite{Path: f.abs, Data: f.new, Old: f.old, Perm: 0o644})
+			writes = append(writes, atomicfile.FileWrite{Path: f.abs, Data: f.new, Old: f.old, Perm: 0o644})
 			written = append(written, f)
 		}
 	}
-	if i, err, restore := lock.WriteFiles(writes); err != nil {
+	if i, err, restore := atomicfile.WriteFiles(writes); err != nil {
 		if restore != nil {
 			var names []string
 			for _, f := range written[:i] {
@@ -330,7 +331,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		for _, s := range f.servers {
 			names = append(names, quoteVisible(s))
 		}
-		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", render.VisibleLine(f.rel), verb, strings.Join(names, ", "))
+		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
 	}
 	if n == 0 {
 		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")

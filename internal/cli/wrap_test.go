@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestWrapReadOnly: a config that cannot be written is exit 3, the file
