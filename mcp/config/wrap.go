@@ -222,6 +222,19 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 // wrapEntry is wrapEdits for a stdio server, wrapRemoteEdit for a remote
 // one.
 func (d *doc) wrapEntry(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
+	// The entry's env becomes guard's: what agentgate would refuse in the
+	// wrapper (or not see through) is refused before it is written.
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		if OwnVariable(k) || strings.EqualFold(k, "PATH") {
+			err := ownVariableError(d.file, s, "env."+k, k)
+			err.Msg = "cannot wrap: " + err.Msg
+			if strings.EqualFold(k, "PATH") {
+				err.Msg = "cannot wrap: the entry's env sets PATH, where the client would look agentgate up: the wrapper would not run the real agentgate"
+				err.Hint = "set PATH for the server after \"--\" by hand (agentgate guard --server " + ShellQuote(lockName) + " -- env PATH=... COMMAND ARGS...), or leave this server unwrapped"
+			}
+			return nil, nil, err
+		}
+	}
 	if s.Transport == Stdio {
 		return d.wrapEdits(e, s, lockName, opt)
 	}

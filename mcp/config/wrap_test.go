@@ -318,3 +318,17 @@ func TestWrapperEnvFile(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapRefusesGuardEnv: wrap does not write a wrapper agentgate would
+// then refuse or not see through: an entry whose env sets AGENTGATE_MCP
+// or PATH is an error naming it, and the file is not edited.
+func TestWrapRefusesGuardEnv(t *testing.T) {
+	for k, want := range map[string]string{"AGENTGATE_MCP": "cannot wrap: the entry's environment chooses agentgate's own binaries", "PATH": "cannot wrap: the entry's env sets PATH"} {
+		data := []byte(`{"mcpServers": {"s": {"command": "node", "args": ["srv.js"], "env": {"` + k + `": "x"}}}}`)
+		out, wrapped, _, err := WrapFile("claude-code", ".mcp.json", data, WrapOptions{})
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Field != "env."+k || ce.Server != "s" || !strings.Contains(ce.Msg, want) || out != nil || wrapped != nil {
+			t.Errorf("env %s: %v (%q, %v), want an error saying %q", k, err, out, wrapped, want)
+		}
+	}
+}
