@@ -245,7 +245,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 		if rep.LockfileUncommitted {
 			label = "working tree"
 		}
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.data, "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}
 	if gha {
 		annotateServers(annot, ws.lockRel, data, rep.Servers)

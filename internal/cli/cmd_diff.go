@@ -64,6 +64,20 @@ type comparison struct {
 	cap  *live
 }
 
+// shownData is the live lockfile as the review's unified diff shows it
+// against the lockfile old (nil: none): old's generatedBy and generatedAt
+// are kept, because the stamp is not part of the surface and a changed
+// stamp would be a hunk of its own. The bytes lock writes keep their own
+// stamp (data).
+func (c *comparison) shownData(old *lock.Lockfile) []byte {
+	if old == nil || old.LockfileVersion != c.live.LockfileVersion {
+		return c.data
+	}
+	lf := *c.live
+	lf.GeneratedBy, lf.GeneratedAt = old.GeneratedBy, old.GeneratedAt
+	return lock.Format(&lf)
+}
+
 // drifted reports whether a verified server differs.
 func (c *comparison) drifted() bool { return !c.diff.Empty() }
 
@@ -219,7 +233,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	color := e.useColor(out)
 	if c.drifted() {
 		fmt.Fprint(out, render.Summary(c.diff, c.cap.shown, color))
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.data,
+		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old),
 			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}
 	if len(c.cap.failures) > 0 {

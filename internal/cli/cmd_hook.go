@@ -166,7 +166,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	color := e.useColor(e.stdout)
 	fmt.Fprint(e.stdout, render.Summary(lock.Compare(hv.lf, c.live), c.cap.shown, color))
-	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.data), c.data, "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))
+	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.data), c.shownData(hv.lf), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s; review it, then run:\n  git add %s\n", ws.lockRel, ws.lockRel)
 	return drift(fmt.Errorf("the staged %s does not match the live surface; the working tree now has the live one", ws.lockRel),
 		"review the change above, then: git add "+ws.lockRel+" && git commit")
