@@ -86,7 +86,7 @@ func (c *comparison) drifted() bool { return !c.diff.Empty() }
 // configured server, and a server that could not be captured, keeps old's
 // entry in the live lockfile, so it shows as unverified or unchanged, not
 // as drift; servers no longer configured are left out. The live lockfile
-// has old's version (1 when there is none); for version 2, changes only
+// has old's version (2, lock's default, when there is none); for version 2, changes only
 // in a server's ignore-members keep old's entries.
 func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, capture []config.Server) (*comparison, error) {
 	opts, err := captureOptions(e, fs, ws.project.Settings)
@@ -98,7 +98,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 		return nil, err
 	}
 	printSkipped(e, ws.project)
-	version := lock.Version
+	version := lock.VersionV2 // what lock writes for a new file
 	if old != nil {
 		version = old.LockfileVersion
 	}

@@ -33,12 +33,13 @@ others' entries as they are in the existing lockfile. Servers no longer
 configured are dropped. Locking an unchanged surface rewrites nothing:
 generatedAt and generatedBy are kept, so the bytes are identical.
 
---lockfile-version 2 writes (or upgrades to) lockfile version 2, which
-also pins whole tool definitions, server instructions, prompts and resource
-templates (docs/spec/lockfile-v2.md); the upgrade is reported once as a
-format change. Afterwards plain 'agentgate lock' keeps the file's version;
-a new file is version 1. --lockfile-version 1 on a version 2 file needs
---force (it drops pins).
+A new lockfile is version 2: it pins whole tool definitions, server
+instructions, prompts and resource templates, and the package or
+in-repository script each stdio server runs (docs/spec/lockfile-v2.md).
+Plain 'agentgate lock' keeps an existing file's version; a version 1 file
+stays version 1 until --lockfile-version 2 upgrades it (reported once as a
+format change). --lockfile-version 1 writes a new file as version 1; on a
+version 2 file it needs --force (it drops pins).
 
 An existing lockfile that does not parse is not overwritten unless --force
 is given; one of a newer lockfileVersion is never overwritten (upgrade
