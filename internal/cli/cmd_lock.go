@@ -45,8 +45,11 @@ An existing lockfile that does not parse is not overwritten unless --force
 is given; one of a newer lockfileVersion is never overwritten (upgrade
 agentgate instead). Outside a git repository, the working directory is the root.
 
+Where no client config exists and there is no lockfile yet, lock writes
+nothing and exits 2, naming the directory and the files it looked for.
+
 Exit codes: 0 written (or unchanged), 2 invalid flags, configs or existing
-lockfile, 3 a server could not be captured (or a variable is missing).
+lockfile, or no client config at all, 3 a server could not be captured (or a variable is missing).
 
 Examples:
   agentgate lock
@@ -88,6 +91,11 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.lockRel)
 		prev = nil
+	}
+	if len(p.Files) == 0 && !exists {
+		return invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
+			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.lockRel),
+			"run 'agentgate lock' in the repository whose client configs it should pin, or list other config files as [[extra]] in agentgate.toml (docs/config.md)")
 	}
 	version, err := settleVersion(fs, prev, ws.lockRel)
 	if err != nil {
