@@ -134,7 +134,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return &ExitError{Code: failureCode(l.failures),
 			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
 				len(l.failures), plural(len(selected), "server"), strings.Join(names, ", ")),
-			Hints: []string{"fix the servers above and run 'agentgate lock' again"}}
+			Hints: partialHints(e, l, selected)}
 	}
 
 	refresh := map[string]bool{}
@@ -193,6 +193,48 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintln(e.stdout, msg)
 	}
 	return nil
+}
+
+// partialHints prints, on stdout, one line per selected server that was
+// captured although another failed (nothing is written either way), and
+// returns the hints of such a run: fix and retry; lock only the servers
+// that worked; or exclude each failing one in agentgate.toml.
+func partialHints(e *env, l *live, selected []config.Server) []string {
+	hints := []string{"fix the servers above and run 'agentgate lock' again"}
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	var ok []string
+	for _, s := range selected {
+		if srv, captured := l.servers[s.Name]; captured {
+			ok = append(ok, "--server "+safetext.VisibleLine(s.Name))
+			fmt.Fprintf(tw, "captured\t%s\t%s\t%.2fs\tnot written: another server failed\n",
+				safetext.VisibleLine(s.Name), plural(len(srv.Tools), "tool"), l.elapsed[s.Name].Seconds())
+		}
+	}
+	tw.Flush()
+	if len(ok) > 0 {
+		hints = append(hints, "to write the servers that worked now: agentgate lock "+strings.Join(ok, " "))
+	}
+	for _, f := range l.failures {
+		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
+			quoteVisible(f.server), tomlKey(f.server)))
+	}
+	return hints
+}
+
+// tomlKey is name as a TOML key: bare when it is one, else quoted (with
+// escapes made visible).
+func tomlKey(name string) string {
+	bare := name != ""
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			bare = false
+			break
+		}
+	}
+	if bare {
+		return name
+	}
+	return quoteVisible(name)
 }
 
 // selectServers returns the enabled servers named (all when names is
