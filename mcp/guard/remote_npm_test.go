@@ -136,7 +136,7 @@ func TestServeURLServerGoesAway(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("guard still runs 60 s after the server went away:\n%s", stderr.String())
 	}
-	for _, want := range []string{`agentgate: guard: "remote": the server exited: the server's event stream ended and could not be reopened: cannot reach`, "guard exits with it"} {
+	for _, want := range []string{`agentgate: guard: "remote": the server exited: the server's event stream ended and could not be reopened: cannot reach`, "guard exits 3 (could not verify)"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
