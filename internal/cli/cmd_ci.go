@@ -25,8 +25,9 @@ func init() {
 
 CI is the read-only gate for continuous integration. It needs a git
 repository and a committed, valid agentgate.lock. It fails when the
-lockfile in the working tree differs from HEAD's (an uncommitted lock
-change), when the live surface differs from the lockfile, and when any
+lockfile in the working tree pins something other than HEAD's (an
+uncommitted lock change; compared by content, so line ends and layout do
+not count), when the live surface differs from the lockfile, and when any
 server could not be verified. Every server is attempted and reported. It
 never writes a file.
 
