@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "ci",
 		summary: "the read-only CI gate: committed lockfile vs live surface, every server reported",
-		usage: `Usage: agentgate ci [--format text|json|sarif|markdown|gitlab] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate ci [--format text|json|sarif|markdown|gitlab] [--sarif FILE] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 CI is the read-only gate for continuous integration. It needs a git
 repository and a committed, valid agentgate.lock. It fails when the

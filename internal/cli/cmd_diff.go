@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "diff",
 		summary: "show how the live tool surface differs from agentgate.lock (writes nothing)",
-		usage: `Usage: agentgate diff [--rev REV] [--format text|markdown|sarif|gitlab|title] [--lockfile PATH] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate diff [--rev REV] [--format text|markdown|sarif|gitlab|title] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 Diff captures every configured server and compares the live surface with
 the lockfile in the working tree, or with the lockfile at git revision REV.

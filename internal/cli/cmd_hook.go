@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "hook",
 		summary: "the pre-commit check (what the git hook and the pre-commit framework run)",
-		usage: `Usage: agentgate hook [--live] [--lockfile PATH] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate hook [--live] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 Hook is the pre-commit entry point; it works from the repository root. It
 reads the client configs, agentgate.toml and the lockfile as the index

@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "lock",
 		summary: "capture every configured server and write agentgate.lock",
-		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--timeout D] [--concurrency N] [--force]
+		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--lockfile-version 1|2] [--force] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 Lock starts (or connects to) every server enabled in the repository's MCP
 client configs, lists its tools, and writes agentgate.lock atomically. When

@@ -158,8 +158,8 @@ func parseLockfile(data []byte, display string) (*lock.Lockfile, error) {
 
 // captureFlags registers the flags of every command that starts servers.
 func captureFlags(fs *flag.FlagSet) {
-	fs.Duration("timeout", 0, "per-server `duration` for start, handshake and listing (default: AGENTGATE_TIMEOUT, agentgate.toml, else the built-in default)")
-	fs.Int("concurrency", 0, "how many servers to capture at once (default: agentgate.toml, else the built-in default)")
+	fs.Duration("timeout", 0, fmt.Sprintf("per-server `duration` for start, handshake and listing (default: AGENTGATE_TIMEOUT, agentgate.toml's timeout, else %ds)", int(wire.DefaultTimeout.Seconds())))
+	fs.Int("concurrency", 0, fmt.Sprintf("how many servers to capture at once (default: agentgate.toml's concurrency, else %d)", wire.DefaultConcurrency))
 	fs.String("trusted-ref", "", "start only servers defined and resolved identically, with identical files, at this git `revision`, e.g. origin/main (default: "+trustedRefEnv+"; see docs/SECURITY.md)")
 }
 
