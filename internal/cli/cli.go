@@ -203,8 +203,8 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 // --flag style of the usage lines and the docs (the flag package accepts
 // both -flag and --flag):
 //
-//	  --timeout duration
-//	    	per-server duration ... (default: ...)
+//	--timeout duration
+//	  	per-server duration ... (default: ...)
 //
 // A zero default is not printed; the usage text says what applies then.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
