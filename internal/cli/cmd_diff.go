@@ -107,6 +107,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 	if err != nil {
 		return nil, err
 	}
+	l.warnHidden(e, old)
 	if version == lock.VersionV2 {
 		l.toV2(e, ws.project)
 		for name, srv := range l.servers {

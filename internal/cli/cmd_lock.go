@@ -119,6 +119,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	l.warnHidden(e, prev)
 	if version == lock.VersionV2 {
 		l.toV2(e, p)
 	}
