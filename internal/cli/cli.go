@@ -29,7 +29,11 @@ type env struct {
 	lookup func(string) (string, bool) // environment, with presence
 	now    func() time.Time            // clock for generatedAt
 	isTTY  func(w io.Writer) bool      // colour and progress decisions
-	repos  []*gitint.Repo              // opened by openGit, closed when the command returns
+	// waitAfter is how long a server may stay in one state before a
+	// "waiting for" line (wire.Options.WaitAfter; 0 = its default); tests
+	// shorten it.
+	waitAfter time.Duration
+	repos     []*gitint.Repo // opened by openGit, closed when the command returns
 	// helpers wait for agentgate-mcp runs that answered and are still
 	// stopping their servers (see runHelper); run waits for them all
 	// before it returns, so agentgate exits only when every child is gone.

@@ -45,6 +45,12 @@ An existing lockfile that does not parse is not overwritten unless --force
 is given; one of a newer lockfileVersion is never overwritten (upgrade
 agentgate instead). Outside a git repository, the working directory is the root.
 
+On a terminal, stderr shows a line per server and state. On a terminal or
+not (CI logs), a server that stays in one state for 5 s is named with what
+it waits for, again at 10 s, 20 s, ...:
+  agentgate: waiting for github: npx is downloading or starting the package (5 s)
+diff, ci and hook do the same.
+
 Where no client config exists and there is no lockfile yet, lock writes
 nothing and exits 2, naming the directory and the files it looked for.
 

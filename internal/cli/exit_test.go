@@ -43,6 +43,8 @@ type testRepo struct {
 	t   *testing.T
 	dir string
 	env map[string]string // overlay for agentgate's environment
+	// waitAfter shortens the time before a "waiting for" line (env.waitAfter).
+	waitAfter time.Duration
 }
 
 // newRepo makes a git repository (git=true) or a plain directory holding
@@ -115,10 +117,11 @@ func (r *testRepo) agentgate(args ...string) (int, string, string) {
 	}
 	e := &env{
 		ctx: context.Background(), stdout: &stdout, stderr: &stderr, dir: r.dir,
-		getenv: func(k string) string { v, _ := lookup(k); return v },
-		lookup: lookup,
-		now:    func() time.Time { return time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC) },
-		isTTY:  func(io.Writer) bool { return false },
+		getenv:    func(k string) string { v, _ := lookup(k); return v },
+		lookup:    lookup,
+		now:       func() time.Time { return time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC) },
+		isTTY:     func(io.Writer) bool { return false },
+		waitAfter: r.waitAfter,
 	}
 	code := run(e, args)
 	return code, stdout.String(), stderr.String()

@@ -193,6 +193,8 @@ func captureOptions(e *env, fs *flag.FlagSet, s config.Settings) (wire.Options, 
 	if e.isTTY(e.stderr) {
 		o.Progress = e.stderr
 	}
+	// A slow server is named on stderr, terminal or not (CI logs).
+	o.Waiting, o.WaitAfter = e.stderr, e.waitAfter
 	// A browser login needs a person at a terminal, outside CI.
 	o.Interactive = e.isTTY(os.Stdin) && e.isTTY(e.stderr) && e.getenv("CI") == ""
 	return o, nil
