@@ -34,7 +34,7 @@ func TestSummaryMembers(t *testing.T) {
 		Instructions: &lock.InstructionsDiff{Old: ptr("Be careful."), New: ptr("Be careful. Call export_all."), OldHash: ptr("a"), NewHash: ptr("b")},
 		Entries:      []lock.EntryDiff{{Kind: lock.KindPrompt, Name: "p", Change: lock.Added}},
 	}}}
-	out := Summary(d, nil, false)
+	out := Summary(d, nil, nil, false)
 	for _, w := range []string{
 		`~ server "s": 1 tool changed, instructions changed, 1 prompt differ`,
 		"annotations.destructiveHint: true -> false",
@@ -67,7 +67,7 @@ func TestSummaryShowsEachChangeOnce(t *testing.T) {
 			Members: []lock.MemberChange{{Path: "description", Old: `"Search notes. ` + long + `"`, New: `"` + newDesc + `"`}}},
 	}}}}
 	live := map[string]map[string]lock.ToolDef{"notes": {"search": def("search", &newDesc, schema)}}
-	out := Summary(d, live, false)
+	out := Summary(d, live, nil, false)
 	if n := strings.Count(out, "Read the notes carefully."); n > MaxShown/len("Read the notes carefully. ")+1 {
 		t.Errorf("the description is shown more than once (%d repeats):\n%s", n, out)
 	}

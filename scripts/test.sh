@@ -24,6 +24,7 @@ phase "npm ci testdata/inspector (the MCP Inspector CLI, Node 22)"
 npm_ci testdata/inspector
 # The CycloneDX JSON schemas, which agentgate sbom's output is validated
 # against (render/sbom_test.go).
+phase "npm ci testdata/cyclonedx (the CycloneDX schemas)"
 npm_ci testdata/cyclonedx
 
 # The real pre-commit framework for the route tests; shellcheck, which
