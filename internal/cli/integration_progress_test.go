@@ -143,18 +143,21 @@ func TestWaitingLines(t *testing.T) {
 	slow := fakeServer("-tools", "notes.json", "-init-delay", "2s")
 	viaNpx := fakeServer("-tools", "notes.json", "-init-delay", "2s")
 	viaNpx["command"] = npx
-	r.writeConfig(map[string]any{"slow": slow, "pkg": viaNpx})
+	// a server name with a terminal escape is shown escaped (docs/SECURITY.md)
+	r.writeConfig(map[string]any{"slow": slow, "pkg": viaNpx, "e\x1b[2Jvil": fakeServer("-tools", "notes.json", "-init-delay", "2s")})
 	r.waitAfter = time.Millisecond
 	// Version 1: version 2 would resolve the fake "npx" package.
 	_, stderr := r.mustRun(ExitOK, "lock", "--lockfile-version", "1")
 	for _, w := range []string{
 		`(?m)^agentgate: waiting for slow: the answer to initialize \(\d+ s\)$`,
 		`(?m)^agentgate: waiting for pkg: npx is downloading or starting the package \(\d+ s\)$`,
+		`(?m)^agentgate: waiting for "e\\x1b\[2Jvil": the answer to initialize \(\d+ s\)$`,
 	} {
 		if !regexp.MustCompile(w).MatchString(stderr) {
 			t.Errorf("stderr does not match %s:\n%s", w, stderr)
 		}
 	}
+	assertSafeText(t, "lock stderr", stderr)
 	if progressLine.MatchString(stderr) {
 		t.Errorf("off a terminal, state lines appeared:\n%s", stderr)
 	}
