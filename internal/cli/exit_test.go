@@ -43,6 +43,8 @@ type testRepo struct {
 	t   *testing.T
 	dir string
 	env map[string]string // overlay for agentgate's environment
+	// waitAfter shortens the time before a "waiting for" line (env.waitAfter).
+	waitAfter time.Duration
 }
 
 // newRepo makes a git repository (git=true) or a plain directory holding
@@ -115,10 +117,11 @@ func (r *testRepo) agentgate(args ...string) (int, string, string) {
 	}
 	e := &env{
 		ctx: context.Background(), stdout: &stdout, stderr: &stderr, dir: r.dir,
-		getenv: func(k string) string { v, _ := lookup(k); return v },
-		lookup: lookup,
-		now:    func() time.Time { return time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC) },
-		isTTY:  func(io.Writer) bool { return false },
+		getenv:    func(k string) string { v, _ := lookup(k); return v },
+		lookup:    lookup,
+		now:       func() time.Time { return time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC) },
+		isTTY:     func(io.Writer) bool { return false },
+		waitAfter: r.waitAfter,
 	}
 	code := run(e, args)
 	return code, stdout.String(), stderr.String()
@@ -187,6 +190,28 @@ func TestExitCodes(t *testing.T) {
 		{name: "lock wrapper guard refuses", setup: func(t *testing.T) *testRepo {
 			return newRepo(t, true, map[string]any{"w": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "w", "--transport", "sse", "--", "npx"}}})
 		}, args: []string{"lock"}, want: ExitInvalid, check: wantStderr(`.mcp.json:3:5: server "w": args: agentgate guard would refuse it: --header and --transport go with --url`)},
+		// issue #24: a wrapper whose env chooses agentgate's binaries, or
+		// whose options are not wrap's, is a config error in every command
+		// that checks; one that is not agentgate is checked as it is.
+		{name: "ci wrapper env AGENTGATE_MCP", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.writeConfig(map[string]any{"notes": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "notes", "--", os.Args[0], "-tools", "notes.json"},
+				"env": map[string]string{"AGENTGATE_FAKESERVER": "1", "AGENTGATE_MCP": "tools/helper"}}})
+			return r
+		}, args: []string{"ci"}, want: ExitInvalid, check: wantStderr(`server "notes": env.AGENTGATE_MCP: the entry's environment chooses agentgate's own binaries`)},
+		{name: "hook wrapper --on-drift warn", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.writeConfig(map[string]any{"notes": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "notes", "--on-drift", "warn", "--", os.Args[0], "-tools", "notes.json"},
+				"env": map[string]string{"AGENTGATE_FAKESERVER": "1"}}})
+			r.git("add", "-A")
+			return r
+		}, args: []string{"hook"}, want: ExitInvalid, check: wantStderr(`server "notes": args: guard's --on-drift warn is not what agentgate wrap writes`)},
+		{name: "ci wrapper --allow-unlocked", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.writeConfig(map[string]any{"notes": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "notes", "--allow-unlocked", "--", os.Args[0], "-tools", "notes.json"},
+				"env": map[string]string{"AGENTGATE_FAKESERVER": "1"}}})
+			return r
+		}, args: []string{"ci"}, want: ExitInvalid, check: wantStderr(`guard's --allow-unlocked is not what agentgate wrap writes`)},
 		{name: "guard command not found", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"guard", "--server", "notes", "--", "/nonexistent/agentgate-test-server"}, want: ExitUnverified, check: wantStderr("server \"notes\" did not start")},
 		{name: "help flag", args: []string{"-h"}, want: ExitOK},
@@ -239,7 +264,8 @@ func TestExitCodes(t *testing.T) {
 				}
 			}},
 		{name: "wrap extra argument", args: []string{"wrap", "all"}, want: ExitInvalid},
-		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold, block or warn`)},
+		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold or block`)},
+		{name: "wrap on-drift warn", args: []string{"wrap", "--on-drift", "warn"}, want: ExitInvalid, check: wantStderr(`--on-drift warn: a wrapper that only warns protects nothing`)},
 		{name: "wrap invalid config", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)
 			r.write(".cursor/mcp.json", `{"servers": {}}`)
@@ -346,7 +372,7 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"lock", "--lockfile-version", "1"}, want: ExitInvalid, check: wantStderr("add --force")},
 		{name: "lock --lockfile-version 2 --server on a v1 file", setup: func(t *testing.T) *testRepo {
 			r := v2Repo(t)
-			r.mustRun(ExitOK, "lock")
+			r.mustRun(ExitOK, "lock", "--lockfile-version", "1")
 			return r
 		}, args: []string{"lock", "--lockfile-version", "2", "--server", "records"}, want: ExitInvalid, check: wantStderr("without --server")},
 		{name: "verify v2 hand-edited definition", setup: func(t *testing.T) *testRepo {
@@ -428,7 +454,7 @@ func TestExitCodes(t *testing.T) {
 		}, args: []string{"verify"}, want: ExitInvalid},
 		{name: "verify version 3", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
-			r.write("agentgate.lock", strings.Replace(string(r.read("agentgate.lock")), `"lockfileVersion": 1`, `"lockfileVersion": 3`, 1))
+			r.write("agentgate.lock", strings.Replace(string(r.read("agentgate.lock")), `"lockfileVersion": 2`, `"lockfileVersion": 3`, 1))
 			return r
 		}, args: []string{"verify"}, want: ExitInvalid,
 			check: wantStderr("lockfileVersion")},
@@ -522,7 +548,7 @@ func TestExitCodes(t *testing.T) {
 		}},
 		{name: "verify of a newer lockfileVersion hints upgrade", setup: func(t *testing.T) *testRepo {
 			r := lockedRepo(t, notesServer)
-			r.write("agentgate.lock", strings.Replace(string(r.read("agentgate.lock")), `"lockfileVersion": 1`, `"lockfileVersion": 3`, 1))
+			r.write("agentgate.lock", strings.Replace(string(r.read("agentgate.lock")), `"lockfileVersion": 2`, `"lockfileVersion": 3`, 1))
 			return r
 		}, args: []string{"verify"}, want: ExitInvalid, check: func(t *testing.T, _ *testRepo, _, stderr string) {
 			if !strings.Contains(stderr, "upgrade agentgate") || strings.Contains(stderr, "regenerate") {
@@ -534,7 +560,8 @@ func TestExitCodes(t *testing.T) {
 			r.write("agentgate.lock", "{\"lockfileVersion\": 1.0}\n")
 			return r
 		}, args: []string{"lock", "--force"}, want: ExitOK, check: func(t *testing.T, r *testRepo, _, _ string) {
-			if !bytes.Contains(r.read("agentgate.lock"), []byte(`"lockfileVersion": 1,`)) {
+			// The unparsable file is no previous version: the new file is the default, 2.
+			if !bytes.Contains(r.read("agentgate.lock"), []byte(`"lockfileVersion": 2,`)) {
 				t.Errorf("not replaced:\n%s", r.read("agentgate.lock"))
 			}
 		}},
