@@ -336,9 +336,9 @@ func OwnVariable(name string) bool {
 // moves the lockfile to lockfile ("" when it does not): --server server;
 // --lockfile absent or lockfile; --on-drift absent, withhold or block (wrap
 // --on-drift block writes it; warn forwards drift, protecting nothing);
-// no --allow-unlocked, --ignore-member, --max-listing-bytes or --max-tools
-// (their settings belong in agentgate.toml, where lock, the hook and ci
-// apply them too). It returns the first option that differs, as guard's
+// no --allow-unlocked, --allow-unpinned-package, --ignore-member,
+// --max-listing-bytes or --max-tools (their settings belong in
+// agentgate.toml, where lock, the hook and ci apply them too). It returns the first option that differs, as guard's
 // command line would say it ("--on-drift warn"), and why it matters; ""
 // when g is what wrap writes.
 func (g Guard) Unlike(server, lockfile string) (flag, why string) {
@@ -354,6 +354,8 @@ func (g Guard) Unlike(server, lockfile string) (flag, why string) {
 		return "--on-drift warn", "guard would forward drifted and unknown tools, protecting nothing"
 	case g.AllowUnlocked:
 		return "--allow-unlocked", "guard would run the server unchecked when the lockfile does not lock it"
+	case g.AllowUnpinnedPackage:
+		return "--allow-unpinned-package", "guard would start the server even when its command runs another package, version or file than the lockfile pins; set allow-unpinned-package in agentgate.toml ([servers." + TOMLKey(server) + "]) if that is wanted, where reviewers see it"
 	case len(g.IgnoreMembers) > 0:
 		return "--ignore-member " + g.IgnoreMembers[0], inToml("ignore-members")
 	case g.MaxListingBytes != 0:
