@@ -25,7 +25,7 @@ func init() {
 		summary: "run an MCP server behind a proxy that withholds what agentgate.lock does not pin",
 		usage: `Usage: agentgate guard --server NAME [OPTIONS] -- COMMAND [ARGS...]
        agentgate guard --server NAME [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
-OPTIONS: [--lockfile PATH] [--on-drift block|warn] [--allow-unlocked]
+OPTIONS: [--lockfile PATH] [--on-drift block|warn] [--allow-unlocked] [--allow-unpinned-package]
          [--ignore-member PATH]... [--max-listing-bytes N] [--max-tools N]
 
 Guard is what an MCP client starts instead of the server: it starts the
