@@ -269,6 +269,7 @@ func identity(s Server) [][2]string {
 		{"cwd", dir("cwd", s.Cwd)},
 		{"url", c("url", s.URL)},
 		{"headers", kv(hdr)},
+		{"http_headers_helper", s.HeadersHelper},
 	}
 }
 
