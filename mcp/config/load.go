@@ -124,6 +124,8 @@ func load(root string) (*Project, Errors) {
 			first.ClientCapabilities = p.Settings.ClientCapabilities
 			if ss.ClientCapabilities != nil {
 				first.ClientCapabilities = ss.ClientCapabilities
+			} else if p.Settings.ClientCapabilities == nil {
+				first.ClientCapabilities = groupCapabilities(group)
 			}
 			if len(first.ClientCapabilities) == 0 {
 				first.ClientCapabilities = nil
@@ -139,6 +141,18 @@ func load(root string) (*Project, Errors) {
 	})
 	p.Skipped = skipped
 	return p, errs
+}
+
+// groupCapabilities is the default client-capabilities of a server
+// defined by group (one definition per file): the union of what the
+// clients reading each of those files declare (DeclaredCapabilities).
+func groupCapabilities(group []Server) []string {
+	var caps []string
+	for _, d := range group {
+		caps = append(caps, DeclaredCapabilities(d.File, d.Client)...)
+	}
+	slices.Sort(caps)
+	return slices.Compact(caps)
 }
 
 func applyRenames(st Settings, defs []Server) ([]Server, *Error) {
