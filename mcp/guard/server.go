@@ -213,6 +213,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
 			pr.method, quote(p.opts.Server), bad, n, kind))
 	default:
+		p.notifyWithheld(kind, verdicts, n)
 		if recalled {
 			elems = m.elementsOf(env)
 		}
