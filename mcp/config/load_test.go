@@ -335,7 +335,7 @@ func TestCodexLayerOverUserServer(t *testing.T) {
 		{"", ""},
 		{"[mcp_servers.other]\ncommand = \"x\"\n", ""},
 		{"[mcp_servers.node_repl]\nenabled = true\n", ""}, // no transport there either
-		{"[mcp_servers.node_repl\ncommand = \"x\"\n", ""},  // invalid TOML: Codex would not start
+		{"[mcp_servers.node_repl\ncommand = \"x\"\n", ""}, // invalid TOML: Codex would not start
 		{"[mcp_servers.node_repl]\ncommand = \"node\"\n\n[mcp_servers.lab]\nurl = \"http://127.0.0.1:9/mcp\"\n",
 			"lab: adjusts the server of the same name in your own Codex config ($CODEX_HOME/config.toml), which agentgate does not lock; " +
 				"node_repl: disabled (enabled = false); it adjusts the server of the same name in your own Codex config ($CODEX_HOME/config.toml), which agentgate does not lock"},
