@@ -136,3 +136,21 @@ func TestWithheldNotification(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWithheldNotificationEscaped: a hostile server's tool name reaches
+// the person through the notification escaped as guard's log escapes it
+// (render.VisibleLine): no terminal escape, bidi override or newline of
+// the server's survives decoding the JSON.
+func TestWithheldNotificationEscaped(t *testing.T) {
+	p := newProxy(Options{Server: "fake"}, nil)
+	var out strings.Builder
+	p.out.Reset(&out)
+	p.notifyWithheld(kindTool, []verdict{{name: "evil\x1b[2J\u202e\nname", drift: driftUnpinned}, {name: "ok"}}, 2)
+	var m struct{ Params struct{ Data string } }
+	if err := json.Unmarshal([]byte(out.String()), &m); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if strings.ContainsAny(m.Params.Data, "\x1b\u202e\n") || !strings.Contains(m.Params.Data, "withheld 1 of 2 tool(s)") {
+		t.Errorf("notification text not escaped: %q", m.Params.Data)
+	}
+}
