@@ -81,11 +81,29 @@ client_home() {
 in_home() {
 	local h=$1 r=$2
 	shift 2
-	(cd "$r" && env -i PATH="$CLIENTS:$WORK/bin:/usr/local/bin:/usr/bin:/bin" HOME="$h" \
+	(cd "$r" && exec env -i PATH="$CLIENTS:$WORK/bin:/usr/local/bin:/usr/bin:/bin" HOME="$h" \
 		XDG_CONFIG_HOME="$h/.config" XDG_DATA_HOME="$h/.local/share" XDG_CACHE_HOME="$h/.cache" XDG_STATE_HOME="$h/.local/state" \
 		DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DO_NOT_TRACK=1 \
 		TERM=dumb NO_COLOR=1 AG_SET="$AG_SET" ${CODEX_HOME_FOR:+CODEX_HOME=$CODEX_HOME_FOR} \
-		timeout 120 "$@")
+		timeout "${AG_TIMEOUT:-120}" "$@")
+}
+
+# run_until SECS CHECK CMD...: run CMD (an in_home command line) until the
+# shell test CHECK holds (checked every 0.2s; then a second more), CMD ends,
+# or SECS pass: the sessions (codex exec, gemini -p) never end by
+# themselves here, since their vendor is out of reach.
+run_until() {
+	local secs=$1 check=$2 pid
+	shift 2
+	AG_TIMEOUT=$secs "$@" &
+	pid=$!
+	for _ in $(seq $((secs * 5))); do
+		if eval "$check"; then sleep 1; break; fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 }
 
 # list CLIENT REPO OUT: the client's own listing command, its output in OUT.
@@ -214,13 +232,13 @@ ag_caps() { jq -c --arg n "$1" '[.servers[] | select(.name == $n) | .clientCapab
 [ "$(caps_of o-ok)" = '["roots"]' ] && [ "$(ag_caps o-ok)" = '["roots"]' ] && pass "caps: opencode declares $(caps_of o-ok); agentgate declares $(ag_caps o-ok)" || fail "caps: opencode $(caps_of o-ok), agentgate $(ag_caps o-ok)"
 [ "$(ag_caps c-ok)" = '["elicitation","roots","sampling"]' ] && pass "caps: agentgate declares $(ag_caps c-ok) for .mcp.json (Claude Code, VS Code, Copilot CLI)" || fail "caps: .mcp.json $(ag_caps c-ok)"
 h=$(client_home codex "$T")
-in_home "$h" "$T" codex exec hi >"$WORK/out/codex-exec.txt" 2>&1 || true
+run_until 60 '[ -s "$WORK/log/x-ok.json" ]' in_home "$h" "$T" codex exec hi >"$WORK/out/codex-exec.txt" 2>&1
 [ "$(caps_of x-ok)" = '["elicitation"]' ] && [ "$(ag_caps x-ok)" = '["elicitation"]' ] && pass "caps: Codex (codex exec) declares $(caps_of x-ok); agentgate $(ag_caps x-ok)" || fail "caps: Codex $(caps_of x-ok), agentgate $(ag_caps x-ok)"
 [ "$(jq -r .cwd "$WORK/log/x-ok.json" 2>/dev/null)" = "$T/tools" ] && pass "traps: Codex runs x-ok in its cwd" || fail "traps: x-ok cwd"
 [ ! -e "$WORK/log/x-off.json" ] && pass "traps: Codex does not start x-off" || fail "traps: Codex started x-off"
 rm -f "$WORK/log/g-ok.json"
 h=$(client_home gemini "$T")
-in_home "$h" "$T" env GEMINI_API_KEY=none gemini -p hi >"$WORK/out/gemini-session.txt" 2>&1 || true
+run_until 60 '[ -s "$WORK/log/g-ok.json" ]' in_home "$h" "$T" env GEMINI_API_KEY=none gemini -p hi >"$WORK/out/gemini-session.txt" 2>&1
 [ "$(caps_of g-ok)" = '["roots"]' ] && [ "$(ag_caps g-ok)" = '["roots"]' ] && pass "caps: a Gemini CLI session declares $(caps_of g-ok); agentgate $(ag_caps g-ok)" || fail "caps: Gemini $(caps_of g-ok), agentgate $(ag_caps g-ok)"
 
 # ---- Copilot CLI: .github/mcp.json (finding 2) ---------------------------
@@ -269,9 +287,11 @@ referee helper codex "$Y"
 rc=0
 (cd "$Y" && "$AGENTGATE" lock >/dev/null 2>"$WORK/out/helper.lock.err") || rc=$?
 [ $rc = 3 ] && grep -q http_headers_helper "$WORK/out/helper.lock.err" && [ ! -e "$WORK/helper-ran" ] && pass "helper: agentgate lock: could not verify (exit 3), naming http_headers_helper; the helper did not run" || fail "helper: lock exit $rc, ran=$([ -e "$WORK/helper-ran" ] && echo yes || echo no): $(cat "$WORK/out/helper.lock.err")"
-(cd "$Y" && "$AGENTGATE" wrap >/dev/null 2>"$WORK/out/helper.wrap.err") || true
+rc=0
+(cd "$Y" && "$AGENTGATE" wrap >/dev/null 2>"$WORK/out/helper.wrap.err") || rc=$?
+[ $rc = 0 ] && grep -q 'server "h-web": http_headers_helper: not wrapped' "$WORK/out/helper.wrap.err" && pass "helper: agentgate wrap leaves it alone with a warning" || fail "helper: wrap exit $rc: $(cat "$WORK/out/helper.wrap.err")"
 h=$(client_home codex "$Y")
-if in_home "$h" "$Y" codex mcp list --json >"$WORK/out/helper.wrapped.txt" 2>&1; then pass "helper: after wrap Codex still loads the file ($(grep -c . "$Y/.codex/config.toml") lines; wrap: $(head -c 160 "$WORK/out/helper.wrap.err"))"; else fail "helper: after wrap Codex refuses: $(tail -2 "$WORK/out/helper.wrapped.txt")"; fi
+if in_home "$h" "$Y" codex mcp list --json >"$WORK/out/helper.wrapped.txt" 2>&1; then pass "helper: after wrap Codex still loads the file"; else fail "helper: after wrap Codex refuses: $(tail -2 "$WORK/out/helper.wrapped.txt")"; fi
 
 # ---- wrap / unwrap round trip -------------------------------------------
 cp -a "$T" "$WORK/traps.orig"
@@ -284,6 +304,17 @@ for c in claude gemini qwen codex opencode; do referee wrapped "$c" "$T"; done
 for n in c-ok g-ok q-ok o-ok; do
 	[ -s "$WORK/log/$n.json" ] && pass "wrapped: $n started through guard" || fail "wrapped: $n did not start"
 done
+# A rug pull under guard (finding 7): logsrv changes its description while
+# LOGDIR/drift exists. Gemini CLI shows guard's stderr with --debug, and
+# reports the server with no tool left.
+touch "$WORK/log/drift"
+h=$(client_home gemini "$T")
+run_until 60 'grep -q "No prompts, tools, or resources found" "$WORK/out/gemini-drift.txt"' in_home "$h" "$T" env GEMINI_API_KEY=none gemini -p hi --debug >"$WORK/out/gemini-drift.txt" 2>&1
+rm -f "$WORK/log/drift"
+grep -q 'MCP STDERR (g-ok)\]: *agentgate: guard: "g-ok": tool "echo": description changed .*: withheld' "$WORK/out/gemini-drift.txt" &&
+	pass "guard: Gemini CLI --debug shows guard's withheld line" || fail "guard: Gemini CLI --debug output lacks guard's line ($WORK/out/gemini-drift.txt)"
+grep -q "No prompts, tools, or resources found on the server" "$WORK/out/gemini-drift.txt" &&
+	pass "guard: Gemini CLI reports g-ok with no tool left" || fail "guard: Gemini CLI does not report the empty server"
 (cd "$T" && "$AGENTGATE" unwrap >"$WORK/out/unwrap.txt" 2>&1) || fail "wrap: agentgate unwrap: $(tail -3 "$WORK/out/unwrap.txt")"
 for f in .mcp.json .gemini/settings.json .qwen/settings.json .codex/config.toml opencode.json; do
 	cmp -s "$T/$f" "$WORK/traps.orig/$f" && pass "unwrap: $f byte for byte as before" || fail "unwrap: $f differs: $(diff "$WORK/traps.orig/$f" "$T/$f" | head -5)"
