@@ -7,7 +7,9 @@
 // STATE is "started" (connected, or failed to connect: the client started
 // it), "listed" (the client reads it but its listing does not connect:
 // Codex, Copilot CLI) or "off" (disabled, blocked, excluded). STATUS is
-// agentgate's "locked", or "off" for disabled and excluded servers.
+// "locked" for a server agentgate locks (its status "locked", or
+// "unlocked" while agentgate.lock does not pin it yet), "off" for disabled
+// and excluded servers.
 'use strict';
 const fs = require('fs');
 const [, , cmd, ...rest] = process.argv;
@@ -64,7 +66,8 @@ function agentgate(file, files) {
   const out = {};
   for (const s of j.servers || []) {
     const where = [s.file, ...(s.alsoIn || []).map((a) => a.replace(/:\d+$/, ''))];
-    if (where.some((f) => files.includes(f))) out[s.name] = s.status === 'locked' ? 'locked' : 'off';
+    // "unlocked": enabled, but not in agentgate.lock yet (there may be none).
+    if (where.some((f) => files.includes(f))) out[s.name] = s.status === 'locked' || s.status === 'unlocked' ? 'locked' : 'off';
   }
   return out;
 }
