@@ -110,7 +110,10 @@ func TestGuardInspector(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "agentgate.toml"), []byte("client-capabilities = []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lockCmd := exec.Command(ag, "lock")
+	// Version 1, asked for: the drift below is made by editing the v1
+	// hashes by hand, derived from the lockfile spec's recipe (a v2 file
+	// also pins the definition those hashes must agree with).
+	lockCmd := exec.Command(ag, "lock", "--lockfile-version", "1")
 	lockCmd.Dir, lockCmd.Env = repo, env
 	if out, err := lockCmd.CombinedOutput(); err != nil {
 		t.Fatalf("agentgate lock: %v\n%s", err, out)
