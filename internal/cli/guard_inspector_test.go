@@ -103,7 +103,17 @@ func guardedInspector(ag, ev, httpURL string) map[string][]string {
 func TestGuardInspector(t *testing.T) {
 	ev, ag, httpURL, repo := everythingRepo(t)
 	env := builtEnv()
-	lockCmd := exec.Command(ag, "lock")
+	// Declare nothing, so that the Inspector (which declares roots) is
+	// listed a tool the lockfile does not pin: by default .mcp.json's
+	// clients' capabilities would be declared and get-roots-list pinned
+	// (issue #25; TestGuardInspectorCapabilities).
+	if err := os.WriteFile(filepath.Join(repo, "agentgate.toml"), []byte("client-capabilities = []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Version 1, asked for: the drift below is made by editing the v1
+	// hashes by hand, derived from the lockfile spec's recipe (a v2 file
+	// also pins the definition those hashes must agree with).
+	lockCmd := exec.Command(ag, "lock", "--lockfile-version", "1")
 	lockCmd.Dir, lockCmd.Env = repo, env
 	if out, err := lockCmd.CombinedOutput(); err != nil {
 		t.Fatalf("agentgate lock: %v\n%s", err, out)
