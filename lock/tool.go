@@ -141,6 +141,10 @@ func buildServer(defs []ToolDef, sums []schemaSum) (Server, error) {
 		case d.Description != nil && !utf8.ValidString(*d.Description):
 			return Server{}, &ToolError{Tool: d.Name, Field: "description", Msg: "is not valid UTF-8"}
 		}
+		if d.Sent != nil {
+			tools = append(tools, Tool{Name: d.Name, NameHash: HashName(d.Name), DescriptionHash: d.Sent.Description, InputSchemaHash: d.Sent.InputSchema})
+			continue
+		}
 		var ih string
 		if sums != nil && sums[i].ok {
 			ih = hex.EncodeToString(sums[i].sum[:])

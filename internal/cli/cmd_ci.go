@@ -238,7 +238,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 	}
 	tw.Flush()
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.shown, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, color))
 		label := "HEAD"
 		if rep.LockfileUncommitted {
 			label = "working tree"

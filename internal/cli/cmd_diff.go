@@ -217,7 +217,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	run.c = c
 	color := e.useColor(out)
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.shown, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, color))
 		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.data,
 			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}

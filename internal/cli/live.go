@@ -240,8 +240,11 @@ type failure struct {
 // live is what a capture run produced.
 type live struct {
 	servers  map[string]lock.Server             // every server captured and hashed
-	defs     map[string]map[string]lock.ToolDef // server -> tool name -> definition, as sent
-	shown    map[string]map[string]lock.ToolDef // the same for display: secrets redacted (shownDefs)
+	// defs is server -> tool name -> definition, as agentgate-mcp passes
+	// it on: as sent, except that a tool whose text echoed a credential
+	// comes redacted, with the hashes of what was sent (ToolDef.Sent;
+	// mcp/capture's redactResult), so these are what agentgate displays.
+	defs map[string]map[string]lock.ToolDef
 	elapsed  map[string]time.Duration
 	failures []failure // sorted by server
 
@@ -289,7 +292,6 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 	l := &live{
 		servers:  map[string]lock.Server{},
 		defs:     map[string]map[string]lock.ToolDef{},
-		shown:    map[string]map[string]lock.ToolDef{},
 		elapsed:  map[string]time.Duration{},
 		failures: failures,
 		raw:      map[string]wire.Result{},
@@ -305,7 +307,6 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		}
 		return s
 	}
-	echoed := newEchoRedactor(resolved)
 	ctx := e.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -342,7 +343,7 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 				msg: msg, stderr: redact(res.StderrTail), hints: hints})
 			continue
 		}
-		srv, defs, err := decodeServer(res.Tools)
+		srv, defs, err := decodeServer(res.Tools, res.Sent)
 		if err != nil {
 			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
 				msg: "invalid tools/list reply: " + redact(err.Error()),
@@ -352,10 +353,9 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		}
 		l.servers[s.Name] = srv
 		l.defs[s.Name] = defs
-		l.shown[s.Name] = shownDefs(defs, echoed)
 		l.raw[s.Name] = res
 		l.files[s.Name] = where(s)
-		warnSuspicious(e, s.Name, l.shown[s.Name])
+		warnSuspicious(e, s.Name, defs)
 		if len(defs) == 0 {
 			fmt.Fprintf(e.stderr, "agentgate: warning: server %s (%s) listed no tools\n", quoteVisible(s.Name), render.VisibleLine(where(s)))
 		}
@@ -367,11 +367,25 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 	return l
 }
 
-// decodeServer decodes and hashes the raw tools of one server.
-func decodeServer(raws []json.RawMessage) (lock.Server, map[string]lock.ToolDef, error) {
+// decodeServer decodes and hashes the raw tools of one server; the tools
+// sent names (redacted by agentgate-mcp) are pinned by the hashes it
+// gives.
+func decodeServer(raws []json.RawMessage, sent []wire.Sent) (lock.Server, map[string]lock.ToolDef, error) {
 	srv, defs, err := lock.DecodeServer(raws)
 	if err != nil {
 		return lock.Server{}, nil, err
+	}
+	redacted := false
+	for _, s := range sent {
+		if s.List == wire.ListTools && s.Index >= 0 && s.Index < len(defs) {
+			defs[s.Index].Sent = &lock.SentHashes{Description: s.DescriptionHash, InputSchema: s.InputSchemaHash, Definition: s.DefinitionHash}
+			redacted = true
+		}
+	}
+	if redacted {
+		if srv, err = lock.BuildServer(defs); err != nil {
+			return lock.Server{}, nil, err
+		}
 	}
 	byName := make(map[string]lock.ToolDef, len(defs))
 	for _, d := range defs {

@@ -59,7 +59,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 		r.Servers = append(r.Servers, st)
 	}
 	r.Diff = run.c.diff
-	r.Live = run.c.cap.shown
+	r.Live = run.c.cap.defs
 	r.UnifiedDiff = render.UnifiedDiff(run.data, run.c.data, "a/"+r.Lockfile+" ("+run.against+")", "b/"+r.Lockfile+" (live)", false)
 	return r
 }
