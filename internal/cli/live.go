@@ -239,12 +239,12 @@ type failure struct {
 
 // live is what a capture run produced.
 type live struct {
-	servers  map[string]lock.Server             // every server captured and hashed
+	servers map[string]lock.Server // every server captured and hashed
 	// defs is server -> tool name -> definition, as agentgate-mcp passes
 	// it on: as sent, except that a tool whose text echoed a credential
 	// comes redacted, with the hashes of what was sent (ToolDef.Sent;
 	// mcp/capture's redactResult), so these are what agentgate displays.
-	defs map[string]map[string]lock.ToolDef
+	defs     map[string]map[string]lock.ToolDef
 	elapsed  map[string]time.Duration
 	failures []failure // sorted by server
 

@@ -71,7 +71,7 @@ type Source struct {
 	loaded  bool
 	entry   *Entry
 	held    []string // every credential of every entry this source used
-	tried   bool // Authorize ran once: a second 401 is final
+	tried   bool     // Authorize ran once: a second 401 is final
 	lastErr error
 }
 
