@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // The benchmark repository: 10,000 commits over 2,000 files in 100

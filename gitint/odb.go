@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentgate/agentgate/internal/mmap"
+	"github.com/agentgate/agentgate/internal/sys/mmap"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/hidden"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // TimeLayout is the layout of generatedAt as written: RFC 3339 in UTC with
@@ -261,7 +261,7 @@ func appendString(b []byte, s string) []byte { return appendQuoted(b, s, escapeR
 
 // escapeRune reports whether Format writes r as a \u escape so that it is
 // visible in a review: every character on agentgate's one list of hidden
-// characters (internal/hidden: controls, bidi, zero-width, invisible, tag,
+// characters (internal/safetext: controls, bidi, zero-width, invisible, tag,
 // private-use and separator characters). The list is fixed, not taken
 // from Unicode tables, so output does not change with the Go version.
-func escapeRune(r rune) bool { return hidden.Kind(r) != "" }
+func escapeRune(r rune) bool { return safetext.Kind(r) != "" }

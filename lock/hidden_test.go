@@ -12,12 +12,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agentgate/agentgate/internal/hidden"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
 // hiddenNames are tool names carrying one character of each kind on
-// internal/hidden's list (issue #13 bug 2: tag characters were written raw).
+// internal/safetext's list (issue #13 bug 2: tag characters were written raw).
 var hiddenNames = []string{
 	"tag\U000E0041\U000E0042", "bidi\u202e", "rlm\u200f", "zw\u200b", "bom\ufeff", "sep\u2028", "psep\u2029",
 	"pua\ue000", "pua16\U0010fffd", "shy\u00ad", "vs\ufe0f", "vs256\U000E0100", "hangul\u3164",
@@ -51,8 +51,8 @@ func lockfileWith(t *testing.T, names []string) []byte {
 func TestFormatEscapesEveryHiddenCharacter(t *testing.T) {
 	data := lockfileWith(t, hiddenNames)
 	for i, r := range string(data) {
-		if r != '\n' && hidden.Kind(r) != "" {
-			t.Errorf("byte %d: raw U+%04X (%s) in the lockfile", i, r, hidden.Kind(r))
+		if r != '\n' && safetext.Kind(r) != "" {
+			t.Errorf("byte %d: raw U+%04X (%s) in the lockfile", i, r, safetext.Kind(r))
 		}
 	}
 	for _, want := range []string{`"tag\udb40\udc41\udb40\udc42"`, `"bidi\u202e"`, `"sep\u2028"`, `"pua16\udbff\udffd"`, `"s\u202e"`} {
@@ -152,8 +152,8 @@ func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
 	lf := lock.NewV2(map[string]lock.Server{"s\u202e\U000E0041": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
 	data := lock.Format(lf)
 	for i, r := range string(data) {
-		if r != '\n' && hidden.Kind(r) != "" {
-			t.Errorf("byte %d: raw U+%04X (%s) in the version 2 lockfile", i, r, hidden.Kind(r))
+		if r != '\n' && safetext.Kind(r) != "" {
+			t.Errorf("byte %d: raw U+%04X (%s) in the version 2 lockfile", i, r, safetext.Kind(r))
 		}
 	}
 	back, err := lock.Parse(data)
@@ -176,7 +176,7 @@ func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
 
 // TestSpecListsTheHiddenCharacters: the list of characters the writer
 // escapes, as docs/spec/lockfile.md gives it (its U+XXXX and U+XXXX-U+YYYY
-// items, plus "the other C0 controls"), is internal/hidden's list, rune
+// items, plus "the other C0 controls"), is internal/safetext's list, rune
 // for rune, so the spec and the writer cannot drift apart.
 func TestSpecListsTheHiddenCharacters(t *testing.T) {
 	doc, err := os.ReadFile("../docs/spec/lockfile.md")
@@ -207,8 +207,8 @@ func TestSpecListsTheHiddenCharacters(t *testing.T) {
 		if r >= 0xD800 && r <= 0xDFFF {
 			continue
 		}
-		if got := hidden.Kind(r) != ""; got != inDoc[r] {
-			t.Errorf("U+%04X: internal/hidden says hidden=%v, docs/spec/lockfile.md says %v", r, got, inDoc[r])
+		if got := safetext.Kind(r) != ""; got != inDoc[r] {
+			t.Errorf("U+%04X: internal/safetext says hidden=%v, docs/spec/lockfile.md says %v", r, got, inDoc[r])
 		}
 	}
 }

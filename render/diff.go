@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/pmezard/go-difflib/difflib"
 )
 
@@ -319,13 +320,13 @@ func formatUnified(a, b []string, ca, cb []bool, fromName, toName string, color 
 			w.WriteString(s)
 		}
 	}
-	paint(ansiBold, "--- "+VisibleLine(fromName))
+	paint(ansiBold, "--- "+safetext.VisibleLine(fromName))
 	w.WriteByte('\n')
-	paint(ansiBold, "+++ "+VisibleLine(toName))
+	paint(ansiBold, "+++ "+safetext.VisibleLine(toName))
 	w.WriteByte('\n')
 	line := func(c string, prefix byte, s string) {
 		text, nl := strings.CutSuffix(s, "\n")
-		paint(c, string(prefix)+VisibleLine(text))
+		paint(c, string(prefix)+safetext.VisibleLine(text))
 		w.WriteByte('\n')
 		if !nl {
 			w.WriteString("\\ No newline at end of file\n")

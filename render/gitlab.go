@@ -1,6 +1,10 @@
 package render
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/agentgate/agentgate/internal/safetext"
+)
 
 type codeQualityIssue struct {
 	Type        string              `json:"type"`
@@ -48,5 +52,5 @@ func GitLabCodeQuality(r *Review) []byte {
 		})
 	}
 	out, _ := json.MarshalIndent(issues, "", "  ")
-	return append(VisibleJSON(out), '\n')
+	return append(safetext.VisibleJSON(out), '\n')
 }

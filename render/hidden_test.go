@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/hidden"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // TestOneListOfHiddenCharacters: for every Unicode scalar value, the
 // terminal (Visible, Suspicious) and the JSON reports (VisibleJSON) agree
-// with internal/hidden's list, which the lockfile writer uses too (lock's
+// with internal/safetext's list, which the lockfile writer uses too (lock's
 // TestFormatEscapesEveryHiddenCharacter).
 func TestOneListOfHiddenCharacters(t *testing.T) {
 	bad := 0
@@ -19,18 +19,18 @@ func TestOneListOfHiddenCharacters(t *testing.T) {
 			continue
 		}
 		s := string(r)
-		listed := hidden.Kind(r) != ""
-		shown := VisibleLine(s) != s
+		listed := safetext.Kind(r) != ""
+		shown := safetext.VisibleLine(s) != s
 		if shown != (listed || r == '\n' || r == '\t') {
 			t.Errorf("U+%04X: VisibleLine escapes it: %v, on the list: %v", r, shown, listed)
 			bad++
 		}
-		if flagged := Suspicious(s) != nil; flagged != listed {
+		if flagged := safetext.Suspicious(s) != nil; flagged != listed {
 			t.Errorf("U+%04X: Suspicious flags it: %v, on the list: %v", r, flagged, listed)
 			bad++
 		}
 		b, _ := json.Marshal(s)
-		if raw := strings.ContainsRune(string(VisibleJSON(b)), r); listed && raw {
+		if raw := strings.ContainsRune(string(safetext.VisibleJSON(b)), r); listed && raw {
 			t.Errorf("U+%04X: on the list, raw in VisibleJSON", r)
 			bad++
 		}
@@ -49,15 +49,15 @@ func TestNoWorkflowCommands(t *testing.T) {
 		"x ##[error]legacy":              `x ##\x5berror]legacy`,
 		"a\n\t::warning::tab is escaped": "a\n\\t::warning::tab is escaped",
 	} {
-		if got := Visible(in); got != want {
+		if got := safetext.Visible(in); got != want {
 			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := VisibleLine("a\n::warning::x"); got != `a\n::warning::x` {
+	if got := safetext.VisibleLine("a\n::warning::x"); got != `a\n::warning::x` {
 		t.Errorf("VisibleLine: %q (one line: :: is mid-line)", got)
 	}
 	b, _ := json.Marshal("##[error]x\n::warning::y")
-	got := VisibleJSON(b)
+	got := safetext.VisibleJSON(b)
 	var back string
 	if err := json.Unmarshal(got, &back); err != nil || back != "##[error]x\n::warning::y" || strings.Contains(string(got), "##[") {
 		t.Errorf("VisibleJSON: %s (%q, %v)", got, back, err)

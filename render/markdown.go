@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -43,7 +44,7 @@ func Markdown(r *Review) string {
 	fmt.Fprintf(&head, "### agentgate %s: %s\n\n", r.Command, mdResult[r.Result])
 	fmt.Fprintf(&head, "Live MCP tool surface compared with %s (%s).\n\n", mdCode(r.Lockfile), mdEscape(r.Against))
 	for _, msg := range r.Errors {
-		head.WriteString("**Error**:\n\n" + fenced("text", Visible(msg)) + "\n")
+		head.WriteString("**Error**:\n\n" + fenced("text", safetext.Visible(msg)) + "\n")
 	}
 	if r.Uncommitted != "" {
 		fmt.Fprintf(&head, "**%s %s** (uncommitted lockfile change): commit the lockfile that `agentgate lock` wrote.\n\n",
@@ -62,9 +63,9 @@ func Markdown(r *Review) string {
 			}
 			if s.Status == "unverified" {
 				msg, _, _ := strings.Cut(s.Error, "\n")
-				detail = mdEscape(VisibleLine(msg))
+				detail = mdEscape(safetext.VisibleLine(msg))
 			}
-			fmt.Fprintf(&head, "| %s | %s | %d | %s |\n", mdEscape(VisibleLine(s.Name)), mdStatus[s.Status], s.Tools, detail)
+			fmt.Fprintf(&head, "| %s | %s | %d | %s |\n", mdEscape(safetext.VisibleLine(s.Name)), mdStatus[s.Status], s.Tools, detail)
 		}
 		head.WriteString("\n")
 	}
@@ -194,7 +195,7 @@ func indent(s, prefix string) string {
 // mdCode is a path in a code span, or escaped as text when it holds a
 // backtick.
 func mdCode(s string) string {
-	s = VisibleLine(s)
+	s = safetext.VisibleLine(s)
 	if strings.Contains(s, "`") {
 		return mdEscape(s)
 	}

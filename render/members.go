@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -26,11 +27,11 @@ func writeMembers(paint func(c, s string), indent string, ms []lock.MemberChange
 		if path == "" {
 			path = "(whole definition)"
 		}
-		path = VisibleLine(path)
+		path = safetext.VisibleLine(path)
 		var os, ns string
 		if err1, err2 := json.Unmarshal([]byte(m.Old), &os), json.Unmarshal([]byte(m.New), &ns); err1 == nil && err2 == nil &&
 			(len(m.Old) > MaxInline || len(m.New) > MaxInline) {
-			paint(ansiYel, indent+path+": word diff: "+VisibleLine(WordDiff(os, ns)))
+			paint(ansiYel, indent+path+": word diff: "+safetext.VisibleLine(WordDiff(os, ns)))
 			continue
 		}
 		paint(ansiYel, indent+path+": "+shortValue(m.Old)+" -> "+shortValue(m.New))
@@ -46,9 +47,9 @@ func shortValue(v string) string {
 		for len(s) > 0 && s[len(s)-1]&0xc0 == 0x80 {
 			s = s[:len(s)-1]
 		}
-		return VisibleLine(s) + fmt.Sprintf("… (%d more bytes)", more)
+		return safetext.VisibleLine(s) + fmt.Sprintf("… (%d more bytes)", more)
 	}
-	return VisibleLine(v)
+	return safetext.VisibleLine(v)
 }
 
 // WordDiff shows how new differs from old word by word, as git's
@@ -145,23 +146,23 @@ func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDif
 		}
 		switch {
 		case in.Old != nil && in.New != nil:
-			paint(ansiYel, "      word diff: "+VisibleLine(WordDiff(*in.Old, *in.New)))
+			paint(ansiYel, "      word diff: "+safetext.VisibleLine(WordDiff(*in.Old, *in.New)))
 		case in.New != nil:
 			paint("", "      instructions:")
 			shown, more := cut(*in.New)
-			writeIndented(w, "        ", Visible(shown))
+			writeIndented(w, "        ", safetext.Visible(shown))
 			if more > 0 {
 				paint("", fmt.Sprintf("        … (%d more bytes)", more))
 			}
 		}
 		if in.New != nil {
-			if k := Suspicious(*in.New); len(k) > 0 {
+			if k := safetext.Suspicious(*in.New); len(k) > 0 {
 				paint(ansiBold+ansiYel, "      ! warning: instructions contain "+strings.Join(k, ", "))
 			}
 		}
 	}
 	for _, e := range s.Entries {
-		what := e.Kind + " " + VisibleLine(e.Name)
+		what := e.Kind + " " + safetext.VisibleLine(e.Name)
 		switch e.Change {
 		case lock.Added:
 			paint(ansiGreen, "  + "+what)

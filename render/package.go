@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -21,7 +22,7 @@ func PackageLines(p *lock.PackageDiff) []string {
 	if p == nil {
 		return nil
 	}
-	full := func(k *lock.Package) string { return VisibleLine(k.Ecosystem + " " + k.String()) }
+	full := func(k *lock.Package) string { return safetext.VisibleLine(k.Ecosystem + " " + k.String()) }
 	if p.New == nil {
 		return []string{"package: " + full(p.Old) + " -> (none)"}
 	}
@@ -33,13 +34,13 @@ func PackageLines(p *lock.PackageDiff) []string {
 	case o.Version != n.Version:
 		head = "package: " + orNone(o.Version) + " -> " + orNone(n.Version)
 	case o.Ecosystem == lock.EcosystemFile:
-		head = "package: " + VisibleLine(o.Name) + ", file changed"
+		head = "package: " + safetext.VisibleLine(o.Name) + ", file changed"
 	default:
-		head = "package: " + VisibleLine(o.String()) + ", same version, different integrity"
+		head = "package: " + safetext.VisibleLine(o.String()) + ", same version, different integrity"
 	}
 	lines := []string{head}
 	if o.Integrity != n.Integrity {
-		lines = append(lines, "integrity: "+VisibleLine(o.Integrity)+" -> "+VisibleLine(n.Integrity))
+		lines = append(lines, "integrity: "+safetext.VisibleLine(o.Integrity)+" -> "+safetext.VisibleLine(n.Integrity))
 	}
 	return lines
 }
@@ -48,7 +49,7 @@ func orNone(v string) string {
 	if v == "" {
 		return "(no version)"
 	}
-	return VisibleLine(v)
+	return safetext.VisibleLine(v)
 }
 
 // packageTitle is a package change for Review.Title: "package 1.4.2 ->

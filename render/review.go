@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -130,9 +131,9 @@ func (r *Review) Findings() []Finding {
 		}
 		name := quoted(s.Name)
 		if s.Status == "unverified" {
-			msg := "server " + name + " could not be verified: " + Visible(s.Error)
+			msg := "server " + name + " could not be verified: " + safetext.Visible(s.Error)
 			for _, h := range s.Hints {
-				msg += "\nhint: " + Visible(h)
+				msg += "\nhint: " + safetext.Visible(h)
 			}
 			out = append(out, at("server-unverified", "", msg))
 		}
@@ -212,7 +213,7 @@ func (r *Review) Findings() []Finding {
 			}
 			out = append(out, at("instructions-changed", "", msg))
 			if in.New != nil {
-				if k := Suspicious(*in.New); len(k) > 0 {
+				if k := safetext.Suspicious(*in.New); len(k) > 0 {
 					f := at("hidden-characters", "", "server "+name+": instructions contain "+strings.Join(k, ", "))
 					f.Entry = "instructions"
 					out = append(out, f)
@@ -280,7 +281,7 @@ func memberLine(m lock.MemberChange) string {
 	if path == "" {
 		path = "(whole definition)"
 	}
-	return VisibleLine(path) + ": " + shortValue(m.Old) + " -> " + shortValue(m.New)
+	return safetext.VisibleLine(path) + ": " + shortValue(m.Old) + " -> " + shortValue(m.New)
 }
 
 // lockLine is the lockfile line of server's tool, else of server, else 1.
@@ -321,7 +322,7 @@ func describe(def lock.ToolDef, desc, schema bool) string {
 // shown is s cut to MaxShown bytes and made visible.
 func shown(s string) string {
 	text, more := cut(s)
-	text = Visible(text)
+	text = safetext.Visible(text)
 	if more > 0 {
 		text += fmt.Sprintf("… (%d more bytes)", more)
 	}
@@ -341,9 +342,9 @@ func hiddenWarnings(def lock.ToolDef) []string {
 			warnings = append(warnings, field+" contains "+strings.Join(k, ", "))
 		}
 	}
-	warn("name", Suspicious(def.Name))
+	warn("name", safetext.Suspicious(def.Name))
 	if def.Description != nil {
-		warn("description", Suspicious(*def.Description))
+		warn("description", safetext.Suspicious(*def.Description))
 	}
 	if def.InputSchema != nil {
 		warn("inputSchema", SuspiciousJSON(def.InputSchema))
@@ -352,13 +353,13 @@ func hiddenWarnings(def lock.ToolDef) []string {
 }
 
 // quoted is name in double quotes, made visible on one line.
-func quoted(name string) string { return `"` + VisibleLine(name) + `"` }
+func quoted(name string) string { return `"` + safetext.VisibleLine(name) + `"` }
 
 func orUnknown(file string) string {
 	if file == "" {
 		return "an unknown file"
 	}
-	return VisibleLine(file)
+	return safetext.VisibleLine(file)
 }
 
 // MaxTitle is the most bytes Title returns.
@@ -381,7 +382,7 @@ func (r *Review) Title() string {
 			var tools []string
 			sign := map[lock.Change]string{lock.Added: "+", lock.Removed: "-", lock.Changed: "~"}
 			for _, t := range s.Tools {
-				tools = append(tools, sign[t.Change]+VisibleLine(t.Name))
+				tools = append(tools, sign[t.Change]+safetext.VisibleLine(t.Name))
 			}
 			if s.Package != nil {
 				tools = append(tools, "~"+packageTitle(s.Package))
@@ -390,14 +391,14 @@ func (r *Review) Title() string {
 				tools = append(tools, "~instructions")
 			}
 			for _, e := range s.Entries {
-				tools = append(tools, sign[e.Change]+e.Kind+" "+VisibleLine(e.Name))
+				tools = append(tools, sign[e.Change]+e.Kind+" "+safetext.VisibleLine(e.Name))
 			}
 			if len(tools) == 0 {
 				tools = append(tools, "surface changed")
 			}
 			what = strings.Join(tools, ", ")
 		}
-		parts = append(parts, VisibleLine(s.Name)+" ("+what+")")
+		parts = append(parts, safetext.VisibleLine(s.Name)+" ("+what+")")
 	}
 	title := "agentgate: MCP tool surface changed: " + strings.Join(parts, ", ")
 	if len(title) > MaxTitle {

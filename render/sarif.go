@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // SARIFSchema is the $schema SARIF writes: the OASIS SARIF 2.1.0 (errata 01)
@@ -128,7 +130,7 @@ func SARIF(r *Review) []byte {
 	}
 	for _, msg := range r.Errors {
 		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
-			sarifNotification{Level: "error", Message: sarifText{Visible(msg)}})
+			sarifNotification{Level: "error", Message: sarifText{safetext.Visible(msg)}})
 	}
 	for _, f := range r.Findings() {
 		var locs []sarifLocation
@@ -136,12 +138,12 @@ func SARIF(r *Review) []byte {
 			locs = append(locs, sarifLoc(f.File, f.Line))
 		}
 		locs = append(locs, sarifLoc(r.Lockfile, f.LockLine))
-		props := map[string]string{"server": VisibleLine(f.Server)}
+		props := map[string]string{"server": safetext.VisibleLine(f.Server)}
 		if f.Tool != "" {
-			props["tool"] = VisibleLine(f.Tool)
+			props["tool"] = safetext.VisibleLine(f.Tool)
 		}
 		if f.Entry != "" {
-			props["entry"] = VisibleLine(f.Entry)
+			props["entry"] = safetext.VisibleLine(f.Entry)
 		}
 		run.Results = append(run.Results, sarifResult{
 			RuleID: f.Rule, RuleIndex: ruleIndex[f.Rule], Level: Rules[ruleIndex[f.Rule]].Level,
@@ -152,7 +154,7 @@ func SARIF(r *Review) []byte {
 		})
 	}
 	out, _ := json.MarshalIndent(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}, "", "  ")
-	return append(VisibleJSON(out), '\n')
+	return append(safetext.VisibleJSON(out), '\n')
 }
 
 func sarifLoc(file string, line int) sarifLocation {

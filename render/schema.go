@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // PrettyJSON renders one untrusted JSON text for a reviewer: object members
@@ -18,7 +20,7 @@ import (
 // one well-formed JSON text in UTF-8 without duplicate member names; the
 // text is then Visible(raw) and reason says what is wrong.
 func PrettyJSON(raw []byte) (text string, ok bool, reason string) {
-	fallback := func(why string) (string, bool, string) { return Visible(string(raw)), false, why }
+	fallback := func(why string) (string, bool, string) { return safetext.Visible(string(raw)), false, why }
 	if !utf8.Valid(raw) {
 		return fallback("invalid UTF-8")
 	}
@@ -61,7 +63,7 @@ func parseValue(dec *json.Decoder) (any, error) {
 				}
 				k := kt.(string)
 				if seen[k] {
-					return nil, fmt.Errorf("duplicate member name %q", VisibleLine(k))
+					return nil, fmt.Errorf("duplicate member name %q", safetext.VisibleLine(k))
 				}
 				seen[k] = true
 				v, err := parseValue(dec)
@@ -153,7 +155,7 @@ func writeValue(b *strings.Builder, v any, indent string) {
 func writeString(b *strings.Builder, s string) {
 	s = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 	b.WriteByte('"')
-	b.WriteString(VisibleLine(s))
+	b.WriteString(safetext.VisibleLine(s))
 	b.WriteByte('"')
 }
 
@@ -174,5 +176,5 @@ func SuspiciousJSON(raw []byte) []string {
 			all.WriteString(s)
 		}
 	}
-	return Suspicious(all.String())
+	return safetext.Suspicious(all.String())
 }

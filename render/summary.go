@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -46,7 +47,7 @@ func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, color bool) s
 		w.WriteByte('\n')
 	}
 	for _, s := range d.Servers {
-		name := `server "` + VisibleLine(s.Name) + `"`
+		name := `server "` + safetext.VisibleLine(s.Name) + `"`
 		switch s.Change {
 		case lock.Added:
 			paint(ansiBold+ansiGreen, fmt.Sprintf("+ %s: added, %s", name, plural(len(s.Tools), "tool")))
@@ -56,7 +57,7 @@ func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, color bool) s
 			paint(ansiBold+ansiYel, fmt.Sprintf("~ %s: %s", name, changeCounts(s)))
 		}
 		for _, t := range s.Tools {
-			tname := "tool " + VisibleLine(t.Name)
+			tname := "tool " + safetext.VisibleLine(t.Name)
 			switch t.Change {
 			case lock.Added:
 				paint(ansiGreen, "  + "+tname)
@@ -83,7 +84,7 @@ func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string))
 	} else {
 		shown, more := cut(*def.Description)
 		paint("", "      description:")
-		text := Visible(shown)
+		text := safetext.Visible(shown)
 		if text == "" {
 			text = `""`
 		}

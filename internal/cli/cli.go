@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/gitint"
-
-	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // env is what a command may touch of the outside world; tests replace it.
@@ -117,7 +116,7 @@ func run(e *env, args []string) int {
 			printCommandHelp(e.stdout, c, fs)
 			return ExitOK
 		}
-		fmt.Fprintf(e.stderr, "agentgate %s: error: %s\n", c.name, render.VisibleLine(err.Error()))
+		fmt.Fprintf(e.stderr, "agentgate %s: error: %s\n", c.name, safetext.VisibleLine(err.Error()))
 		fmt.Fprintf(e.stderr, "agentgate: hint: run 'agentgate %s -h' for usage\n", c.name)
 		return ExitInvalid
 	}
@@ -134,13 +133,13 @@ func run(e *env, args []string) int {
 // (see problemsOf) as "agentgate CMD: error:" lines, followed right away
 // by its own hints; problems in a row with the same hints share one
 // block of them, after the last. Every line is made safe with
-// render.VisibleLine: messages quote paths, names and text from configs,
+// safetext.VisibleLine: messages quote paths, names and text from configs,
 // servers and git.
 func report(w io.Writer, cmd string, err error) {
 	ps := problemsOf(err)
 	for i, p := range ps {
 		for _, l := range p.lines {
-			fmt.Fprintf(w, "agentgate %s: error: %s\n", cmd, render.VisibleLine(l))
+			fmt.Fprintf(w, "agentgate %s: error: %s\n", cmd, safetext.VisibleLine(l))
 		}
 		if i+1 < len(ps) && len(ps[i+1].lines) > 0 && slices.Equal(p.hints, ps[i+1].hints) {
 			continue // the next problem's hints are these: printed after it
@@ -150,10 +149,10 @@ func report(w io.Writer, cmd string, err error) {
 }
 
 // printHints prints each hint on its own "agentgate: hint:" line, made safe
-// with render.VisibleLine.
+// with safetext.VisibleLine.
 func printHints(w io.Writer, hints []string) {
 	for _, h := range hints {
-		fmt.Fprintf(w, "agentgate: hint: %s\n", render.VisibleLine(h))
+		fmt.Fprintf(w, "agentgate: hint: %s\n", safetext.VisibleLine(h))
 	}
 }
 

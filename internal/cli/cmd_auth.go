@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -69,7 +69,7 @@ func runAuth(e *env, fs *flag.FlagSet, args []string) error {
 		if s.Transport == config.StreamableHTTP || s.Transport == config.SSE {
 			remote = append(remote, s)
 		} else if len(names) > 0 {
-			return invalid(fmt.Errorf("server %q (%s) is a stdio server; OAuth is for remote (http, sse) servers", render.VisibleLine(s.Name), where(s)),
+			return invalid(fmt.Errorf("server %q (%s) is a stdio server; OAuth is for remote (http, sse) servers", safetext.VisibleLine(s.Name), where(s)),
 				"name a remote server, or leave the names out to take every remote server")
 		}
 	}

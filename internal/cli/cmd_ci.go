@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/render"
 )
@@ -152,8 +154,8 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 			e.stdout.Write(fn(r))
 		}
 		if sarifFile != "" {
-			if werr := lock.WriteFile(absFromDir(e, sarifFile), reviewFormats["sarif"](r), 0o644); werr != nil {
-				fmt.Fprintf(e.stderr, "agentgate: warning: --sarif: %s\n", render.VisibleLine(werr.Error()))
+			if werr := atomicfile.WriteFile(absFromDir(e, sarifFile), reviewFormats["sarif"](r), 0o644); werr != nil {
+				fmt.Fprintf(e.stderr, "agentgate: warning: --sarif: %s\n", safetext.VisibleLine(werr.Error()))
 			}
 		}
 		appendStepSummary(e, render.Markdown(r))
@@ -168,7 +170,7 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 			}
 		}
 		b, _ := json.MarshalIndent(rep, "", "  ")
-		e.stdout.Write(append(render.VisibleJSON(b), '\n'))
+		e.stdout.Write(append(safetext.VisibleJSON(b), '\n'))
 	}
 	return err
 }
@@ -234,7 +236,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 	run.c = c
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	for _, s := range rep.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], render.VisibleLine(s.Name), render.VisibleLine(ciDetail(s)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], safetext.VisibleLine(s.Name), safetext.VisibleLine(ciDetail(s)))
 	}
 	tw.Flush()
 	if c.drifted() {
@@ -374,7 +376,7 @@ func annotateServers(w io.Writer, file string, data []byte, servers []ciServer) 
 	for _, s := range servers {
 		switch {
 		case s.Status == "unverified":
-			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: could not verify server "+render.VisibleLine(s.Name),
+			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: could not verify server "+safetext.VisibleLine(s.Name),
 				fmt.Sprintf("server %q (%s) could not be verified: %s", s.Name, s.File, s.Error.Message))
 		case s.Change == string(lock.Added):
 			annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: server not locked",
@@ -400,11 +402,11 @@ func annotateServers(w io.Writer, file string, data []byte, servers []ciServer) 
 }
 
 // annotate prints one GitHub Actions error workflow command.
-// Every part is made safe with render.VisibleLine first (it quotes names,
+// Every part is made safe with safetext.VisibleLine first (it quotes names,
 // paths and server text), then escaped as the runner expects.
 func annotate(w io.Writer, file string, line int, title, msg string) {
-	fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n", ghProperty(render.VisibleLine(file)), line,
-		ghProperty(render.VisibleLine(title)), ghData(render.VisibleLine(msg)))
+	fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n", ghProperty(safetext.VisibleLine(file)), line,
+		ghProperty(safetext.VisibleLine(title)), ghData(safetext.VisibleLine(msg)))
 }
 
 // ghData escapes a workflow command's message: % CR LF.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -137,11 +138,11 @@ func (c *comparison) verdict(lockRel string, driftHints ...string) error {
 }
 
 // failedNames lists the servers that could not be verified, as
-// render.VisibleLine shows them (names come from the configs).
+// safetext.VisibleLine shows them (names come from the configs).
 func (c *comparison) failedNames() string {
 	names := make([]string, len(c.cap.failures))
 	for i, f := range c.cap.failures {
-		names[i] = render.VisibleLine(f.server)
+		names[i] = safetext.VisibleLine(f.server)
 	}
 	return strings.Join(names, ", ")
 }

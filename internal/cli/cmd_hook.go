@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -159,7 +161,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintln(e.stdout, "agentgate: lock ok; no MCP servers configured")
 		return nil
 	}
-	if err := lock.WriteFile(ws.lockPath, c.data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(ws.lockPath, c.data, 0o644); err != nil {
 		return writeFailed(ws, err)
 	}
 	color := e.useColor(e.stdout)
@@ -221,7 +223,7 @@ func hookPackages(e *env, ws *workspace, lf *lock.Lockfile, names []string) erro
 	}
 	problems, notes := offlinePackageDrift(checks, names, followLinks(ws.repo.FileInIndex, ws.repo.SymlinkInIndex))
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
+		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(n))
 	}
 	if len(problems) == 0 {
 		return nil
@@ -272,7 +274,7 @@ func commitChange(d lock.Diff) string {
 	}
 	var parts []string
 	for _, s := range d.Servers {
-		name := render.VisibleLine(s.Name) // from the configs
+		name := safetext.VisibleLine(s.Name) // from the configs
 		switch s.Change {
 		case lock.Added:
 			parts = append(parts, name+" added ("+plural(len(s.Tools), "tool")+")")

@@ -17,8 +17,8 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/hooks"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
-	"github.com/agentgate/agentgate/render"
 )
 
 // selfExecutable is the agentgate binary that install writes into the hook
@@ -98,7 +98,7 @@ func runInstall(e *env, flags *flag.FlagSet, args []string) error {
 		if err := os.Chmod(path, 0o755); err != nil {
 			return unverified(fmt.Errorf("cannot make %s executable: %v", shown, err))
 		}
-		fmt.Fprintf(e.stdout, "agentgate: the pre-commit hook at %s is already installed and up to date\n", render.VisibleLine(shown))
+		fmt.Fprintf(e.stdout, "agentgate: the pre-commit hook at %s is already installed and up to date\n", safetext.VisibleLine(shown))
 		return nil
 	case !hooks.IsAgentgate(old) && !force:
 		return invalid(fmt.Errorf("%s already exists and agentgate did not write it", shown),
@@ -106,7 +106,7 @@ func runInstall(e *env, flags *flag.FlagSet, args []string) error {
 			"or keep your hook and add a line running 'agentgate hook' to it ('agentgate install --print' shows the script)")
 	}
 	if note != "" {
-		fmt.Fprintf(e.stderr, "agentgate: %s\n", render.VisibleLine(note))
+		fmt.Fprintf(e.stderr, "agentgate: %s\n", safetext.VisibleLine(note))
 	}
 	if err := os.MkdirAll(dirs.hooks, 0o755); err != nil {
 		return unverified(fmt.Errorf("cannot create the hooks directory %s: %v", shownPath(e, dirs.hooks), err))
@@ -125,9 +125,9 @@ func runInstall(e *env, flags *flag.FlagSet, args []string) error {
 	if binary != "" {
 		runs = binary + " hook"
 	}
-	fmt.Fprintf(e.stdout, "agentgate: %s the pre-commit hook at %s; before each commit it runs: %s\n", verb, render.VisibleLine(shown), render.VisibleLine(runs))
+	fmt.Fprintf(e.stdout, "agentgate: %s the pre-commit hook at %s; before each commit it runs: %s\n", verb, safetext.VisibleLine(shown), safetext.VisibleLine(runs))
 	if !within(dirs.hooks, dirs.common) && !within(dirs.hooks, dirs.top) {
-		fmt.Fprintf(e.stdout, "agentgate: note: core.hooksPath points outside this repository, so every repository using %s runs this hook\n", render.VisibleLine(dirs.hooks))
+		fmt.Fprintf(e.stdout, "agentgate: note: core.hooksPath points outside this repository, so every repository using %s runs this hook\n", safetext.VisibleLine(dirs.hooks))
 	}
 	if note := eolNote(e, dirs.top); note != "" {
 		fmt.Fprintf(e.stdout, "agentgate: note: %s\n", note)

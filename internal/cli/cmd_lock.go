@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -118,7 +120,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		}
 		names := make([]string, len(l.failures))
 		for i, f := range l.failures {
-			names[i] = render.VisibleLine(f.server)
+			names[i] = safetext.VisibleLine(f.server)
 		}
 		return &ExitError{Code: failureCode(l.failures),
 			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
@@ -163,7 +165,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for _, r := range rows {
 		// Server names come from the configs: shown with escapes visible.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.verb, render.VisibleLine(r.name), r.tools, r.took, render.VisibleLine(r.status))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.verb, safetext.VisibleLine(r.name), r.tools, r.took, safetext.VisibleLine(r.status))
 	}
 	tw.Flush()
 
@@ -174,7 +176,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.lockRel, counts)
 		return nil
 	}
-	if err := lock.WriteFile(ws.lockPath, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(ws.lockPath, data, 0o644); err != nil {
 		return writeFailed(ws, err)
 	}
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.lockRel, counts)
@@ -204,7 +206,7 @@ func selectServers(p *config.Project, names []string) ([]config.Server, error) {
 		}
 		var known []string
 		for _, s := range p.Servers {
-			known = append(known, render.VisibleLine(s.Name))
+			known = append(known, safetext.VisibleLine(s.Name))
 		}
 		hint := "no server is configured; add one to a client config such as .mcp.json"
 		if len(known) > 0 {
@@ -263,7 +265,7 @@ func failureCode(fs []failure) int {
 
 // writeFailed is the error for a lockfile that could not be written (a
 // read-only directory, a full disk): exit class 3, because the surface was
-// captured but the result could not be recorded; lock.WriteFile has left
+// captured but the result could not be recorded; atomicfile.WriteFile has left
 // the old file as it was.
 func writeFailed(ws *workspace, err error) error {
 	return unverified(fmt.Errorf("could not write %s: %v; the existing file is unchanged", ws.lockRel, err),

@@ -13,8 +13,9 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
-	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -81,18 +82,18 @@ func runMergeDriver(e *env, flags *flag.FlagSet, args []string) error {
 		}
 		if lfs[i], err = lock.Parse(data); err != nil {
 			fmt.Fprintf(e.stderr, "agentgate: warning: %s (%s side) is not a lockfile this agentgate reads (%v); merging it line by line\n",
-				render.VisibleLine(path), []string{"base", "our", "their"}[i], render.VisibleLine(firstLine(err.Error())))
+				safetext.VisibleLine(path), []string{"base", "our", "their"}[i], safetext.VisibleLine(firstLine(err.Error())))
 			return gitMergeFile(e, base, ours, theirs, path, size)
 		}
 	}
 	if lfs[1] != nil && lfs[2] != nil && lfs[1].LockfileVersion != lfs[2].LockfileVersion {
 		fmt.Fprintf(e.stderr, "agentgate: warning: %s: lockfileVersion %d on our side, %d on theirs; merging it line by line\n",
-			render.VisibleLine(path), lfs[1].LockfileVersion, lfs[2].LockfileVersion)
+			safetext.VisibleLine(path), lfs[1].LockfileVersion, lfs[2].LockfileVersion)
 		return gitMergeFile(e, base, ours, theirs, path, size)
 	}
 	m := lock.Merge(lfs[0], lfs[1], lfs[2])
 	out := lock.FormatMerged(m, "ours ("+path+")", "theirs", size)
-	if err := lock.WriteFile(ours, out, 0o644); err != nil {
+	if err := atomicfile.WriteFile(ours, out, 0o644); err != nil {
 		return unverified(fmt.Errorf("merge-driver: %v", err))
 	}
 	if len(m.Conflicts) == 0 {
@@ -100,11 +101,11 @@ func runMergeDriver(e *env, flags *flag.FlagSet, args []string) error {
 	}
 	names := make([]string, len(m.Conflicts))
 	for i, c := range m.Conflicts {
-		names[i] = `"` + render.VisibleLine(c.Name) + `"`
+		names[i] = `"` + safetext.VisibleLine(c.Name) + `"`
 	}
 	return drift(fmt.Errorf("%s: %s changed differently on both sides: %s (conflict markers around %s)",
-		render.VisibleLine(path), plural(len(names), "server"), strings.Join(names, ", "), map[bool]string{true: "it", false: "each"}[len(names) == 1]),
-		"merge the client configs first, then run 'agentgate lock --force' to capture the servers and rewrite "+render.VisibleLine(path)+", review it and 'git add' it")
+		safetext.VisibleLine(path), plural(len(names), "server"), strings.Join(names, ", "), map[bool]string{true: "it", false: "each"}[len(names) == 1]),
+		"merge the client configs first, then run 'agentgate lock --force' to capture the servers and rewrite "+safetext.VisibleLine(path)+", review it and 'git add' it")
 }
 
 // gitMergeFile merges with git's line merge, result in ours; exit 1 on
@@ -121,7 +122,7 @@ func gitMergeFile(e *env, base, ours, theirs, path string, size int) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ee) && ee.ExitCode() > 0 && ee.ExitCode() < 128:
-		return drift(fmt.Errorf("%s: %d conflicts in git's line merge", render.VisibleLine(path), ee.ExitCode()),
+		return drift(fmt.Errorf("%s: %d conflicts in git's line merge", safetext.VisibleLine(path), ee.ExitCode()),
 			"resolve them, or run 'agentgate lock --force' after merging the client configs")
 	}
 	return unverified(fmt.Errorf("git merge-file: %v: %s", err, strings.TrimSpace(stderr.String())))

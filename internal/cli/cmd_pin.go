@@ -4,9 +4,9 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -95,7 +95,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			if outside { // not edited: editConfigs names it
 				continue
 			}
-			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, quoteVisible(d.Server), render.VisibleLine(d.From), render.VisibleLine(d.To)))
+			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, quoteVisible(d.Server), safetext.VisibleLine(d.From), safetext.VisibleLine(d.To)))
 		}
 		return out, names, err
 	})

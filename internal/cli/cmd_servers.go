@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -115,7 +115,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	if format == "json" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
-		e.stdout.Write(append(render.VisibleJSON(b), '\n'))
+		e.stdout.Write(append(safetext.VisibleJSON(b), '\n'))
 		if loadErr != nil {
 			return classify(ExitInvalid, loadErr)
 		}
@@ -209,7 +209,7 @@ func printServers(w io.Writer, p *config.Project, rep serversReport) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		v := render.VisibleLine
+		v := safetext.VisibleLine
 		fmt.Fprintf(w, "%s: %s\n", v(s.Name), s.Status)
 		fmt.Fprintf(w, "  from: %s:%d (%s)\n", v(s.File), s.Line, s.Client)
 		if s.Reason != "" {

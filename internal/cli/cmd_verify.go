@@ -8,9 +8,9 @@ import (
 	"slices"
 
 	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -71,7 +71,7 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		return invalid(fmt.Errorf("%s is not in a git repository", e.dir),
 			"run it inside the repository, or name the lockfile: agentgate verify --lockfile PATH")
 	case err != nil:
-		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", render.VisibleLine(e.dir))
+		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", safetext.VisibleLine(e.dir))
 		noConfig = true
 		ws = &workspace{root: e.dir, lockPath: absFromDir(e, lockFlag), lockRel: lockFlag}
 	default:
@@ -174,7 +174,7 @@ func plural(n int, noun string) string {
 func reportNotes(e *env, p *config.Project) {
 	for _, s := range p.Servers {
 		for _, n := range s.Notes {
-			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(fmt.Sprintf("server %q (%s): %s", s.Name, where(s), n)))
+			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(fmt.Sprintf("server %q (%s): %s", s.Name, where(s), n)))
 		}
 	}
 }
@@ -194,11 +194,11 @@ func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile)
 	problems, notes := offlinePackageDrift(checks, nil, workTreeFile(ws.root))
 	unpinned := unpinnedNotes(checks)
 	for _, n := range append(notes, unlockedNotes(checks)...) {
-		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(n))
+		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(n))
 	}
 	if !p.Settings.RequirePinnedPackages {
 		for _, line := range unpinned {
-			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", render.VisibleLine(line))
+			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(line))
 		}
 		unpinned = nil
 	}

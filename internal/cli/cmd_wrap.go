@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
 )
@@ -157,7 +158,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	// are: said on stderr, so nobody believes them guarded.
 	for _, u := range left {
 		fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s:%d:%d: server %s: %s: not wrapped: %s\n",
-			render.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), render.VisibleLine(u.Field), render.VisibleLine(u.Reason))
+			safetext.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), safetext.VisibleLine(u.Field), safetext.VisibleLine(u.Reason))
 	}
 	verb := "wrapped"
 	if undo {
@@ -276,7 +277,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 				names[i] = quoteVisible(s)
 			}
 			fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
-				strings.TrimPrefix(fs.Name(), "agentgate "), render.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
+				strings.TrimPrefix(fs.Name(), "agentgate "), safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
 			outside++
 		}
 	}
@@ -302,7 +303,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		if f.unchanged || f.outside.Outside {
 			continue
 		}
-		if err := lock.WriteFile(f.abs, f.new, 0o644); err != nil {
+		if err := atomicfile.WriteFile(f.abs, f.new, 0o644); err != nil {
 			return unverified(fmt.Errorf("could not write %s: %v; the file is unchanged", f.rel, err),
 				"make the file writable, then run the command again (files listed above were written)")
 		}
@@ -310,7 +311,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		for _, s := range f.servers {
 			names = append(names, quoteVisible(s))
 		}
-		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", render.VisibleLine(f.rel), verb, strings.Join(names, ", "))
+		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
 	}
 	if n == 0 {
 		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestGuardLifecycle runs the real `agentgate guard` (agentgate and its

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // runHelper captures servers in agentgate-mcp (found with wire.FindHelper
@@ -40,11 +40,11 @@ func runHelper(e *env, ctx context.Context, servers []config.Resolved, opts wire
 // printHelperError prints a failure of agentgate-mcp, its stderr tail and
 // the hints for it.
 func printHelperError(e *env, he *wire.HelperError) {
-	fmt.Fprintf(e.stderr, "agentgate: error: %s\n", render.VisibleLine(he.Error()))
+	fmt.Fprintf(e.stderr, "agentgate: error: %s\n", safetext.VisibleLine(he.Error()))
 	if tail := strings.TrimRight(he.StderrTail, "\n"); tail != "" {
 		fmt.Fprintf(e.stderr, "agentgate:   %s stderr (last lines):\n", wire.HelperName)
 		for _, line := range strings.Split(tail, "\n") {
-			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", render.VisibleLine(line))
+			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", safetext.VisibleLine(line))
 		}
 	}
 	printHints(e.stderr, helperHints(e, he))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -172,9 +172,9 @@ func TestHelperBroken(t *testing.T) {
 // they link package net (with cgo, the usual build, it makes the binary
 // dynamically linked: ld.so and cgo start-up cost ~1 ms on every run), nor
 // go-git's root package (its transports: SSH, HTTP, OpenPGP; see
-// gitint/gogit.go and demogit.go), nor internal/fakeserver/fakehttp (net/http).
-// agentgate does link internal/fakeserver, whose stdio server is demo-server:
-// that is what keeps fakeserver free of package net.
+// gitint/gogit.go and internal/demo/git.go), nor internal/testing/fakehttp
+// (net/http). agentgate does link internal/demo, whose stdio server is
+// demo-server: that is what keeps the server free of package net.
 func TestLeanBinaries(t *testing.T) {
 	deps := func(pkg string) string {
 		cmd := exec.Command("go", "list", "-deps", pkg)
@@ -190,13 +190,13 @@ func TestLeanBinaries(t *testing.T) {
 			if strings.HasPrefix(dep, "github.com/mark3labs/") || strings.HasPrefix(dep, "github.com/santhosh-tekuri/") || dep == "github.com/agentgate/agentgate/mcp/capture" {
 				t.Errorf("%s links %s: live capture belongs in cmd/agentgate-mcp (mcp/wire runs it)", pkg, dep)
 			}
-			if dep == "net" || dep == "github.com/go-git/go-git/v5" || dep == "github.com/agentgate/agentgate/internal/fakeserver/fakehttp" {
+			if dep == "net" || dep == "github.com/go-git/go-git/v5" || dep == "github.com/agentgate/agentgate/internal/testing/fakehttp" {
 				t.Errorf("%s links %s, which costs every agentgate start a millisecond or more (issue #5)", pkg, dep)
 			}
 		}
 	}
-	if !strings.Contains(deps("./cmd/agentgate"), "\ngithub.com/agentgate/agentgate/internal/fakeserver\n") {
-		t.Errorf("cmd/agentgate does not link internal/fakeserver: is demo-server still fakeserver.Serve? (then this test no longer keeps fakeserver free of package net)")
+	if !strings.Contains(deps("./cmd/agentgate"), "\ngithub.com/agentgate/agentgate/internal/demo\n") {
+		t.Errorf("cmd/agentgate does not link internal/demo: is demo-server still demo.Serve? (then this test no longer keeps the server free of package net)")
 	}
 	if !strings.Contains(deps("./cmd/agentgate-mcp"), "github.com/mark3labs/mcp-go/client\n") {
 		t.Errorf("cmd/agentgate-mcp does not link mcp-go's client")

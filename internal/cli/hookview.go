@@ -16,9 +16,9 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 // loadStaged loads the project as the index holds it: every config path
@@ -124,7 +124,7 @@ func readHead(e *env, ws *workspace, changes []string, withConfigs bool) (headVi
 	if hv.project, hv.projectErr = loadHead(ws.repo, indexed, changes); hv.projectErr != nil {
 		// the message quotes HEAD's files: escaped, on one line
 		fmt.Fprintf(e.stderr, "agentgate: note: %s; capturing every server\n",
-			render.VisibleLine(whyHeadBad+": "+hv.projectErr.Error()))
+			safetext.VisibleLine(whyHeadBad+": "+hv.projectErr.Error()))
 	}
 	return hv, nil
 }
@@ -273,7 +273,7 @@ func (p hookPlan) print(e *env) {
 	names := func(list []string) string {
 		v := make([]string, len(list))
 		for i, n := range list {
-			v[i] = render.VisibleLine(n) // from the configs
+			v[i] = safetext.VisibleLine(n) // from the configs
 		}
 		return strings.Join(v, ", ")
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/gitint"
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/lock"
 )
 

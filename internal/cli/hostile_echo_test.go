@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
-	"github.com/agentgate/agentgate/internal/fakeserver/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/lock"
 )
 

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
-	"github.com/agentgate/agentgate/internal/fakeserver/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 )
 
 // No secret printed: secrets sit in a stdio server's env (and, through an

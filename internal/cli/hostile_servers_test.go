@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // Misbehaving servers, at the CLI: `agentgate lock` against each must exit

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // Hostile descriptions: tool names, descriptions and schemas carrying
@@ -149,14 +149,14 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 func TestHostileEscapeInvisibleJSON(t *testing.T) {
 	for _, s := range []string{"plain", "a\u202eb", "zero\u200b\ufeffwidth", "tag" + tagText("hi"), "sep\u2028\u2029", "é ü 日本", "\x1b[31m"} {
 		b, _ := json.Marshal(map[string]string{"name": s})
-		got := render.VisibleJSON(b)
+		got := safetext.VisibleJSON(b)
 		var back map[string]string
 		if err := json.Unmarshal(got, &back); err != nil || back["name"] != s {
 			t.Errorf("%q: %s does not decode to the same value (%v)", s, got, err)
 		}
-		assertSafeText(t, "render.VisibleJSON", string(got))
+		assertSafeText(t, "safetext.VisibleJSON", string(got))
 	}
-	if got := string(render.VisibleJSON([]byte(`"` + tagText("A") + `"`))); got != `"\udb40\udc41"` {
+	if got := string(safetext.VisibleJSON([]byte(`"` + tagText("A") + `"`))); got != `"\udb40\udc41"` {
 		t.Errorf("tag A: %s, want the surrogate pair escape", got)
 	}
 }

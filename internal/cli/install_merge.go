@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
-	"github.com/agentgate/agentgate/render"
 )
 
 // mergeDriverName is the driver's name in .gitattributes and git config.
@@ -34,14 +35,14 @@ func installMergeDriver(e *env) error {
 		pattern = "/" + pattern
 	}
 	if strings.ContainsAny(pattern, " \t\n\r\"\\") || strings.HasPrefix(ws.lockRel, "../") || filepath.IsAbs(ws.lockRel) {
-		return invalid(fmt.Errorf("lockfile %s: install --merge-driver needs a lockfile inside the repository whose path has no spaces, quotes or backslashes", render.VisibleLine(ws.lockRel)),
+		return invalid(fmt.Errorf("lockfile %s: install --merge-driver needs a lockfile inside the repository whose path has no spaces, quotes or backslashes", safetext.VisibleLine(ws.lockRel)),
 			"add the line to .gitattributes by hand, quoted as gitattributes(5) describes: <path> merge="+mergeDriverName)
 	}
 	line := pattern + " merge=" + mergeDriverName
 	attrs := filepath.Join(dirs.top, ".gitattributes")
 	old, err := os.ReadFile(attrs)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return unverified(fmt.Errorf("cannot read %s: %v", render.VisibleLine(shownPath(e, attrs)), err))
+		return unverified(fmt.Errorf("cannot read %s: %v", safetext.VisibleLine(shownPath(e, attrs)), err))
 	}
 	has := false
 	for _, l := range strings.Split(string(old), "\n") {
@@ -55,16 +56,16 @@ func installMergeDriver(e *env) error {
 			data = append(data, '\n')
 		}
 		data = append(data, line+"\n"...)
-		if err := lock.WriteFile(attrs, data, 0o644); err != nil {
-			return unverified(fmt.Errorf("cannot write %s: %v", render.VisibleLine(shownPath(e, attrs)), err))
+		if err := atomicfile.WriteFile(attrs, data, 0o644); err != nil {
+			return unverified(fmt.Errorf("cannot write %s: %v", safetext.VisibleLine(shownPath(e, attrs)), err))
 		}
-		fmt.Fprintf(e.stdout, "agentgate: added %q to %s (commit it so every clone uses the driver)\n", line, render.VisibleLine(shownPath(e, attrs)))
+		fmt.Fprintf(e.stdout, "agentgate: added %q to %s (commit it so every clone uses the driver)\n", line, safetext.VisibleLine(shownPath(e, attrs)))
 	} else {
-		fmt.Fprintf(e.stdout, "agentgate: %s already has %q\n", render.VisibleLine(shownPath(e, attrs)), line)
+		fmt.Fprintf(e.stdout, "agentgate: %s already has %q\n", safetext.VisibleLine(shownPath(e, attrs)), line)
 	}
 	binary, note := hookBinary()
 	if note != "" {
-		fmt.Fprintf(e.stderr, "agentgate: %s\n", render.VisibleLine(strings.Replace(note, "the hook", "the merge driver", 1)))
+		fmt.Fprintf(e.stderr, "agentgate: %s\n", safetext.VisibleLine(strings.Replace(note, "the hook", "the merge driver", 1)))
 	}
 	run := "agentgate"
 	if binary != "" {
@@ -81,7 +82,7 @@ func installMergeDriver(e *env) error {
 			return unverified(fmt.Errorf("git config %s: %v: %s", kv[0], err, strings.TrimSpace(string(out))))
 		}
 	}
-	fmt.Fprintf(e.stdout, "agentgate: set merge.%s.driver in the repository's git config: %s\n", mergeDriverName, render.VisibleLine(driver))
+	fmt.Fprintf(e.stdout, "agentgate: set merge.%s.driver in the repository's git config: %s\n", mergeDriverName, safetext.VisibleLine(driver))
 	return nil
 }
 

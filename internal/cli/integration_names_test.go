@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // TestLockServerNamesVisible: server names come from the configs, so a
 // name holding escape or bidi characters must not reach the terminal raw
 // through lock's summary table or its failure line; it is shown as
-// render.VisibleLine shows it.
+// safetext.VisibleLine shows it.
 func TestLockServerNamesVisible(t *testing.T) {
 	good, bad := "a\x1b[31mb\u202ec", "d\x1b]0;title\x07\u2066e"
 	r := newRepo(t, true, map[string]any{good: fakeServer("-tools", "notes.json"), bad: downServer()})
@@ -18,7 +18,7 @@ func TestLockServerNamesVisible(t *testing.T) {
 	if code != ExitUnverified {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitUnverified, stderr)
 	}
-	if w := "could not be captured: " + render.VisibleLine(bad) + "\n"; !strings.Contains(stderr, w) {
+	if w := "could not be captured: " + safetext.VisibleLine(bad) + "\n"; !strings.Contains(stderr, w) {
 		t.Errorf("stderr lacks %q:\n%s", w, stderr)
 	}
 	r.writeConfig(map[string]any{good: fakeServer("-tools", "notes.json")})
@@ -26,7 +26,7 @@ func TestLockServerNamesVisible(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr2)
 	}
-	if w := "locked  " + render.VisibleLine(good) + "  2 tools"; !strings.Contains(stdout2, w) {
+	if w := "locked  " + safetext.VisibleLine(good) + "  2 tools"; !strings.Contains(stdout2, w) {
 		t.Errorf("stdout lacks %q:\n%s", w, stdout2)
 	}
 	if all := stdout + stderr + stdout2 + stderr2; strings.ContainsAny(all, "\x1b\x07\u202e\u2066") {
@@ -49,13 +49,13 @@ func TestServerNamesVisibleInDiffCIHook(t *testing.T) {
 	r.writeConfig(map[string]any{good: fakeServer("-tools", "notes.json"), bad: downServer()})
 	r.commitAll()
 	stdout, stderr := r.mustRun(ExitUnverified, "diff")
-	if w := "could not verify 1 of 2 servers: " + render.VisibleLine(bad) + "\n"; !strings.Contains(stdout, w) {
+	if w := "could not verify 1 of 2 servers: " + safetext.VisibleLine(bad) + "\n"; !strings.Contains(stdout, w) {
 		t.Errorf("diff stdout lacks %q:\n%s", w, stdout)
 	}
 	raw(t, "diff", stdout+stderr)
 	r.env["GITHUB_ACTIONS"] = "true"
 	stdout, stderr = r.mustRun(ExitUnverified, "ci")
-	if w := "title=agentgate%3A could not verify server " + render.VisibleLine(bad) + "::"; !strings.Contains(stdout, w) {
+	if w := "title=agentgate%3A could not verify server " + safetext.VisibleLine(bad) + "::"; !strings.Contains(stdout, w) {
 		t.Errorf("ci stdout lacks %q:\n%s", w, stdout)
 	}
 	raw(t, "ci", stdout+stderr)
@@ -66,7 +66,7 @@ func TestServerNamesVisibleInDiffCIHook(t *testing.T) {
 	h.mustRun(ExitOK, "lock")
 	h.git("add", "-A")
 	stdout, stderr = h.mustRun(ExitOK, "hook")
-	if w := "this commit: " + render.VisibleLine(good) + " added (2 tools)\n"; !strings.Contains(stdout, w) {
+	if w := "this commit: " + safetext.VisibleLine(good) + " added (2 tools)\n"; !strings.Contains(stdout, w) {
 		t.Errorf("hook stdout lacks %q:\n%s", w, stdout)
 	}
 	raw(t, "hook", stdout+stderr)

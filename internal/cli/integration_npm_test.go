@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // Issue #3's "done when", end to end against the pinned real servers in

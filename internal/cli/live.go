@@ -21,10 +21,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // workspace is where a command works.
@@ -53,7 +53,7 @@ func openRepo(e *env, needGit bool, cmd string) (*gitint.Repo, string, error) {
 				"run it inside the repository's work tree",
 				"outside git, 'agentgate lock' and 'agentgate verify --lockfile PATH' work")
 		}
-		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", render.VisibleLine(e.dir))
+		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", safetext.VisibleLine(e.dir))
 		return nil, e.dir, nil
 	}
 	return nil, "", classify(ExitUnverified, err)
@@ -121,10 +121,10 @@ func projectWorkspace(e *env, repo *gitint.Repo, root string, p *config.Project,
 func printSkipped(e *env, p *config.Project) {
 	if len(p.Files) == 0 {
 		fmt.Fprintf(e.stderr, "agentgate: no MCP client config found in %s (looked for %s); add extra files in agentgate.toml\n",
-			render.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "))
+			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "))
 	}
 	for _, s := range p.Skipped {
-		fmt.Fprintf(e.stderr, "agentgate: skipping server %s (%s): %s\n", quoteVisible(s.Name), render.VisibleLine(s.File), render.VisibleLine(s.Reason))
+		fmt.Fprintf(e.stderr, "agentgate: skipping server %s (%s): %s\n", quoteVisible(s.Name), safetext.VisibleLine(s.File), safetext.VisibleLine(s.Reason))
 	}
 }
 
@@ -357,7 +357,7 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		l.files[s.Name] = where(s)
 		warnSuspicious(e, s.Name, defs)
 		if len(defs) == 0 {
-			fmt.Fprintf(e.stderr, "agentgate: warning: server %s (%s) listed no tools\n", quoteVisible(s.Name), render.VisibleLine(where(s)))
+			fmt.Fprintf(e.stderr, "agentgate: warning: server %s (%s) listed no tools\n", quoteVisible(s.Name), safetext.VisibleLine(where(s)))
 		}
 	}
 	slices.SortFunc(l.failures, func(a, b failure) int { return strings.Compare(a.server, b.server) })
@@ -451,11 +451,11 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 // the server's stderr tail and the hints.
 func printFailure(e *env, f failure) {
 	fmt.Fprintf(e.stderr, "agentgate: error: server %s (%s): could not verify: %s\n",
-		quoteVisible(f.server), render.VisibleLine(f.file), render.VisibleLine(f.msg))
+		quoteVisible(f.server), safetext.VisibleLine(f.file), safetext.VisibleLine(f.msg))
 	if tail := strings.TrimRight(f.stderr, "\n"); tail != "" {
 		fmt.Fprintf(e.stderr, "agentgate:   server stderr (last lines):\n")
 		for _, line := range strings.Split(tail, "\n") {
-			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", render.VisibleLine(line))
+			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", safetext.VisibleLine(line))
 		}
 	}
 	printHints(e.stderr, f.hints)
@@ -466,12 +466,12 @@ func printFailure(e *env, f failure) {
 func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef) {
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
-		if kinds := render.Suspicious(d.Name); len(kinds) > 0 {
+		if kinds := safetext.Suspicious(d.Name); len(kinds) > 0 {
 			fmt.Fprintf(e.stderr, "agentgate: warning: server %s tool %s: name contains %s: %s\n",
 				quoteVisible(server), quoteVisible(d.Name), strings.Join(kinds, ", "), quoteVisible(d.Name))
 		}
 		if d.Description != nil {
-			if kinds := render.Suspicious(*d.Description); len(kinds) > 0 {
+			if kinds := safetext.Suspicious(*d.Description); len(kinds) > 0 {
 				fmt.Fprintf(e.stderr, "agentgate: warning: server %s tool %s: description contains %s: %s\n",
 					quoteVisible(server), quoteVisible(d.Name), strings.Join(kinds, ", "), quoteVisible(*d.Description))
 			}
@@ -479,10 +479,10 @@ func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef) {
 	}
 }
 
-// quoteVisible returns s made safe with render.Visible, cut to a readable
+// quoteVisible returns s made safe with safetext.Visible, cut to a readable
 // length, in double quotes.
 func quoteVisible(s string) string {
-	v := render.VisibleLine(s)
+	v := safetext.VisibleLine(s)
 	const max = 400
 	if len(v) > max {
 		cut := max

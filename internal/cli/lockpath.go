@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentgate/agentgate/internal/hidden"
+	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // checkLockPath refuses (exit class 2) a lockfile path that, with every
@@ -30,7 +30,7 @@ func checkLockPath(ws *workspace, writes bool) error {
 	}
 	shown := ws.lockRel
 	for _, r := range ws.lockPath {
-		if r == '\n' || hidden.Kind(r) != "" {
+		if r == '\n' || safetext.Kind(r) != "" {
 			return invalid(fmt.Errorf("lockfile path %q holds a control or invisible character", shown),
 				"name the lockfile with visible characters (agentgate.toml: lockfile, or --lockfile)")
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/render"
 )
 
@@ -83,6 +84,6 @@ func appendStepSummary(e *env, md string) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "agentgate: warning: GITHUB_STEP_SUMMARY: %s\n", render.VisibleLine(err.Error()))
+		fmt.Fprintf(e.stderr, "agentgate: warning: GITHUB_STEP_SUMMARY: %s\n", safetext.VisibleLine(err.Error()))
 	}
 }

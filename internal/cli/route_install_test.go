@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/hooks"
+	"github.com/agentgate/agentgate/internal/demo"
 )
 
 // TestInstallHooksDir installs the hook where git runs hooks from: the
@@ -240,7 +241,7 @@ func TestInstallBlocksCommit(t *testing.T) {
 		t.Errorf("the commit holds %q, want the config change and the lockfile together", files)
 	}
 	// The committed lockfile pins the new description (sha256 of its text).
-	if committed := routeGit(t, repo, "show", "HEAD:agentgate.lock"); !strings.Contains(committed, `"descriptionHash": "`+sha256Hex(demoRugpullText)+`"`) {
+	if committed := routeGit(t, repo, "show", "HEAD:agentgate.lock"); !strings.Contains(committed, `"descriptionHash": "`+sha256Hex(demo.RugpullText)+`"`) {
 		t.Errorf("the committed lockfile does not pin the new description of search_notes:\n%s", committed)
 	}
 	if status := routeGit(t, repo, "status", "--porcelain"); status != "" {

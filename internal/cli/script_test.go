@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver/fakehttp"
 	"github.com/agentgate/agentgate/internal/mcpmain"
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

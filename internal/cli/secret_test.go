@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
-	"github.com/agentgate/agentgate/internal/fakeserver/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 )
 
 // TestNoSecretInOutput: secrets configured in env values, header values,

@@ -15,9 +15,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // trustedRefEnv is the environment variable that sets --trusted-ref.
@@ -246,16 +246,16 @@ func (c *fileCheck) check(abs string, depth int) (string, error) {
 	}
 	if !atRef {
 		if _, inHead, err := c.ws.repo.FileAt("HEAD", rel); err != nil || inHead {
-			return fmt.Sprintf("it uses %s, which does not exist at %s", render.VisibleLine(rel), c.ref), err
+			return fmt.Sprintf("it uses %s, which does not exist at %s", safetext.VisibleLine(rel), c.ref), err
 		}
 		return "", nil // not committed: the job made it
 	}
 	if !bytes.Equal(now, then) {
-		return fmt.Sprintf("it uses %s, which differs from %s", render.VisibleLine(rel), c.ref), nil
+		return fmt.Sprintf("it uses %s, which differs from %s", safetext.VisibleLine(rel), c.ref), nil
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
 		if depth >= maxLinkDepth {
-			return fmt.Sprintf("it uses %s, a chain of more than %d symbolic links", render.VisibleLine(rel), maxLinkDepth), nil
+			return fmt.Sprintf("it uses %s, a chain of more than %d symbolic links", safetext.VisibleLine(rel), maxLinkDepth), nil
 		}
 		target := string(now)
 		if !filepath.IsAbs(target) {

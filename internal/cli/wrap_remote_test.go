@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestWrapRemoteClients: issue #12's "remote servers become a stdio guard

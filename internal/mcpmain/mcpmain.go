@@ -16,13 +16,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/guard"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // Usage is agentgate-mcp's usage: the commands a user may run, and the
@@ -114,9 +114,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 // usageError prints "agentgate-mcp: error: MSG" and its hints, and
 // returns 2.
 func usageError(stderr io.Writer, msg string, hints ...string) int {
-	fmt.Fprintf(stderr, "%s: error: %s\n", wire.HelperName, render.VisibleLine(msg))
+	fmt.Fprintf(stderr, "%s: error: %s\n", wire.HelperName, safetext.VisibleLine(msg))
 	for _, h := range hints {
-		fmt.Fprintf(stderr, "agentgate: hint: %s\n", render.VisibleLine(h))
+		fmt.Fprintf(stderr, "agentgate: hint: %s\n", safetext.VisibleLine(h))
 	}
 	return 2
 }

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // Exit codes of Serve (agentgate's exit classes).
@@ -59,7 +59,7 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, geten
 	code := exitOK
 	for _, r := range req.Servers {
 		s := FromResolved(r)
-		name := render.VisibleLine(s.Name)
+		name := safetext.VisibleLine(s.Name)
 		var err error
 		switch req.Action {
 		case "login":
@@ -88,7 +88,7 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, geten
 			// Messages are redacted where they are made; the server's
 			// configured secrets (headers, the client secret) once more
 			// here, for every action.
-			fmt.Fprintf(stderr, "agentgate: error: server %q (%s): %s: %s\n", name, file, req.Action, render.VisibleLine(r.Redact(err.Error())))
+			fmt.Fprintf(stderr, "agentgate: error: server %q (%s): %s: %s\n", name, file, req.Action, safetext.VisibleLine(r.Redact(err.Error())))
 			for _, h := range Hints(err, s.Name) {
 				fmt.Fprintf(stderr, "agentgate: hint: %s\n", h)
 			}
@@ -98,7 +98,7 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, geten
 }
 
 func serveLogin(ctx context.Context, s Server, store *Store, stdout, stderr io.Writer, getenv func(string) string) error {
-	name := render.VisibleLine(s.Name)
+	name := safetext.VisibleLine(s.Name)
 	where, needed, err := Login(ctx, s, Options{Store: store, Browser: Browser{Getenv: getenv, Prompt: stderr, Name: name}})
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func serveLogin(ctx context.Context, s Server, store *Store, stdout, stderr io.W
 }
 
 func serveStatus(s Server, store *Store, stdout io.Writer) error {
-	name := render.VisibleLine(s.Name)
+	name := safetext.VisibleLine(s.Name)
 	e, where, err := store.Get(s.key())
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func serveStatus(s Server, store *Store, stdout io.Writer) error {
 		state += ", refreshable"
 	}
 	fmt.Fprintf(stdout, "%s: logged in (%s; grant %s; client %s from %s; issuer %s) in %s\n", name, state, e.Grant,
-		render.VisibleLine(e.ClientID), e.ClientSource, render.VisibleLine(e.Issuer), where)
+		safetext.VisibleLine(e.ClientID), e.ClientSource, safetext.VisibleLine(e.Issuer), where)
 	return nil
 }
 

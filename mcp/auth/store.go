@@ -11,9 +11,9 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/zalando/go-keyring"
 
-	"github.com/agentgate/agentgate/lock"
 	"golang.org/x/oauth2"
 )
 
@@ -255,7 +255,7 @@ func (s *Store) writeFile(all map[string]*Entry) error {
 	if err != nil {
 		return err
 	}
-	// lock.WriteFile keeps the mode of the file it replaces, which
+	// atomicfile.WriteFile keeps the mode of the file it replaces, which
 	// readFile has checked is 0600 (or sets 0600 for a new one).
-	return lock.WriteFile(s.File, append(data, '\n'), 0o600)
+	return atomicfile.WriteFile(s.File, append(data, '\n'), 0o600)
 }

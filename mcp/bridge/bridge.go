@@ -80,9 +80,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 // Options bound one bridge.
@@ -426,9 +426,9 @@ func (b *bridge) answerError(m message, text string) {
 func (m message) describe() string {
 	switch {
 	case m.method != "":
-		return render.VisibleLine(m.method)
+		return safetext.VisibleLine(m.method)
 	case m.id != nil:
-		return "the response to request " + render.VisibleLine(string(m.id))
+		return "the response to request " + safetext.VisibleLine(string(m.id))
 	}
 	return "a message"
 }
@@ -436,10 +436,10 @@ func (m message) describe() string {
 // logf writes one redacted "agentgate: NAME: ..." line to the log.
 func (b *bridge) logf(format string, args ...any) {
 	name := b.r.Name
-	if v := render.VisibleLine(name); v != name {
+	if v := safetext.VisibleLine(name); v != name {
 		name = `"` + v + `"`
 	}
-	fmt.Fprintf(b.opts.Log, "agentgate: %s: %s\n", name, render.VisibleLine(b.redact(fmt.Sprintf(format, args...))))
+	fmt.Fprintf(b.opts.Log, "agentgate: %s: %s\n", name, safetext.VisibleLine(b.redact(fmt.Sprintf(format, args...))))
 }
 
 // redact removes the server's secrets from text.

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // inspect runs the pinned MCP Inspector CLI with args and returns its

@@ -11,9 +11,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 // Flags are a remote server as agentgate guard and agentgate-mcp bridge
@@ -123,7 +123,7 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	f.Register(fs)
 	server := fs.String("server", "", "the server's `name` in the repository's client configs")
 	usage := func(msg string) int {
-		fmt.Fprintf(stderr, "%s: error: %s\n", prefix, render.VisibleLine(msg))
+		fmt.Fprintf(stderr, "%s: error: %s\n", prefix, safetext.VisibleLine(msg))
 		fmt.Fprintf(stderr, "agentgate: hint: usage: %s (to check the server against agentgate.lock: agentgate guard --server NAME --url URL)\n", Usage)
 		return 2
 	}
@@ -201,7 +201,7 @@ func usageError(stderr io.Writer, err error) int {
 // right away by its own "agentgate: hint: ..." lines (its Hints()), as
 // agentgate prints errors: the errors of a config.Errors (agentgate.toml
 // can have several) one by one, else err with its hints. Every line is
-// made safe with render.VisibleLine.
+// made safe with safetext.VisibleLine.
 func WriteError(w io.Writer, prefix string, err error) {
 	errs := []error{err}
 	var ces config.Errors
@@ -209,11 +209,11 @@ func WriteError(w io.Writer, prefix string, err error) {
 		errs = ces.Unwrap()
 	}
 	for _, e := range errs {
-		fmt.Fprintf(w, "%s: error: %s\n", prefix, render.VisibleLine(e.Error()))
+		fmt.Fprintf(w, "%s: error: %s\n", prefix, safetext.VisibleLine(e.Error()))
 		var h interface{ Hints() []string }
 		if errors.As(e, &h) {
 			for _, hint := range h.Hints() {
-				fmt.Fprintf(w, "agentgate: hint: %s\n", render.VisibleLine(hint))
+				fmt.Fprintf(w, "agentgate: hint: %s\n", safetext.VisibleLine(hint))
 			}
 		}
 	}

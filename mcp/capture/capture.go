@@ -87,10 +87,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/registry"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // The capture types live in mcp/wire, which agentgate links without
@@ -195,7 +195,7 @@ func Capture(ctx context.Context, servers []config.Resolved, opts Options) (resu
 // progress writes one line per state change of a server, when enabled:
 // "agentgate: NAME: STATE (ELAPSED)", ELAPSED in seconds since the server's
 // capture began, e.g. "agentgate: memory: done: 9 tools (0.8s)". A name
-// that render.VisibleLine changes (control, escape, bidi or other hidden
+// that safetext.VisibleLine changes (control, escape, bidi or other hidden
 // characters) is shown escaped by it, in double quotes, so a config cannot
 // write terminal escapes through it.
 type progress struct {
@@ -207,7 +207,7 @@ func (p *progress) report(server, state string, start time.Time) {
 	if p.w == nil {
 		return
 	}
-	if v := render.VisibleLine(server); v != server {
+	if v := safetext.VisibleLine(server); v != server {
 		server = `"` + v + `"`
 	}
 	p.mu.Lock()

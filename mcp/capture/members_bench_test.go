@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 )
 
 // benchListReply is a tools/list reply of n tools with ~1 KiB schemas.

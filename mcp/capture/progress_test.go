@@ -14,7 +14,7 @@ import (
 // TestProgressLines pins the progress format the package documents:
 // "agentgate: NAME: STATE (ELAPSED)", one line per state change, in order,
 // with a failed server ending in "failed" and a name that is not graphic
-// shown escaped by render.VisibleLine, in quotes.
+// shown escaped by safetext.VisibleLine, in quotes.
 func TestProgressLines(t *testing.T) {
 	n := strconv.Itoa(len(wantTools(t)))
 	tests := []struct {

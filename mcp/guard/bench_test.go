@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
-	"github.com/agentgate/agentgate/internal/pipes"
+	"github.com/agentgate/agentgate/internal/sys/pipes"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/lock"
 )
 

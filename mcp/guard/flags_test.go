@@ -14,9 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 // flags_test.go: agentgate-mcp guard (Serve) and the see-through that
@@ -122,7 +122,7 @@ func checkAgree(t testing.TB, dir string, args []string) (accepted bool) {
 	case st.refused != "":
 		// Refused by both, with the same message.
 		if !o.refused() || o.code != ExitInvalid || o.started != nil ||
-			!strings.HasPrefix(o.stderr, "agentgate: error: "+render.VisibleLine(st.refused)+"\n") {
+			!strings.HasPrefix(o.stderr, "agentgate: error: "+safetext.VisibleLine(st.refused)+"\n") {
 			t.Errorf("%q: the see-through refuses it (%s); guard: exit %d, stderr:\n%s", args, st.refused, o.code, o.stderr)
 		}
 		return false

@@ -55,7 +55,7 @@
 //
 // Messages are read line by line. A line is held in memory only up to
 // Options.SpillBytes; a longer one is written to a temporary file as it
-// comes, then mapped read-only (internal/mmap: unix and Windows) and
+// comes, then mapped read-only (internal/sys/mmap: unix and Windows) and
 // checked and copied to the client from the mapping once it is complete
 // and valid, so a 50 MB tool result is never held whole in guard's heap.
 // A list result the server repeats is not checked again (memo.go). A list or initialize result, which must
@@ -66,7 +66,7 @@
 //
 // Every decision is one line on Options.Log: "agentgate: guard: SERVER:
 // KIND NAME: WHAT: ACTION", with text from the server escaped by
-// render.VisibleLine. Nothing but protocol is written to the client.
+// safetext.VisibleLine. Nothing but protocol is written to the client.
 package guard
 
 import (
@@ -79,9 +79,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/wire"
-	"github.com/agentgate/agentgate/render"
 )
 
 // Upstream is the real server, as newline-delimited JSON-RPC byte streams.
@@ -325,12 +325,12 @@ func (p *proxy) logf(format string, args ...any) {
 }
 
 // shown is a name from the server (or the command line) for a log line:
-// quoted, with anything hidden or control escaped by render.VisibleLine.
-func shown(name string) string { return `"` + render.VisibleLine(name) + `"` }
+// quoted, with anything hidden or control escaped by safetext.VisibleLine.
+func shown(name string) string { return `"` + safetext.VisibleLine(name) + `"` }
 
 // visible is text that may hold the server's for a log line, escaped by
-// render.VisibleLine.
-func visible(s string) string { return render.VisibleLine(s) }
+// safetext.VisibleLine.
+func visible(s string) string { return safetext.VisibleLine(s) }
 
 // kinds of definitions, as the log names them.
 const (

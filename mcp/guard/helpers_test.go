@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 )

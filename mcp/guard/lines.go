@@ -13,7 +13,7 @@ import (
 // does not fit. So a message of up to max bytes is handed out as it lies
 // in the buffer (no copy, unlike ReadSlice's pieces appended together),
 // with its newline after it, and each Read asks for all the room left: a
-// message the server wrote in one piece into a wide pipe (internal/pipes)
+// message the server wrote in one piece into a wide pipe (internal/sys/pipes)
 // comes in one read, where a 64 KiB bufio.Reader needs one per 64 KiB.
 // FuzzLineReader compares it with bufio.Reader.
 type lineReader struct {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 )
 
 // chunkReader returns at most k bytes a Read, and every third Read

@@ -9,13 +9,13 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/pipes"
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/sys/pipes"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestPipesWidened: guard widens the pipe it reads the server from
 // (StartStdio) and its stdout when that is a pipe (Serve), to what
-// internal/pipes gives a fresh pipe on this OS (1 MiB on Linux by
+// internal/sys/pipes gives a fresh pipe on this OS (1 MiB on Linux by
 // default, nothing elsewhere).
 func TestPipesWidened(t *testing.T) {
 	r, w, err := os.Pipe()

@@ -11,7 +11,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/agentgate/agentgate/internal/mmap"
+	"github.com/agentgate/agentgate/internal/sys/mmap"
 )
 
 // serverLoop reads the server's messages until its output ends and

@@ -11,12 +11,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentgate/agentgate/internal/pipes"
+	"github.com/agentgate/agentgate/internal/safetext"
+	"github.com/agentgate/agentgate/internal/sys/pipes"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/render"
 )
 
 // Exit codes of Serve (the classes of docs/exit-codes.md).
@@ -53,9 +53,9 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, remote Remote,
 	start func(config.Resolved, io.Writer) (Upstream, error)) int {
 	fail := func(code int, msg string, hints ...string) int {
-		fmt.Fprintf(stderr, "agentgate: error: %s\n", render.VisibleLine(msg))
+		fmt.Fprintf(stderr, "agentgate: error: %s\n", safetext.VisibleLine(msg))
 		for _, h := range hints {
-			fmt.Fprintf(stderr, "agentgate: hint: %s\n", render.VisibleLine(h))
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", safetext.VisibleLine(h))
 		}
 		return code
 	}
@@ -127,7 +127,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if tail := strings.TrimRight(ee.StderrTail, "\n"); tail != "" {
 			fmt.Fprintf(stderr, "agentgate: guard: %s: its stderr (last lines):\n", shown(g.Server))
 			for _, line := range strings.Split(tail, "\n") {
-				fmt.Fprintf(stderr, "agentgate: guard:   | %s\n", render.VisibleLine(line))
+				fmt.Fprintf(stderr, "agentgate: guard:   | %s\n", safetext.VisibleLine(line))
 			}
 		}
 		return ExitUnverified
@@ -136,7 +136,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "agentgate: guard: %s: the server ended the session; guard exits with it\n", shown(g.Server))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits with it\n", shown(g.Server), render.VisibleLine(err.Error()))
+	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits with it\n", shown(g.Server), safetext.VisibleLine(err.Error()))
 	return ExitUnverified
 }
 
@@ -147,12 +147,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 func readPins(path, server string, allow bool, stderr io.Writer) (*Pins, int) {
 	problem := func(msg string, hints ...string) (*Pins, int) {
 		if allow {
-			fmt.Fprintf(stderr, "agentgate: guard: %s: warning: %s; --allow-unlocked: forwarding its listings unchecked\n", shown(server), render.VisibleLine(msg))
+			fmt.Fprintf(stderr, "agentgate: guard: %s: warning: %s; --allow-unlocked: forwarding its listings unchecked\n", shown(server), safetext.VisibleLine(msg))
 			return nil, ExitOK
 		}
-		fmt.Fprintf(stderr, "agentgate: error: %s\n", render.VisibleLine(msg))
+		fmt.Fprintf(stderr, "agentgate: error: %s\n", safetext.VisibleLine(msg))
 		for _, h := range append(hints, "to run the server unchecked anyway, add --allow-unlocked") {
-			fmt.Fprintf(stderr, "agentgate: hint: %s\n", render.VisibleLine(h))
+			fmt.Fprintf(stderr, "agentgate: hint: %s\n", safetext.VisibleLine(h))
 		}
 		return nil, ExitInvalid
 	}

@@ -4,7 +4,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/agentgate/agentgate/internal/pipes"
+	"github.com/agentgate/agentgate/internal/sys/pipes"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -14,7 +14,7 @@ import (
 // own (capture.StartProcess), and returns it as an Upstream: closing In
 // shuts the whole tree down (stdin, then TERM, then KILL), Wait returns
 // once it is gone, with a *capture.ExitError unless it exited with status
-// 0. The pipe from the server's stdout is widened (internal/pipes), so
+// 0. The pipe from the server's stdout is widened (internal/sys/pipes), so
 // that a listing of a few hundred kilobytes crosses it in one piece. The
 // server's stderr is copied to stderr as it comes (nil: kept only
 // for the tail).

@@ -9,7 +9,7 @@
 #   RUNS=11 N=8 SLOW=5s scripts/bench/hook.sh
 #
 # The changed server is the real server-memory (testdata/npm) started
-# with node; the others are the fake server (internal/fakeserver) with
+# with node; the others are the fake server (internal/demo's server, run by internal/testing/fakeserver) with
 # -init-delay SLOW, standing in for npx/uvx servers that resolve their
 # package at every start. The commit adds an environment variable to the
 # memory server's definition (a change that leaves its tools as they are),

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
-	"github.com/agentgate/agentgate/internal/fakeserver/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakehttp"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/lock"
 )
 

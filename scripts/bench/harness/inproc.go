@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/internal/cli"
-	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/render"
 )

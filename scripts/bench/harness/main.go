@@ -44,7 +44,7 @@
 //	        copy the bytes both ways, streaming or (-whole) each line of
 //	        CMD's read whole before it is written; -pipe widens the pipes.
 //	fakeserver ARGS...
-//	        the fake MCP server (internal/fakeserver), e.g. -generate 10000.
+//	        the fake MCP server (internal/demo's server, run by internal/testing/fakeserver), e.g. -generate 10000.
 //
 // Every line it prints for a target ends in PASS or FAIL.
 package main

@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/agentgate/agentgate/internal/pipes"
+	"github.com/agentgate/agentgate/internal/sys/pipes"
 )
 
 // cmdRelay is the least any stdio proxy does, to measure guard against:
@@ -22,7 +22,7 @@ import (
 // cat); with -whole each line of CMD's is read whole before any of it is
 // written, with one write (store and forward, what a proxy that checks a
 // message before the client sees it must do at least). -pipe sets the
-// capacity of the pipes it reads and writes (internal/pipes: Linux only).
+// capacity of the pipes it reads and writes (internal/sys/pipes: Linux only).
 func cmdRelay(args []string) error {
 	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
 	whole := fs.Bool("whole", false, "read each line whole before writing it")

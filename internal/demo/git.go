@@ -1,6 +1,6 @@
-package cli
+package demo
 
-// demogit.go: the demo's repository, written with go-git's storage
+// git.go: the demo's repository, written with go-git's storage
 // (storage/filesystem) and index encoder. agentgate does not link the root
 // go-git package, whose transports pull in package net, SSH, HTTP and
 // OpenPGP and cost ~2 ms on every start (issue #5); a one-commit
@@ -44,12 +44,12 @@ func initDemoRepo(dir string) error {
 	return s.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.Master))
 }
 
-// demoCommitFiles commits the files named (relative to dir, no
+// CommitFiles commits the files named (relative to dir, no
 // directories; the tree holds exactly them) on the branch HEAD names (its
 // first commit, or a child of its tip), by name <email> at when with
 // message msg: it writes their blobs, the tree, the commit, the index (so
 // that git status shows them unchanged) and the branch.
-func demoCommitFiles(dir string, files []string, name, email string, when time.Time, msg string) error {
+func CommitFiles(dir string, files []string, name, email string, when time.Time, msg string) error {
 	s := demoStorage(dir)
 	files = slices.Sorted(slices.Values(files))
 	var tree bytes.Buffer

@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentgate/agentgate/internal/testenv"
+	"github.com/agentgate/agentgate/internal/testing/testenv"
 )
 
 // TestWorkflowRunsEveryOS: the test job runs scripts/test.sh on Linux,

@@ -1,3 +1,47 @@
+// Package fakeserver is the command line of internal/demo's MCP server, for
+// tests and benchmarks only: Main parses flags into demo.Options and serves
+// stdio; Run does the same and hands -http to an HTTP transport
+// (fakehttp.Main). The names below are internal/demo's, so that the tests
+// read fakeserver.Options, fakeserver.Generate, ... as before. No product
+// package imports this one.
+//
+// Flags of Main:
+//
+//	-tools FILE            JSON array of raw tool objects, served byte for byte
+//	-generate N            serve N generated tools instead (see Generate)
+//	-schema-bytes K        approximate inputSchema size of generated tools (default 256)
+//	-page-size N           tools per tools/list page (0: all in one page)
+//	-versions LIST         comma-separated protocol versions, newest first
+//	                       (default 2025-11-25,2025-06-18,2025-03-26,2024-11-05)
+//	-unknown error|ignore  reply -32601 to unknown methods, or never reply
+//	-discover              answer server/discover (a 2026-07-28 server)
+//	-init-delay D          wait D before answering initialize
+//	-page-delay D          wait D before answering each tools/list page
+//	-misbehave MODE        one of the Misbehave* constants below
+//	-huge-description N    add a tool "huge" whose description is N bytes
+//	-stderr TEXT           write TEXT and a newline to stderr at start
+//	-log FILE              append one line per event: "pid N", "child N",
+//	                       "method M" for every request or notification received
+//	-fork-child            start a child (sh -c 'exec sleep 300'; on Windows
+//	                       this program with -child) that ignores SIGTERM (and
+//	                       Ctrl-Break) and shares stdout and stderr, like
+//	                       npx -> node
+//	-ignore-sigterm        ignore SIGTERM
+//	-linger                keep running after stdin ends (until killed)
+//	-rugpull-file PATH     when PATH exists at tools/list time, the tool named
+//	-rugpull-tool NAME     NAME gets the description TEXT (the default text
+//	-rugpull-text TEXT     asks the model to read ~/.ssh and send it along)
+//	-rugpull-after N       the rug pull also applies after N tools/list
+//	                       requests, announced by notifications/tools/list_changed
+//	-call MODE             how tools/call is answered: ok (default), garbage,
+//	                       duplicate, invalid, crash, hang, big:N (see Call*);
+//	                       -log records "call NAME" for each call
+//	-http ADDR             serve HTTP on ADDR instead of stdio (fakehttp.Main
+//	                       only; Main refuses it with status 2); prints
+//	                       "listening on http://HOST:PORT" on stdout
+//
+// It lives under internal/: a test double and the demo's server, not an
+// API for other programs.
 package fakeserver
 
 import (
@@ -15,6 +59,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentgate/agentgate/internal/demo"
 )
 
 // Main runs the fake with command-line args (without the program name; see
@@ -74,7 +120,7 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 		return 0
 	}
 	if addr != "" && serveHTTP == nil {
-		fmt.Fprintln(os.Stderr, "fakeserver: -http: this build serves stdio only\nhint: run the fake through fakehttp.Main (package internal/fakeserver/fakehttp), which serves -http")
+		fmt.Fprintln(os.Stderr, "fakeserver: -http: this build serves stdio only\nhint: run the fake through fakehttp.Main (package internal/testing/fakehttp), which serves -http")
 		return 2
 	}
 	o.Misbehave = mode
@@ -158,7 +204,7 @@ func Run(args []string, serveHTTP func(addr string, opts Options) int) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, errCrash):
+	case errors.Is(err, demo.ErrCrash):
 		fmt.Fprintln(os.Stderr, "panic: fakeserver crashed mid-listing (tool registry corrupted)")
 		return 2
 	default:

@@ -1,4 +1,4 @@
-package render
+package safetext
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/agentgate/agentgate/internal/hidden"
 )
 
 // Visible returns s with every character that could hide text or rewrite a
@@ -21,7 +19,7 @@ import (
 //   - bytes that are not valid UTF-8: \xHH;
 //   - C1 controls, bidi controls, zero-width and other invisible or
 //     format characters, variation selectors, Hangul fillers, line and
-//     paragraph separators and private-use characters (internal/hidden's
+//     paragraph separators and private-use characters (safetext's
 //     list, the one the lockfile writer and the JSON reports use):
 //     <U+XXXX NAME> (<U+XXXX> when the name is not in this package's table);
 //   - a run of Unicode tag characters (U+E0000-U+E007F), which smuggles
@@ -159,23 +157,23 @@ func writeCodePoint(b *strings.Builder, r rune) {
 	fmt.Fprintf(b, "<U+%04X>", r)
 }
 
-func isTag(r rune) bool { return hidden.Kind(r) == hidden.Tags }
+func isTag(r rune) bool { return Kind(r) == Tags }
 
-// The kinds Suspicious reports (internal/hidden's list, which the
+// The kinds Suspicious reports (safetext's list, which the
 // lockfile writer and the JSON reports use too).
 const (
-	KindANSI       = hidden.ANSI
-	KindControl    = hidden.Control
-	KindBidi       = hidden.Bidi
-	KindZeroWidth  = hidden.ZeroWidth
-	KindInvisible  = hidden.Invisible
-	KindTags       = hidden.Tags
-	KindPrivateUse = hidden.PrivateUse
-	KindSeparator  = hidden.Separator
+	KindANSI       = ANSI
+	KindControl    = Control
+	KindBidi       = Bidi
+	KindZeroWidth  = ZeroWidth
+	KindInvisible  = Invisible
+	KindTags       = Tags
+	KindPrivateUse = PrivateUse
+	KindSeparator  = Separator
 	KindInvalid    = "invalid UTF-8"
 )
 
-var kindOrder = append(slices.Clone(hidden.Kinds), KindInvalid)
+var kindOrder = append(slices.Clone(Kinds), KindInvalid)
 
 // Suspicious lists the kinds (the Kind constants, in that order) of hidden
 // or direction-changing characters s contains, for warnings; nil if none.
@@ -204,10 +202,10 @@ func Suspicious(s string) []string {
 	return out
 }
 
-// kindOf classifies one valid rune (hidden.Kind); "" for a character
+// kindOf classifies one valid rune (Kind); "" for a character
 // shown as is. Tab and newline are "" here and escaped by the caller as
 // needed.
-func kindOf(r rune) string { return hidden.Kind(r) }
+func kindOf(r rune) string { return Kind(r) }
 
 var runeNames = map[rune]string{
 	0x0085: "NEXT LINE",
@@ -248,7 +246,7 @@ var runeNames = map[rune]string{
 }
 
 // VisibleJSON rewrites, in a JSON text from encoding/json, every character
-// internal/hidden lists that encoding/json leaves raw (DEL, C1 controls,
+// the hidden list names that encoding/json leaves raw (DEL, C1 controls,
 // bidi, zero-width, invisible, tag, private-use and separator characters)
 // as a \uXXXX escape (a surrogate pair above U+FFFF). The JSON value is
 // the same, so tool names stay exact for a program, but a person reading
@@ -266,7 +264,7 @@ func VisibleJSON(b []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(b)
-		if r >= 0x7f && r != utf8.RuneError && hidden.Kind(r) != "" {
+		if r >= 0x7f && r != utf8.RuneError && Kind(r) != "" {
 			if r > 0xFFFF {
 				hi, lo := utf16.EncodeRune(r)
 				out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)

@@ -1,4 +1,4 @@
-package lock
+package atomicfile
 
 import (
 	"bytes"
@@ -10,6 +10,10 @@ import (
 	"sync"
 	"testing"
 )
+
+// FileName is the file these tests replace, named as agentgate names the
+// lockfile (lock.FileName), its main user.
+const FileName = "agentgate.lock"
 
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()

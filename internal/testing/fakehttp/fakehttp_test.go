@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 )
 
 var tools = []json.RawMessage{json.RawMessage(`{"name":"a","description":"A"}`), json.RawMessage(`{"name":"b"}`)}

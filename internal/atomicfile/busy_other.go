@@ -1,6 +1,6 @@
 //go:build !windows
 
-package lock
+package atomicfile
 
 // isBusy is always false: unix renames over an open file.
 func isBusy(error) bool { return false }

@@ -1,16 +1,17 @@
-// Package hidden is agentgate's one list of the characters that can hide
+// Package safetext is agentgate's one list of the characters that can hide
 // text from a person or rewrite a terminal: controls, bidi controls,
 // zero-width and other invisible characters, Unicode tag characters,
 // private-use characters and line or paragraph separators. The lockfile
 // writer (lock.Format) writes each as a \u escape, the JSON reports
-// (render.VisibleJSON) too, and the terminal (render.Visible) shows each
-// as a visible escape, so the three never disagree.
+// (VisibleJSON) too, and the terminal (Visible) shows each
+// as a visible escape (Visible, VisibleLine; Suspicious names the kinds a
+// text holds), so the three never disagree.
 //
 // The list is fixed, not read from Go's Unicode tables, so that lockfile
 // bytes do not change with the Go version; TestCoversUnicodeCf fails when
 // a Go release adds format characters (category Cf), so the list is
 // extended deliberately.
-package hidden
+package safetext
 
 // The kinds Kind returns.
 const (

@@ -1,7 +1,8 @@
-// Package fakehttp serves internal/fakeserver's fake MCP server over HTTP:
-// streamable HTTP and the legacy HTTP+SSE transport. It is a package of its
-// own so that fakeserver links no package net (agentgate's demo-server runs
-// fakeserver; agentgate must stay a static binary, issue #5).
+// Package fakehttp serves internal/demo's fake MCP server (through
+// internal/testing/fakeserver) over HTTP: streamable HTTP and the legacy
+// HTTP+SSE transport. It is a package of its own so that the server links
+// no package net (agentgate's demo-server runs it; agentgate must stay a
+// static binary, issue #5). Test support only.
 package fakehttp
 
 import (
@@ -13,7 +14,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/agentgate/agentgate/internal/fakeserver"
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 )
 
 // Main is fakeserver.Main that also serves -http ADDR: it listens on ADDR,

@@ -1,20 +1,18 @@
-// Package fakeserver is a small MCP server of agentgate's own, speaking raw
-// JSON-RPC, serving tools from a JSON file byte for byte. It misbehaves on
-// request (pagination, delays, crashes, garbage, a rug pull). It does not use
-// mcp-go's server: a fake that must break the protocol cannot be built on a
-// library that enforces it.
+// server.go: the demo's MCP server, a small server of agentgate's own,
+// speaking raw JSON-RPC, serving tools from a JSON file byte for byte. It
+// misbehaves on request (pagination, delays, crashes, garbage, a rug pull).
+// It does not use mcp-go's server: a fake that must break the protocol
+// cannot be built on a library that enforces it.
 //
 // It serves `agentgate demo-server` (the demo's "notes" server, so it links
-// no package net: agentgate must stay a static binary, issue #5), the tests
-// of mcp/capture and internal/cli (as a process: their TestMain runs
-// fakehttp.Main) and the benchmarks of scripts/bench/harness. Its HTTP
-// transports live in internal/fakeserver/fakehttp.
+// no package net: agentgate must stay a static binary, issue #5) and, through
+// internal/testing/fakeserver (its flags, Main and Run) and
+// internal/testing/fakehttp (its HTTP transports), the tests of mcp/capture,
+// mcp/guard and internal/cli and the benchmarks of scripts/bench/harness.
 //
 // Server answers one decoded message at a time; the transports decode,
 // report (Options.OnMessage) and write. Serve speaks newline-delimited
-// JSON-RPC on a reader and a writer (stdio). Main parses flags into Options
-// and serves stdio; Run does the same and hands -http to an HTTP transport
-// (fakehttp.Main).
+// JSON-RPC on a reader and a writer (stdio).
 //
 // Methods: initialize (answered with the client's protocolVersion when it is
 // in Versions, else with Versions[0]), notifications/* (ignored), ping,
@@ -22,44 +20,8 @@
 // only with -discover, as a 2026-07-28 server would), anything else: JSON-RPC
 // error -32601, or silence with -unknown=ignore.
 //
-// Flags of Main:
-//
-//	-tools FILE            JSON array of raw tool objects, served byte for byte
-//	-generate N            serve N generated tools instead (see Generate)
-//	-schema-bytes K        approximate inputSchema size of generated tools (default 256)
-//	-page-size N           tools per tools/list page (0: all in one page)
-//	-versions LIST         comma-separated protocol versions, newest first
-//	                       (default 2025-11-25,2025-06-18,2025-03-26,2024-11-05)
-//	-unknown error|ignore  reply -32601 to unknown methods, or never reply
-//	-discover              answer server/discover (a 2026-07-28 server)
-//	-init-delay D          wait D before answering initialize
-//	-page-delay D          wait D before answering each tools/list page
-//	-misbehave MODE        one of the Misbehave* constants below
-//	-huge-description N    add a tool "huge" whose description is N bytes
-//	-stderr TEXT           write TEXT and a newline to stderr at start
-//	-log FILE              append one line per event: "pid N", "child N",
-//	                       "method M" for every request or notification received
-//	-fork-child            start a child (sh -c 'exec sleep 300'; on Windows
-//	                       this program with -child) that ignores SIGTERM (and
-//	                       Ctrl-Break) and shares stdout and stderr, like
-//	                       npx -> node
-//	-ignore-sigterm        ignore SIGTERM
-//	-linger                keep running after stdin ends (until killed)
-//	-rugpull-file PATH     when PATH exists at tools/list time, the tool named
-//	-rugpull-tool NAME     NAME gets the description TEXT (the default text
-//	-rugpull-text TEXT     asks the model to read ~/.ssh and send it along)
-//	-rugpull-after N       the rug pull also applies after N tools/list
-//	                       requests, announced by notifications/tools/list_changed
-//	-call MODE             how tools/call is answered: ok (default), garbage,
-//	                       duplicate, invalid, crash, hang, big:N (see Call*);
-//	                       -log records "call NAME" for each call
-//	-http ADDR             serve HTTP on ADDR instead of stdio (fakehttp.Main
-//	                       only; Main refuses it with status 2); prints
-//	                       "listening on http://HOST:PORT" on stdout
-//
-// It lives under internal/: a test double and the demo's server, not an
-// API for other programs.
-package fakeserver
+
+package demo
 
 import (
 	"bytes"
@@ -148,10 +110,10 @@ const (
 // CallBig is Options.Call for an answer whose text is N bytes: "big:N".
 const CallBig = "big:"
 
-// errCrash and errExit end a connection the way the misbehaviour asks
+// ErrCrash and errExit end a connection the way the misbehaviour asks
 // (Reply.End).
 var (
-	errCrash = errors.New("fakeserver: crashing mid-listing as asked (-misbehave crash-list)")
+	ErrCrash = errors.New("fakeserver: crashing mid-listing as asked (-misbehave crash-list)")
 	errExit  = errors.New("fakeserver: exiting at once as asked")
 )
 
@@ -288,7 +250,7 @@ func (s *Server) page(m Message, n int) Reply {
 		case MisbehaveHangList:
 			return Reply{Hang: true}
 		case MisbehaveCrashList:
-			return Reply{End: errCrash}
+			return Reply{End: ErrCrash}
 		}
 	}
 	if s.opts.Misbehave == MisbehaveListError {
@@ -411,7 +373,7 @@ func (s *Server) call(m Message) Reply {
 	case mode == CallInvalid:
 		return Reply{Line: []byte(`{"id":` + string(m.ID) + `,"result":{"content":[]}}`)}
 	case mode == CallCrash:
-		return Reply{Line: []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"half`), End: errCrash}
+		return Reply{Line: []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"half`), End: ErrCrash}
 	case mode == CallHang:
 		return Reply{Hang: true}
 	case strings.HasPrefix(mode, CallBig):

@@ -1,4 +1,4 @@
-package hidden
+package safetext
 
 import (
 	"testing"

@@ -1,0 +1,28 @@
+package fakeserver
+
+import "github.com/agentgate/agentgate/internal/demo"
+
+// The server's types and functions, under the names the tests use.
+type (
+	Options = demo.Options
+	Message = demo.Message
+	Server  = demo.Server
+	Surface = demo.Surface
+)
+
+// Serve is demo.Serve: newline-delimited JSON-RPC on r and w.
+var Serve = demo.Serve
+
+// NewServer is demo.NewServer.
+var NewServer = demo.NewServer
+
+// Generate is demo.Generate: n generated tools.
+var Generate = demo.Generate
+
+// LoadTools is demo.LoadTools: a JSON array of raw tools from a file.
+var LoadTools = demo.LoadTools
+
+// The misbehaviours (demo.Misbehave*).
+const (
+	MisbehaveCrashList = demo.MisbehaveCrashList
+)

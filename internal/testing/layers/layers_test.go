@@ -1,0 +1,174 @@
+// Package layers holds one test, TestLayers: the import rules of
+// docs/ARCHITECTURE.md, read from `go list -deps`, so that the layering
+// cannot silently run back up again. It is test support: nothing imports it.
+package layers_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentgate/agentgate/internal/testing/testenv"
+)
+
+const mod = "github.com/agentgate/agentgate/"
+
+// rule says that pkg (a path in the module; "dir/..." for dir and every
+// package under it) never links (imports directly or through another
+// package) any of never: a path in the module, "dir/..." for a tree of
+// them ("..." alone: any package of the module), or one of the standard
+// library packages in std. These are the "never" entries of
+// docs/ARCHITECTURE.md that the code satisfies; where that table says
+// "not yet", the rule is not here.
+type rule struct {
+	pkg   string
+	never []string
+}
+
+var rules = []rule{
+	{"lock", []string{"net", "net/http", "os/exec", "gitint", "mcp/...", "render", "hooks", "internal/cli", "internal/mcpmain", "internal/demo"}},
+	{"render", []string{"net", "net/http", "os/exec", "gitint", "mcp/...", "internal/cli", "internal/mcpmain"}},
+	{"hooks", []string{"..."}},
+	{"gitint", []string{"net", "lock", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
+	{"mcp/...", []string{"render", "internal/cli", "gitint", "hooks"}},
+	{"mcp/config", []string{"net", "net/http", "os/exec", "lock", "render"}},
+	{"mcp/auth", []string{"mcp/capture", "render", "lock"}},
+	{"mcp/registry", []string{"mcp/capture", "render"}},
+	{"mcp/capture", []string{"render", "mcp/guard", "mcp/bridge"}},
+	{"mcp/bridge", []string{"render", "mcp/guard"}},
+	{"mcp/guard", []string{"render"}},
+	{"internal/mcpmain", []string{"internal/cli"}},
+	{"internal/cli", []string{"internal/mcpmain", "mcp/capture", "mcp/guard", "mcp/bridge", "mcp/auth", "mcp/registry", "net"}},
+	{"internal/demo", []string{"internal/testing/...", "net"}},
+	{"internal/safetext", []string{"..."}},
+	{"internal/atomicfile", []string{"..."}},
+	{"internal/sys/...", []string{"..."}},
+}
+
+// product is every package that ships: all but test support and the
+// benchmark tools. None of them links internal/testing.
+func product(pkg string) bool {
+	return !under(pkg, "internal/testing/...") && !under(pkg, "scripts/...")
+}
+
+// mains: the thin mains import (directly) only their one package of this
+// module.
+var mains = map[string]string{
+	"cmd/agentgate":     "internal/cli",
+	"cmd/git-agentgate": "internal/cli",
+	"cmd/agentgate-mcp": "internal/mcpmain",
+}
+
+// under reports whether path (relative to the module, or a standard
+// library path) matches pattern: equal, or "dir/..." and under dir ("..."
+// alone: any package of the module).
+func under(path, pattern string) bool {
+	if pattern == "..." {
+		return true
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == dir || strings.HasPrefix(path, dir+"/")
+	}
+	return path == pattern
+}
+
+// graph returns, for every package of the module (relative path), its
+// direct imports and its dependencies (module packages relative, standard
+// library as is, other modules left out).
+func graph(t *testing.T) (imports, deps map[string][]string) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", "./...")
+	cmd.Dir = testenv.RepoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	rel := func(list string) []string {
+		var r []string
+		for _, p := range strings.Fields(list) {
+			if p, ok := strings.CutPrefix(p, mod); ok {
+				r = append(r, p)
+			} else if !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+				r = append(r, p) // standard library
+			}
+		}
+		return r
+	}
+	imports, deps = map[string][]string{}, map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 3 {
+			t.Fatalf("go list: unexpected line %q", line)
+		}
+		pkg := strings.TrimPrefix(f[0], mod)
+		imports[pkg], deps[pkg] = rel(f[1]), rel(f[2])
+	}
+	return imports, deps
+}
+
+// TestLayers: every rule above holds, no product package links test
+// support, and the mains import only their package. Each rule must name
+// at least one existing package, so a moved package cannot leave its rule
+// checking nothing.
+func TestLayers(t *testing.T) {
+	imports, deps := graph(t)
+	for _, r := range rules {
+		matched := false
+		for pkg, ds := range deps {
+			if !under(pkg, r.pkg) {
+				continue
+			}
+			matched = true
+			for _, d := range ds {
+				for _, n := range r.never {
+					if matches(d, n, deps) {
+						t.Errorf("%s links %s, which docs/ARCHITECTURE.md says it never does (rule for %s)", pkg, d, r.pkg)
+					}
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("rule for %s names no package: update the rules with the layout", r.pkg)
+		}
+	}
+	for pkg, ds := range deps {
+		if !product(pkg) {
+			continue
+		}
+		for _, d := range ds {
+			if under(d, "internal/testing/...") {
+				t.Errorf("%s links %s: test support must not ship", pkg, d)
+			}
+		}
+	}
+	for main, want := range mains {
+		got, ok := imports[main]
+		if !ok {
+			t.Errorf("no package %s", main)
+		}
+		for _, d := range got {
+			if isModule(d, deps) && d != want {
+				t.Errorf("%s imports %s: a thin main imports only %s", main, d, want)
+			}
+		}
+	}
+}
+
+// std are the standard library packages the rules name; every other name
+// in a rule is a package (or "dir/...", a tree) of this module.
+var std = []string{"net", "net/http", "os/exec", "flag"}
+
+// matches reports whether dependency d is what the rule entry n names.
+func matches(d, n string, deps map[string][]string) bool {
+	if slices.Contains(std, n) {
+		return d == n && !isModule(d, deps)
+	}
+	return isModule(d, deps) && under(d, n)
+}
+
+// isModule reports whether p is a package of this module.
+func isModule(p string, deps map[string][]string) bool {
+	_, ok := deps[p]
+	return ok
+}
