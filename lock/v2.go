@@ -79,7 +79,9 @@ type ElementRef struct {
 	Index int
 }
 
-// BuildServerV2 is BuildServer plus the version 2 pins: each tool's
+// BuildServerV2 is BuildServer under version 2's rules (see
+// DecodeServerV2: descriptions and schemas may hold unpaired surrogates)
+// plus the version 2 pins: each tool's
 // definitionHash (and, when definitions is true, its canonical
 // definition), the toolsSetHash, the instructions hash (and text), and
 // the prompts, resource templates and (when l.LockResources) resources,
@@ -90,7 +92,7 @@ type ElementRef struct {
 // uriTemplate, a resource without a string uri and name, two prompts or
 // templates of one name or two resources of one uri on one server.
 func BuildServerV2(defs []ToolDef, l Listing, definitions bool) (Server, error) {
-	srv, err := BuildServer(defs)
+	srv, err := buildServer(defs, nil, true)
 	if err != nil {
 		return Server{}, err
 	}

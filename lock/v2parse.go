@@ -274,7 +274,7 @@ func (p *v2parser) tools(obj *rv, spath, server string) ([]Tool, error) {
 			if s, ok := def.member("inputSchema"); ok {
 				schema = appendRecipeCanonical(nil, s)
 			}
-			ih, herr := HashInputSchema(schema)
+			ih, herr := HashInputSchemaV2(schema)
 			if (HashDescription(desc) != t.DescriptionHash || herr != nil || ih != t.InputSchemaHash) && !holdsRedacted(t.Definition) {
 				return nil, &IntegrityError{Line: line(p.data, v.off), Server: server, Tool: t.Name, Field: "descriptionHash",
 					Msg: "descriptionHash or inputSchemaHash is not that of the tool's definition: the file was edited by hand or damaged"}

@@ -343,7 +343,9 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 				msg: msg, stderr: redact(res.StderrTail), hints: hints})
 			continue
 		}
-		srv, defs, err := decodeServer(res.Tools, res.Sent)
+		// Options.Packages is set exactly for lockfile version 2 (lock,
+		// compareLive), whose rules the tools are read under.
+		srv, defs, err := decodeServer(res.Tools, res.Sent, opts.Packages)
 		if err != nil {
 			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
 				msg: "invalid tools/list reply: " + redact(err.Error()),
@@ -367,11 +369,16 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 	return l
 }
 
-// decodeServer decodes and hashes the raw tools of one server; the tools
-// sent names (redacted by agentgate-mcp) are pinned by the hashes it
-// gives.
-func decodeServer(raws []json.RawMessage, sent []wire.Sent) (lock.Server, map[string]lock.ToolDef, error) {
-	srv, defs, err := lock.DecodeServer(raws)
+// decodeServer decodes and hashes the raw tools of one server, under
+// lockfile version 2's rules when v2 is set (lock.DecodeServerV2: a
+// description or schema may hold an unpaired surrogate); the tools sent
+// names (redacted by agentgate-mcp) are pinned by the hashes it gives.
+func decodeServer(raws []json.RawMessage, sent []wire.Sent, v2 bool) (lock.Server, map[string]lock.ToolDef, error) {
+	decode := lock.DecodeServer
+	if v2 {
+		decode = lock.DecodeServerV2
+	}
+	srv, defs, err := decode(raws)
 	if err != nil {
 		return lock.Server{}, nil, err
 	}
@@ -383,7 +390,11 @@ func decodeServer(raws []json.RawMessage, sent []wire.Sent) (lock.Server, map[st
 		}
 	}
 	if redacted {
-		if srv, err = lock.BuildServer(defs); err != nil {
+		build := lock.BuildServer
+		if v2 {
+			build = func(defs []lock.ToolDef) (lock.Server, error) { return lock.BuildServerV2(defs, lock.Listing{}, false) }
+		}
+		if srv, err = build(defs); err != nil {
 			return lock.Server{}, nil, err
 		}
 	}

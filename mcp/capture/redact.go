@@ -77,7 +77,7 @@ func (x *echoRedactor) mayHold(raw []byte) bool {
 // element as the server sent it (res.InstructionsSent for the
 // instructions), so that hashes stay over the raw text while the text
 // itself never leaves this process. A changed element whose raw text
-// cannot be hashed (a tool lock.DecodeTool refuses), or whose name
+// cannot be hashed (a tool lock.DecodeToolV2 refuses), or whose name
 // (template uriTemplate, resource uri) holds a secret, fails the server:
 // the error names the list and the element's index, never its text.
 func redactResult(res *Result, held config.Resolved) error {
@@ -111,12 +111,15 @@ func redactResult(res *Result, held config.Resolved) error {
 				return fail(l.stage, l.name, i, err)
 			}
 			if l.name == wire.ListTools {
-				def, err := lock.DecodeTool(raw)
+				// Under version 2's rules, which accept more (an unpaired
+				// surrogate): for version 1, agentgate refuses the
+				// redacted tool as it would the raw one.
+				def, err := lock.DecodeToolV2(raw)
 				if err != nil {
 					return fail(l.stage, l.name, i, err)
 				}
 				sent.DescriptionHash = lock.HashDescription(def.Description)
-				if sent.InputSchemaHash, err = lock.HashInputSchema(def.InputSchema); err != nil {
+				if sent.InputSchemaHash, err = lock.HashInputSchemaV2(def.InputSchema); err != nil {
 					return fail(l.stage, l.name, i, fmt.Errorf("tool %q: field \"inputSchema\": %v", def.Name, err))
 				}
 			}
