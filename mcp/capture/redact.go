@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentgate/agentgate/lock"
@@ -20,8 +21,10 @@ import (
 // echoRedactor replaces the credentials of one session inside text a
 // server sent.
 type echoRedactor struct {
-	forms []string // longest first
-	rep   *strings.Replacer
+	forms  []string // longest first
+	rep    *strings.Replacer
+	detect [][]byte      // the forms that hold no other form: one of them is in every text holding a form
+	chars  map[rune]bool // every character of every form
 }
 
 // newEchoRedactor redacts every secret of held of at least
@@ -34,11 +37,19 @@ func newEchoRedactor(held config.Resolved) *echoRedactor {
 		return nil
 	}
 	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b)) })
+	x := &echoRedactor{forms: forms, chars: map[rune]bool{}}
 	args := make([]string, 0, 2*len(forms))
-	for _, f := range forms {
+	for i, f := range forms {
 		args = append(args, f, lock.Redacted)
+		for _, r := range f {
+			x.chars[r] = true
+		}
+		if !slices.ContainsFunc(forms[i+1:], func(g string) bool { return strings.Contains(f, g) }) {
+			x.detect = append(x.detect, []byte(f))
+		}
 	}
-	return &echoRedactor{forms: forms, rep: strings.NewReplacer(args...)}
+	x.rep = strings.NewReplacer(args...)
+	return x
 }
 
 // text returns s redacted; s itself when it holds no secret.
@@ -52,14 +63,24 @@ func (x *echoRedactor) text(s string) string {
 }
 
 // mayHold reports whether the JSON text raw may hold a secret once its
-// strings are decoded: a form appears in it as written, or it has a \u
-// escape (which can spell any character of a secret).
+// strings are decoded: a form appears in it as written (detect: forms are
+// longest first, so a form holding a shorter one is found through it), or
+// it has a \u escape of a character some form holds (an escape can spell
+// part of a secret; "\u003c" cannot, unless a secret holds "<").
 func (x *echoRedactor) mayHold(raw []byte) bool {
-	if bytes.Contains(raw, []byte(`\u`)) {
-		return true
+	for rest := raw; ; {
+		i := bytes.Index(rest, []byte(`\u`))
+		if i < 0 || len(rest) < i+6 {
+			break
+		}
+		r, err := strconv.ParseUint(string(rest[i+2:i+6]), 16, 32)
+		if err == nil && (x.chars[rune(r)] || r >= 0xd800 && r <= 0xdfff) {
+			return true
+		}
+		rest = rest[i+2:]
 	}
-	for _, f := range x.forms {
-		if bytes.Contains(raw, []byte(f)) {
+	for _, f := range x.detect {
+		if bytes.Contains(raw, f) {
 			return true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,5 +105,57 @@ func TestRedactResultNames(t *testing.T) {
 func TestRedactedMarkers(t *testing.T) {
 	if config.Redacted != lock.Redacted {
 		t.Errorf("config.Redacted %q, lock.Redacted %q", config.Redacted, lock.Redacted)
+	}
+}
+
+// benchTools is n tools of about 1 KiB (as benchListReply), raw.
+func benchTools(b *testing.B, n int, escape bool) []json.RawMessage {
+	var tools []json.RawMessage
+	for i := 0; i < n; i++ {
+		desc := fmt.Sprintf("Does thing %d with care.", i)
+		if escape {
+			desc += " <path>" // Go servers write \u003c
+		}
+		props := map[string]any{}
+		for j := 0; j < 12; j++ {
+			props[fmt.Sprintf("param_%d", j)] = map[string]any{"type": "string", "description": fmt.Sprintf("the %d-th parameter", j)}
+		}
+		raw, err := json.Marshal(map[string]any{"name": fmt.Sprintf("tool_%d", i), "description": desc, "inputSchema": map[string]any{"type": "object", "properties": props}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools = append(tools, raw)
+	}
+	return tools
+}
+
+// BenchmarkRedactResult is what the one redaction costs a listing of
+// 1,000 tools that echo nothing, with three secrets held (escape: every
+// description has a \u escape, so every tool is parsed), next to
+// BenchmarkDecodeServer, the decoding agentgate does of every listing
+// anyway.
+func BenchmarkRedactResult(b *testing.B) {
+	held := config.Resolved{Secrets: []string{"header-value-0123456789", "env-secret-abcdef", "oauth-token-9f8e7d6c5b4a"}}
+	for _, escape := range []bool{false, true} {
+		tools := benchTools(b, 1000, escape)
+		b.Run(fmt.Sprintf("escapes=%v", escape), func(b *testing.B) {
+			for b.Loop() {
+				res := &Result{Tools: slices.Clone(tools)}
+				if err := redactResult(res, held); err != nil || len(res.Sent) != 0 {
+					b.Fatal(err, res.Sent)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeServer: agentgate's decoding and hashing of the same
+// listing (the baseline for BenchmarkRedactResult).
+func BenchmarkDecodeServer(b *testing.B) {
+	tools := benchTools(b, 1000, false)
+	for b.Loop() {
+		if _, _, err := lock.DecodeServer(tools); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
