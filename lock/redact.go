@@ -64,7 +64,7 @@ func (e *redactError) Error() string {
 	if e.member == "" {
 		return "redacting a secret would give two members of one object the same name"
 	}
-	return "its " + e.member + " holds a secret agentgate holds for this server; it can neither be pinned by name nor shown"
+	return "its " + e.member + " holds the credential (a definition is pinned by it, and it cannot be shown)"
 }
 
 func (e *redactError) Unwrap() error { return ErrRedactedName }

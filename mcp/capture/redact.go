@@ -108,7 +108,7 @@ func redactResult(res *Result, held config.Resolved) error {
 	}
 	fail := func(stage Stage, list string, i int, err error) error {
 		return &Error{Server: held.Name, File: held.File, Stage: stage, Kind: ErrProtocol,
-			Msg: fmt.Sprintf("%s[%d]: the server's text holds a secret agentgate holds for it, and %s", list, i, held.Redact(x.text(err.Error())))}
+			Msg: fmt.Sprintf("%s[%d] echoes a credential agentgate holds for this server, and cannot be redacted and pinned: %s", list, i, held.Redact(x.text(err.Error())))}
 	}
 	for _, l := range []struct {
 		name  string

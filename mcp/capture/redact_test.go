@@ -95,7 +95,7 @@ func TestRedactResultNames(t *testing.T) {
 	} {
 		err := redactResult(res, held)
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrProtocol) || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "holds a secret") {
+		if !errors.As(err, &e) || !errors.Is(err, ErrProtocol) || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "echoes a credential") {
 			t.Errorf("got %v, want a protocol error without the token", err)
 		}
 	}
