@@ -93,6 +93,13 @@ func TestRedactedLockfile(t *testing.T) {
 	if len(d.Servers) != 1 || len(d.Servers[0].Tools) != 1 || !strings.Contains(strings.Join(d.Servers[0].Tools[0].Fields, ","), "definition") {
 		t.Errorf("the forged definition is not a change: %+v", d)
 	}
+	forged, err = Parse([]byte(strings.Replace(string(data), `"instructions": "key [redacted]"`, `"instructions": "be nice [redacted]"`, 1)))
+	if err != nil {
+		t.Fatalf("redacted instructions edited beside their marker: %v", err)
+	}
+	if d := Compare(forged, lf); len(d.Servers) != 1 || d.Servers[0].Instructions == nil {
+		t.Errorf("the forged instructions are not a change: %+v", d)
+	}
 	if _, err := Parse([]byte(strings.Replace(string(data), `"Call me with [redacted]"`, `"Call me with sk"`, 1))); err == nil {
 		t.Error("an edited definition without the marker was accepted")
 	}

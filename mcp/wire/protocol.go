@@ -25,7 +25,9 @@ package wire
 // then one result per requested server, in request order, each giving the
 // byte length of every raw tool), followed by the raw bytes of every tool
 // of every result, concatenated in order. Raw tools are never re-encoded,
-// so they arrive byte for byte. Errors travel as stage, message, hints
+// so they arrive byte for byte, except an element mcp/capture redacted
+// (it echoed a credential of the session), which travels redacted with
+// the hashes of what the server sent ("sent", "instructionsSent"). Errors travel as stage, message, hints
 // and a kind naming their sentinel, so that errors.Is and *Error (with
 // its Hints) survive the trip.
 //
