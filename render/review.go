@@ -49,7 +49,9 @@ type Rule struct {
 	Help  string // what to do
 	Level string // SARIF level: "error" or "warning"
 	// Severity is GitHub code scanning's security-severity (0.0 to 10.0:
-	// 9.0 and above critical, 7.0 high, 4.0 medium, below low).
+	// 9.0 and above critical, 7.0 high, 4.0 medium, below low); "" for a
+	// rule that is not a security finding (no security-severity, no
+	// "security" tag in SARIF).
 	Severity string
 }
 
@@ -69,7 +71,10 @@ var Rules = []Rule{
 	{"package-changed", "PackageChanged", "The package a server runs differs from the pinned one.", reviewHelp, "error", "7.0"},
 	{"server-added", "ServerAdded", "A configured server is not in the lockfile.", "Run 'agentgate lock', review the new server's tools and commit the lockfile.", "error", "7.0"},
 	{"server-removed", "ServerRemoved", "The lockfile pins a server that is no longer configured.", "Run 'agentgate lock' and commit the lockfile.", "error", "4.0"},
-	{"server-unverified", "ServerUnverified", "A server could not be verified (unreachable, timeout, missing variable, not trusted).", "Fix what the message names and run again; a server that did not answer is never reported as in sync.", "error", "5.0"},
+	// Not a finding about the server's surface but about the run (a
+	// missing CI secret, a timeout): a warning without a security-severity,
+	// so code scanning never files it as a security alert.
+	{"server-unverified", "ServerUnverified", "A server could not be verified (unreachable, timeout, missing variable, not trusted).", "Fix what the message names and run again; a server that did not answer is never reported as in sync.", "warning", ""},
 	{"hidden-characters", "HiddenCharacters", "Live text holds control, bidi, zero-width or other invisible characters.", "Read the escaped text: an agent sees characters a reviewer does not. Do not lock it unless you trust every character.", "error", "9.0"},
 	{"lockfile-uncommitted", "LockfileUncommitted", "The lockfile in the working tree differs from HEAD's.", "Commit the lockfile that 'agentgate lock' wrote, or restore it.", "error", "3.0"},
 }

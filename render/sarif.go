@@ -97,9 +97,8 @@ type sarifRegion struct {
 }
 
 // SARIF renders r as a SARIF 2.1.0 log for GitHub code scanning: one run
-// whose driver lists every rule of Rules (rule IDs as there, with the tags
-// "security" and "mcp", security-severity and precision "very-high" as
-// GitHub reads them from the rule's properties), and one result
+// whose driver lists every rule of Rules (rule IDs as there, with the
+// properties sarifRuleProperties gives), and one result
 // per finding of r.Findings. A result's locations are the client config line
 // that defines the server (when known; GitHub shows the first location) and
 // the lockfile line of the server or tool, both relative to %SRCROOT% (the
@@ -120,7 +119,7 @@ func SARIF(r *Review) []byte {
 			Help:                 sarifText{rule.Help},
 			HelpURI:              InformationURI + "/blob/main/docs/review-formats.md#" + rule.ID,
 			DefaultConfiguration: sarifConfig{rule.Level},
-			Properties:           map[string]any{"tags": []string{"security", "mcp"}, "security-severity": rule.Severity, "precision": "very-high"},
+			Properties:           sarifRuleProperties(rule),
 		})
 	}
 	run := sarifRun{
@@ -196,4 +195,16 @@ func fingerprint(f Finding) string {
 	}
 	sum := sha256.Sum256(b.Bytes())
 	return hex.EncodeToString(sum[:])
+}
+
+// sarifRuleProperties are a rule's properties as GitHub code scanning
+// reads them: precision "very-high" and the tag "mcp"; for a security rule
+// (Severity set) also the tag "security" and its security-severity, which
+// make the alert a security alert of that severity. A rule without one
+// (server-unverified) is an ordinary alert at its level.
+func sarifRuleProperties(rule Rule) map[string]any {
+	if rule.Severity == "" {
+		return map[string]any{"tags": []string{"mcp"}, "precision": "very-high"}
+	}
+	return map[string]any{"tags": []string{"security", "mcp"}, "security-severity": rule.Severity, "precision": "very-high"}
 }

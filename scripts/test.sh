@@ -14,12 +14,25 @@ npm_ci testdata/conformance
 # The official MCP Inspector CLI (and its Node 22), the client of the guard
 # and bridge tests (mcp/bridge, internal/cli guard tests).
 npm_ci testdata/inspector
+# The CycloneDX JSON schemas, which agentgate sbom's output is validated
+# against (render/sbom_test.go).
+npm_ci testdata/cyclonedx
 
 # The real pre-commit framework for the route tests; shellcheck, which
-# actionlint runs on the action's and the workflows' scripts.
+# actionlint runs on the action's and the workflows' scripts; zsh and fish,
+# which load and run `agentgate completion`'s scripts (bash is here
+# already); groff and man, which render `agentgate man`'s pages.
 missing=()
 command -v pre-commit >/dev/null 2>&1 || missing+=(pre-commit)
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
+# (Linux only: on macOS and Windows those tests run when the tools are
+# there; Linux CI always runs them.)
+if [ "$(uname -s)" = Linux ]; then
+  command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+  command -v fish >/dev/null 2>&1 || missing+=(fish)
+  command -v groff >/dev/null 2>&1 || missing+=(groff-base)
+  command -v man >/dev/null 2>&1 || missing+=(man-db)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -40,8 +53,13 @@ fi
 # opt-in with AGENTGATE_GORELEASER=1, and run whenever it is already in the
 # cache (then goreleaser check takes well under a second). CI's
 # release-config job checks the configuration on every push.
+# AGENTGATE_GORELEASER=1 also builds the snapshot (every archive, package
+# and, with syft on PATH, SBOM; unsigned) and checks dist/ with verify-dist.
 if [ "${AGENTGATE_GORELEASER:-0}" = 1 ] || scripts/goreleaser.sh installed; then
   NO_COLOR=1 scripts/goreleaser.sh check
+fi
+if [ "${AGENTGATE_GORELEASER:-0}" = 1 ]; then
+  NO_COLOR=1 scripts/goreleaser.sh snapshot
 fi
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './testdata/*'))
 if [ -n "$unformatted" ]; then

@@ -32,6 +32,9 @@ type env struct {
 	// stopping their servers (see runHelper); run waits for them all
 	// before it returns, so agentgate exits only when every child is gone.
 	helpers []func() error
+	// rep is the --format json report of a command in jsonReportCommands
+	// (nil otherwise); the command fills it, run prints it.
+	rep *cmdReport
 }
 
 // waitHelpers waits for every agentgate-mcp still stopping its servers
@@ -120,9 +123,17 @@ func run(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "agentgate: hint: run 'agentgate %s -h' for usage\n", c.name)
 		return ExitInvalid
 	}
+	var stdout io.Writer
+	if jsonReportCommands[c.name] && flagValue[string](fs, "format") == "json" {
+		e.rep, stdout, e.stdout = newCmdReport(c.name), e.stdout, io.Discard
+	}
 	err := c.run(e, fs, fs.Args())
 	for _, r := range e.repos {
 		r.Close()
+	}
+	if e.rep != nil {
+		e.stdout = stdout
+		e.rep.write(e.stdout, err)
 	}
 	report(e.stderr, c.name, err)
 	e.waitHelpers()

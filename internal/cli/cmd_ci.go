@@ -40,7 +40,8 @@ reported and not started (exit 3). See docs/SECURITY.md.
 
 With GITHUB_ACTIONS=true it also prints workflow commands
 (::error file=agentgate.lock,line=N,...) that point at the lockfile lines
-concerned. --format json prints only the report documented in
+concerned, unless --sarif is given: the SARIF report's code scanning
+alerts then carry the findings, once. --format json prints only the report documented in
 docs/ci-report.md on stdout; --format sarif a SARIF 2.1.0 log for GitHub
 code scanning, --format markdown a report for a pull request comment,
 --format gitlab a GitLab Code Quality report (docs/review-formats.md).
@@ -203,7 +204,13 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 		return classify(ExitUnverified, err)
 	}
 	color := e.useColor(e.stdout)
-	gha := e.getenv("GITHUB_ACTIONS") == "true"
+	// On GitHub Actions, findings are reported once: as code scanning
+	// alerts when a SARIF report is written for upload (--sarif, the
+	// action's sarif: true), else as ::error annotations.
+	gha := e.getenv("GITHUB_ACTIONS") == "true" && flagValue[string](fs, "sarif") == ""
+	if e.getenv("GITHUB_ACTIONS") == "true" && !gha {
+		fmt.Fprintln(e.stderr, "::notice title=agentgate::findings go to the SARIF report (code scanning alerts), not also to annotations")
+	}
 	annot := out
 	if jsonMode {
 		annot = e.stderr

@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "diff",
 		summary: "show how the live tool surface differs from agentgate.lock (writes nothing)",
-		usage: `Usage: agentgate diff [--rev REV] [--format text|markdown|sarif|gitlab|title] [--lockfile PATH] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate diff [--rev REV] [--format text|json|markdown|sarif|gitlab|title] [--lockfile PATH] [--timeout D] [--concurrency N]
 
 Diff captures every configured server and compares the live surface with
 the lockfile in the working tree, or with the lockfile at git revision REV.
@@ -47,7 +47,7 @@ Examples:
   agentgate lock && agentgate diff --format markdown --rev HEAD > pr-body.md`,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("rev", "", "compare with the lockfile at git revision `REV` instead of the working tree")
-			fs.String("format", "text", "output `format`: text, markdown, sarif, gitlab or title (docs/review-formats.md)")
+			fs.String("format", "text", "output `format`: text, json (docs/json-reports.md), markdown, sarif, gitlab or title (docs/review-formats.md)")
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
 			captureFlags(fs)
 		},
@@ -153,8 +153,8 @@ func runDiff(e *env, fs *flag.FlagSet, args []string) error {
 	if format == "title" {
 		fn, machine = func(r *render.Review) []byte { return []byte(r.Title() + "\n") }, true
 	}
-	if !machine && format != "text" {
-		return invalid(fmt.Errorf("--format %q: want text, markdown, sarif, gitlab or title", format))
+	if !machine && format != "text" && format != "json" {
+		return invalid(fmt.Errorf("--format %q: want text, json, markdown, sarif, gitlab or title", format))
 	}
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate diff -h' for usage")
@@ -183,6 +183,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 		return err
 	}
 	run.ws = ws
+	e.rep.setLockfile(ws.lockRel)
 	rev := flagValue[string](fs, "rev")
 	var (
 		old    *lock.Lockfile
@@ -216,6 +217,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 		return err
 	}
 	run.c = c
+	reportDiffServers(e.rep, ws, c)
 	color := e.useColor(out)
 	if c.drifted() {
 		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, color))

@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "hook",
 		summary: "the pre-commit check (what the git hook and the pre-commit framework run)",
-		usage: `Usage: agentgate hook [--live] [--lockfile PATH] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate hook [--live] [--lockfile PATH] [--timeout D] [--concurrency N] [--format text|json]
 
 Hook is the pre-commit entry point; it works from the repository root. It
 reads the client configs, agentgate.toml and the lockfile as the index
@@ -58,6 +58,7 @@ Examples:
   agentgate hook --live --timeout 60s`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("live", false, "capture every server, even those the commit does not change and when no config or lockfile change is staged")
+			jsonFormatFlag(fs)
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
 			captureFlags(fs)
 		},
@@ -66,6 +67,9 @@ Examples:
 }
 
 func runHook(e *env, fs *flag.FlagSet, args []string) error {
+	if err := checkTextOrJSON(fs); err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		// The pre-commit framework passes file names unless pass_filenames
 		// is false; they are not needed: the index says what is staged.
@@ -83,6 +87,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	if err := checkLockPath(ws, true); err != nil {
 		return err
 	}
+	e.rep.setLockfile(ws.lockRel)
 	if strings.HasPrefix(ws.lockRel, "/") || strings.HasPrefix(ws.lockRel, "../") {
 		return invalid(fmt.Errorf("lockfile %s is outside the repository %s", ws.lockRel, ws.root),
 			"keep agentgate.lock inside the repository (agentgate.toml: lockfile)")
@@ -138,6 +143,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	reportDiffServers(e.rep, ws, c)
 	if len(c.cap.failures) > 0 {
 		if !c.drifted() {
 			// Not "the others match": the servers not started were not checked.
@@ -164,6 +170,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	if err := atomicfile.WriteFile(ws.lockPath, c.data, 0o644); err != nil {
 		return writeFailed(ws, err)
 	}
+	e.rep.setWritten()
 	color := e.useColor(e.stdout)
 	fmt.Fprint(e.stdout, render.Summary(lock.Compare(hv.lf, c.live), c.cap.defs, color))
 	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.data), c.data, "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))

@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "lock",
 		summary: "capture every configured server and write agentgate.lock",
-		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--timeout D] [--concurrency N] [--force]
+		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--timeout D] [--concurrency N] [--force] [--format text|json]
 
 Lock starts (or connects to) every server enabled in the repository's MCP
 client configs, lists its tools, and writes agentgate.lock atomically. When
@@ -58,6 +58,7 @@ Examples:
 			fs.Bool("force", false, "replace an existing lockfile that does not parse, or downgrade a version 2 file with --lockfile-version 1 (never one of a newer lockfileVersion than this agentgate reads)")
 			lockfileVersionFlag(fs)
 			captureFlags(fs)
+			jsonFormatFlag(fs)
 		},
 		run: runLock,
 	})
@@ -71,6 +72,9 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 func (l *stringList) Get() any           { return []string(*l) }
 
 func runLock(e *env, fs *flag.FlagSet, args []string) error {
+	if err := checkTextOrJSON(fs); err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate lock -h' for usage")
 	}
@@ -79,6 +83,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	p := ws.project
+	e.rep.setLockfile(ws.lockRel)
 	prev, prevData, exists, err := readLockfile(ws.lockPath, ws.lockRel)
 	if err != nil {
 		var ve *lock.VersionError
@@ -121,6 +126,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		names := make([]string, len(l.failures))
 		for i, f := range l.failures {
 			names[i] = safetext.VisibleLine(f.server)
+			e.rep.addServer(reportServer{Name: f.server, Status: "failed", Detail: f.msg})
 		}
 		return &ExitError{Code: failureCode(l.failures),
 			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
@@ -133,7 +139,10 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		refresh[s.Name] = true
 	}
 	servers := map[string]lock.Server{}
-	type row struct{ verb, name, tools, took, status string }
+	type row struct {
+		verb, name, tools, took, status string
+		n                               int // tools
+	}
 	var rows []row
 	for _, s := range p.Servers {
 		if refresh[s.Name] {
@@ -144,20 +153,20 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 				status = upgradeStatus(prev, s.Name, srv)
 			}
 			rows = append(rows, row{"locked", s.Name, plural(len(srv.Tools), "tool"),
-				fmt.Sprintf("%.2fs", l.elapsed[s.Name].Seconds()), status})
+				fmt.Sprintf("%.2fs", l.elapsed[s.Name].Seconds()), status, len(srv.Tools)})
 			continue
 		}
 		if old, ok := prevServer(prev, s.Name); ok {
 			servers[s.Name] = old
-			rows = append(rows, row{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed"})
+			rows = append(rows, row{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed", len(old.Tools)})
 		} else {
-			rows = append(rows, row{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name})
+			rows = append(rows, row{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name, 0})
 		}
 	}
 	if prev != nil {
 		for _, name := range slices.Sorted(maps.Keys(prev.Servers)) {
 			if !slices.ContainsFunc(p.Servers, func(s config.Server) bool { return s.Name == name }) {
-				rows = append(rows, row{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured"})
+				rows = append(rows, row{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured", len(prev.Servers[name].Tools)})
 			}
 		}
 	}
@@ -166,6 +175,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	for _, r := range rows {
 		// Server names come from the configs: shown with escapes visible.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.verb, safetext.VisibleLine(r.name), r.tools, r.took, safetext.VisibleLine(r.status))
+		e.rep.addServer(reportServer{Name: r.name, Status: r.verb, Detail: r.status, Tools: r.n})
 	}
 	tw.Flush()
 
@@ -179,6 +189,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err := atomicfile.WriteFile(ws.lockPath, data, 0o644); err != nil {
 		return writeFailed(ws, err)
 	}
+	e.rep.setWritten()
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.lockRel, counts)
 	if msg := formatChange(prev, lf, ws.lockRel); msg != "" {
 		fmt.Fprintln(e.stdout, msg)

@@ -13,7 +13,7 @@ func init() {
 	register(&command{
 		name:    "pin",
 		summary: "rewrite unpinned package specs in the client configs to the versions agentgate.lock pins",
-		usage: `Usage: agentgate pin [--dry-run] [--lockfile PATH]
+		usage: `Usage: agentgate pin [--dry-run] [--lockfile PATH] [--format text|json]
 
 Pin rewrites every stdio server whose command runs a package without an
 exact version to the exact version the lockfile pins for it, as pinact and
@@ -51,6 +51,7 @@ Examples:
   agentgate pin`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
+			jsonFormatFlag(fs)
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
 		},
 		run: runPin,
@@ -60,6 +61,9 @@ Examples:
 const lockPackagesHint = "run 'agentgate lock --lockfile-version 2' (it resolves and pins the package each server runs), review the lockfile, then run 'agentgate pin' again"
 
 func runPin(e *env, fs *flag.FlagSet, args []string) error {
+	if err := checkTextOrJSON(fs); err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate pin -h' for usage")
 	}
@@ -67,6 +71,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.rep.setLockfile(ws.lockRel)
 	lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
 	if err != nil {
 		return err

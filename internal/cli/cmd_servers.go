@@ -48,9 +48,10 @@ Examples:
 
 // serversReport is the --format json output (docs/config.md#agentgate-servers).
 type serversReport struct {
-	Files   []string        `json:"files"`
-	Servers []serverEntry   `json:"servers"`
-	Errors  []serversRepErr `json:"errors"`
+	ReportVersion int             `json:"reportVersion"` // ReportVersion
+	Files         []string        `json:"files"`
+	Servers       []serverEntry   `json:"servers"`
+	Errors        []serversRepErr `json:"errors"`
 }
 
 type serverEntry struct {
@@ -101,7 +102,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	p, loadErr := config.Inspect(root)
-	rep := serversReport{Files: []string{}, Servers: []serverEntry{}, Errors: []serversRepErr{}}
+	rep := serversReport{ReportVersion: ReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []serversRepErr{}}
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)

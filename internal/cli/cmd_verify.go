@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "verify",
 		summary: "check the lockfile offline: format, integrity, and that it locks every configured server",
-		usage: `Usage: agentgate verify [--lockfile PATH] [--no-config]
+		usage: `Usage: agentgate verify [--lockfile PATH] [--no-config] [--format text|json]
 
 Verify checks agentgate.lock without starting any server and without any
 secret: the file must parse strictly (lockfileVersion 1, the exact format
@@ -50,12 +50,16 @@ Examples:
 		flags: func(fs *flag.FlagSet) {
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
 			fs.Bool("no-config", false, "only check the lockfile itself, not that it matches the client configs")
+			jsonFormatFlag(fs)
 		},
 		run: runVerify,
 	})
 }
 
 func runVerify(e *env, fs *flag.FlagSet, args []string) error {
+	if err := checkTextOrJSON(fs); err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate verify -h' for usage")
 	}
@@ -87,8 +91,12 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.rep.setLockfile(ws.lockRel)
 	if !exists {
 		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel), "create it: agentgate lock")
+	}
+	for _, name := range slices.Sorted(maps.Keys(lf.Servers)) {
+		e.rep.addServer(reportServer{Name: name, Status: "locked", Tools: len(lf.Servers[name].Tools)})
 	}
 	var p *config.Project
 	if !noConfig {

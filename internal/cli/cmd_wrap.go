@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "wrap",
 		summary: "rewrite the client configs so every server runs under 'agentgate guard'",
-		usage: `Usage: agentgate wrap [--dry-run] [--on-drift MODE]
+		usage: `Usage: agentgate wrap [--dry-run] [--on-drift MODE] [--format text|json]
 
 Wrap rewrites the repository's client configs so that each locked
 server runs under 'agentgate guard', which checks every tool listing the
@@ -71,6 +71,7 @@ Examples:
   agentgate wrap --on-drift block`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
+			jsonFormatFlag(fs)
 			fs.String("on-drift", "", "write `MODE` (withhold, block or warn) as guard's --on-drift; default: guard's own default")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error { return runWrap(e, fs, args, false) },
@@ -78,7 +79,7 @@ Examples:
 	register(&command{
 		name:    "unwrap",
 		summary: "undo 'agentgate wrap': restore every wrapped server's original entry",
-		usage: `Usage: agentgate unwrap [--dry-run]
+		usage: `Usage: agentgate unwrap [--dry-run] [--format text|json]
 
 Unwrap restores every server entry that runs under 'agentgate guard' to
 the entry it was before 'agentgate wrap', removing exactly what wrap
@@ -99,6 +100,7 @@ Examples:
   agentgate unwrap`,
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
+			jsonFormatFlag(fs)
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error { return runWrap(e, fs, args, true) },
 	})
@@ -120,6 +122,9 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	name := "wrap"
 	if undo {
 		name = "unwrap"
+	}
+	if err := checkTextOrJSON(fs); err != nil {
+		return err
 	}
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate "+name+" -h' for usage")
@@ -289,6 +294,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 			continue
 		}
 		n++
+		e.rep.addEdit(reportEdit{File: f.rel, Servers: f.servers, Diff: render.UnifiedDiff(f.old, f.new, "a/"+f.rel, "b/"+f.rel, false)})
 		if dry {
 			fmt.Fprint(e.stdout, render.UnifiedDiff(f.old, f.new, "a/"+f.rel, "b/"+f.rel, color))
 		}
@@ -307,6 +313,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 			return unverified(fmt.Errorf("could not write %s: %v; the file is unchanged", f.rel, err),
 				"make the file writable, then run the command again (files listed above were written)")
 		}
+		e.rep.setWritten()
 		var names []string
 		for _, s := range f.servers {
 			names = append(names, quoteVisible(s))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -57,27 +58,37 @@ func readPreCommitHooks(t *testing.T) map[string]preCommitHook {
 // accepts and that the docs promise.
 func TestPreCommitHooksFile(t *testing.T) {
 	hooks := readPreCommitHooks(t)
-	if len(hooks) != 2 {
-		t.Fatalf("hooks = %v, want agentgate and agentgate-verify", slices.Sorted(maps.Keys(hooks)))
+	if len(hooks) != 4 {
+		t.Fatalf("hooks = %v, want agentgate, agentgate-verify and their -system twins", slices.Sorted(maps.Keys(hooks)))
 	}
 	for id, want := range map[string]struct {
-		entry     string
-		alwaysRun bool
-		files     bool
+		entry, language string
+		alwaysRun       bool
+		files           bool
 	}{
-		"agentgate":        {entry: "agentgate hook", files: true},
-		"agentgate-verify": {entry: "agentgate verify", alwaysRun: true},
+		"agentgate":               {entry: "agentgate hook", language: "golang", files: true},
+		"agentgate-verify":        {entry: "agentgate verify", language: "golang", alwaysRun: true},
+		"agentgate-system":        {entry: "agentgate hook", language: "system", files: true},
+		"agentgate-verify-system": {entry: "agentgate verify", language: "system", alwaysRun: true},
 	} {
 		h, ok := hooks[id]
 		switch {
 		case !ok:
 			t.Errorf("no hook %q", id)
-		case h.Entry != want.entry || h.Language != "golang" || h.Name == "" || h.Description == "":
-			t.Errorf("%s: entry %q, language %q, name %q; want entry %q, language golang, a name and a description", id, h.Entry, h.Language, h.Name, want.entry)
+		case h.Entry != want.entry || h.Language != want.language || h.Name == "" || h.Description == "":
+			t.Errorf("%s: entry %q, language %q, name %q; want entry %q, language %s, a name and a description", id, h.Entry, h.Language, h.Name, want.entry, want.language)
 		case h.PassFilenames == nil || *h.PassFilenames || !h.RequireSerial:
 			t.Errorf("%s: want pass_filenames: false and require_serial: true", id)
 		case h.AlwaysRun != want.alwaysRun || (h.Files != "") != want.files:
 			t.Errorf("%s: always_run %v, files %q", id, h.AlwaysRun, h.Files)
+		}
+	}
+	// A -system hook is its twin but for the language.
+	for _, id := range []string{"agentgate", "agentgate-verify"} {
+		h, sys := hooks[id], hooks[id+"-system"]
+		h.ID, h.Language, sys.ID, sys.Language = "", "", "", ""
+		if !reflect.DeepEqual(h, sys) {
+			t.Errorf("%s-system differs from %s beyond id and language:\n%+v\n%+v", id, id, sys, h)
 		}
 	}
 }
@@ -311,4 +322,87 @@ func TestPreCommitFramework(t *testing.T) {
 	// the staged config is what the commit records, as with the native hook.
 	routeWrite(t, repo, ".mcp.json", routeGit(t, repo, "show", "HEAD:.mcp.json"))
 	starts("a server added, work tree reverted")
+}
+
+// TestPreCommitSystemHooks runs the language: system hooks with the real
+// pre-commit framework, with a PATH that holds agentgate and agentgate-mcp
+// (this test binary under those names), git and pre-commit, but no Go: a
+// user with a release binary. The live hook catches a rug pull and the
+// offline hook an unlocked server.
+func TestPreCommitSystemHooks(t *testing.T) {
+	precommit := requirePreCommit(t)
+	routeIsolateGit(t)
+	bin := routeAgentgate(t)
+	// A system hook builds nothing: a repository holding only this
+	// checkout's .pre-commit-hooks.yaml is all pre-commit needs.
+	snap := routeNewRepo(t)
+	hooks, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), ".pre-commit-hooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	routeWrite(t, snap, ".pre-commit-hooks.yaml", string(hooks))
+	routeGit(t, snap, "add", ".pre-commit-hooks.yaml")
+	routeGit(t, snap, "commit", "-q", "--no-verify", "-m", "hooks")
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pre-commit's own interpreter is on its shebang line; PATH needs only
+	// agentgate's directory and git's.
+	path := filepath.Dir(bin) + string(os.PathListSeparator) + filepath.Dir(git)
+	for _, dir := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+			t.Fatalf("go is in %s, which the hooks' PATH needs: the test cannot show they run without Go", dir)
+		}
+	}
+	home, tmp := t.TempDir(), t.TempDir()
+	env := append(os.Environ(), "PATH="+path, "PRE_COMMIT_HOME="+home, "TMPDIR="+tmp, "PRE_COMMIT_COLOR=never", "NO_COLOR=1")
+	repo := routeNewRepo(t)
+	tryRepo := func(args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(precommit, append([]string{"try-repo", snap}, args...)...)
+		cmd.Dir, cmd.Env = repo, env
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(out)
+		case err != nil:
+			t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
+		}
+		return 0, string(out)
+	}
+	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, ""))
+	if code, stdout, stderr := routeRun(t, repo, "lock"); code != ExitOK {
+		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
+	}
+	routeGit(t, repo, "add", ".mcp.json", "agentgate.lock")
+	routeGit(t, repo, "commit", "-q", "-m", "pin the notes server")
+
+	code, out := tryRepo("agentgate-system", "--all-files")
+	if code != 0 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Passed`).MatchString(out) {
+		t.Fatalf("in sync: exit %d, want 0 with agentgate-system Passed:\n%s", code, out)
+	}
+	code, out = tryRepo("agentgate-verify-system", "--all-files")
+	if code != 0 || !regexp.MustCompile(`agentgate verify \(offline\)\.+Passed`).MatchString(out) {
+		t.Fatalf("in sync: exit %d, want 0 with agentgate-verify-system Passed:\n%s", code, out)
+	}
+
+	rugpull := filepath.Join(t.TempDir(), "rugpull")
+	if err := os.WriteFile(rugpull, []byte("on\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, rugpull))
+	routeGit(t, repo, "add", ".mcp.json")
+	code, out = tryRepo("agentgate-system")
+	if code != 1 || !strings.Contains(out, "exit code: 1") || !strings.Contains(out, "read ~/.ssh/id_rsa") {
+		t.Fatalf("rug pull: exit %d, want 1 with the new description:\n%s", code, out)
+	}
+	routeGit(t, repo, "checkout", "--", "agentgate.lock")
+	routeWrite(t, repo, ".mcp.json", `{"mcpServers": {"notes": {"command": `+routeQuote(bin)+`, "args": ["demo-server"]}, "unlocked": {"command": "/nonexistent/server"}}}`)
+	routeGit(t, repo, "add", ".mcp.json")
+	code, out = tryRepo("agentgate-verify-system")
+	if code != 1 || !strings.Contains(out, "unlocked") {
+		t.Fatalf("unlocked server: exit %d, want 1 naming it:\n%s", code, out)
+	}
 }
