@@ -47,17 +47,17 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 				return err
 			}
 		}
-		if rep.Line != nil {
+		if rep.Line != nil || rep.After != nil {
 			out := rep.Line
 			if rep.End == nil {
-				out = append(out, '\n')
+				if rep.Line != nil {
+					out = append(out, '\n')
+				}
+				if rep.After != nil { // in the same write: the reader gets both at once
+					out = append(append(out, rep.After...), '\n')
+				}
 			}
 			if _, err := w.Write(out); err != nil {
-				return err
-			}
-		}
-		if rep.After != nil && rep.End == nil {
-			if _, err := w.Write(append(rep.After, '\n')); err != nil {
 				return err
 			}
 		}

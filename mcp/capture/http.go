@@ -30,6 +30,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 	rm, err := NewRemote(s.r, RemoteOptions{
 		MaxResponseBytes: s.opts.MaxResponseBytes,
 		CheckMembers:     true,
+		Exchange:         &s.exchange,
 		Timeout:          s.timeout,
 		Interactive:      s.opts.Interactive,
 		Prompt:           s.opts.Progress,
@@ -77,6 +78,11 @@ type RemoteOptions struct {
 	// refuses (capture's rule; see members.go), after OnAmbiguous. A
 	// bridge leaves that check to its reader.
 	CheckMembers bool
+	// Exchange, with CheckMembers, records every request body sent and
+	// checks every JSON body and event received (Exchange.Received); a
+	// refused one fails like an ambiguous one, after OnAmbiguous. nil:
+	// answers are not matched with requests.
+	Exchange *Exchange
 	// Timeout bounds each OAuth step; 0 = the server's or auth's default.
 	Timeout time.Duration
 	// Interactive allows a browser login; Prompt (nil: discard) gets its
@@ -131,6 +137,7 @@ func NewRemote(r config.Resolved, o RemoteOptions) (*Remote, error) {
 		headers:     r.Headers,
 		max:         o.MaxResponseBytes,
 		check:       o.CheckMembers,
+		exchange:    o.Exchange,
 		onTooLarge:  o.OnTooLarge,
 		onAmbiguous: o.OnAmbiguous,
 		onEvent:     o.OnEvent,
@@ -237,6 +244,7 @@ type httpTripper struct {
 	headers     map[string]string
 	max         int64
 	check       bool // refuse what checkMembers refuses
+	exchange    *Exchange
 	onTooLarge  func()
 	onAmbiguous func(error) // a reply checkMembers refuses
 	onEvent     func([]byte)
@@ -273,6 +281,13 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if t.check && t.exchange != nil && req.GetBody != nil {
+		if b, err := req.GetBody(); err == nil {
+			data, _ := io.ReadAll(io.LimitReader(b, t.max))
+			b.Close()
+			t.exchange.Sent(data)
+		}
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -295,7 +310,7 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	if stream {
-		resp.Body = &sseChecker{rc: resp.Body, max: t.max, onEvent: t.onEvent, onBad: func(err error) {
+		resp.Body = &sseChecker{rc: resp.Body, max: t.max, onEvent: t.onEvent, exchange: t.exchange, onBad: func(err error) {
 			if !errors.Is(err, errBodyTooLarge) {
 				t.onAmbiguous(err)
 			} else {
@@ -304,9 +319,9 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}}
 		return resp, nil
 	}
-	body, err := checkedBody(resp.Body)
+	body, err := checkedBody(resp.Body, t.exchange)
 	if err != nil {
-		if errors.Is(err, errAmbiguous) {
+		if errors.Is(err, errAmbiguous) || errors.Is(err, ErrBrokenExchange) {
 			t.onAmbiguous(err)
 		}
 		return nil, err

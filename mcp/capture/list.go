@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -119,8 +120,12 @@ func cursorOf(raw jsonRaw) (string, error) {
 	return next, err
 }
 
-// ambiguous is the error for a message checkMembers refuses.
+// ambiguous is the error for a message checkMembers or the exchange
+// refuses.
 func (s *session) ambiguous(err error) *Error {
+	if errors.Is(err, ErrBrokenExchange) {
+		return s.errorf(ErrProtocol, "%v; a client could take either answer, so agentgate cannot verify what the server lists", err)
+	}
 	return s.errorf(ErrProtocol, "%v; agentgate pins only what every client reads the same way", err)
 }
 

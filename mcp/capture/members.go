@@ -57,8 +57,12 @@ var readNames = func() map[string]string {
 // compared after decoding escapes ("tool\u0073" is "tools"). msg should be
 // valid JSON: checkMembers does not report syntax errors (the JSON decoder
 // does), and never panics or loops on invalid input.
-func checkMembers(msg []byte) error {
-	c := memberChecker{b: msg}
+func checkMembers(msg []byte) error { return checkMembersOf(msg, "reply") }
+
+// checkMembersOf is checkMembers with noun naming the message in errors
+// ("the reply", "the request's \"params\" object").
+func checkMembersOf(msg []byte, noun string) error {
+	c := memberChecker{b: msg, noun: noun}
 	return c.run()
 }
 
@@ -74,6 +78,7 @@ type memberFrame struct {
 
 type memberChecker struct {
 	b     []byte
+	noun  string // what errors call the message: "reply", "request"
 	stack []memberFrame
 	depth int
 }
@@ -178,11 +183,11 @@ func (c *memberChecker) member(f *memberFrame, quoted []byte) error {
 		name = []byte(s)
 	}
 	f.key = name
-	where := "the reply"
+	where := "the " + c.noun
 	if n := pathNames[f.path]; n != "" {
-		where = fmt.Sprintf("the reply's %q object", n)
+		where = fmt.Sprintf("the %s's %q object", c.noun, n)
 	} else if f.path == pathOther {
-		where = "an object in the reply"
+		where = "an object in the " + c.noun
 	}
 	if f.set == nil {
 		for _, n := range f.names {
@@ -267,9 +272,12 @@ type sseChecker struct {
 	max     int64
 	onBad   func(error)
 	onEvent func([]byte) // each accepted event's data (a copy); nil: none
-	line    []byte       // the current line so far
-	data    []byte       // the current event's data so far
-	err     error
+	// exchange, when not nil, checks each event's JSON data
+	// (Exchange.Received) after checkMembers.
+	exchange *Exchange
+	line     []byte // the current line so far
+	data     []byte // the current event's data so far
+	err      error
 }
 
 func (s *sseChecker) Read(p []byte) (int, error) {
@@ -337,6 +345,11 @@ func (s *sseChecker) dispatch(data []byte) error {
 	if err := checkMembers(data); err != nil {
 		return err
 	}
+	if s.exchange != nil && json.Valid(data) {
+		if err := s.exchange.Received(data); err != nil {
+			return err
+		}
+	}
 	if s.onEvent != nil {
 		s.onEvent(bytes.Clone(data))
 	}
@@ -346,8 +359,9 @@ func (s *sseChecker) dispatch(data []byte) error {
 func (s *sseChecker) Close() error { return s.rc.Close() }
 
 // checkedBody reads a whole (non-stream) body of at most max bytes, and
-// checks it with checkMembers when it is JSON.
-func checkedBody(rc io.ReadCloser) (io.ReadCloser, error) {
+// checks it with checkMembers and then, when x is not nil, with
+// x.Received, when it is JSON.
+func checkedBody(rc io.ReadCloser, x *Exchange) (io.ReadCloser, error) {
 	defer rc.Close()
 	b, err := io.ReadAll(rc)
 	if err != nil {
@@ -356,6 +370,11 @@ func checkedBody(rc io.ReadCloser) (io.ReadCloser, error) {
 	if json.Valid(b) {
 		if err := checkMembers(b); err != nil {
 			return nil, err
+		}
+		if x != nil {
+			if err := x.Received(b); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil

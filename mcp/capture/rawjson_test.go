@@ -81,3 +81,42 @@ func compact(t *testing.T, b []byte) []byte {
 	}
 	return out.Bytes()
 }
+
+// TestIDKey: one key per value, whatever its spelling.
+func TestIDKey(t *testing.T) {
+	same := [][]string{{`1`, `1.0`, `1e0`, `10e-1`}, {`"1"`, `"\u0031"`}, {`-0`, `0`}}
+	for _, group := range same {
+		k0, _ := IDKey([]byte(group[0]))
+		for _, s := range group[1:] {
+			if k, ok := IDKey([]byte(s)); !ok || k != k0 {
+				t.Errorf("IDKey(%s) = %q, want %q", s, k, k0)
+			}
+		}
+	}
+	if a, _ := IDKey([]byte(`1`)); a == func() string { k, _ := IDKey([]byte(`"1"`)); return k }() {
+		t.Error("the number 1 and the string \"1\" share a key")
+	}
+	for _, s := range []string{`true`, `null`, `{}`, ``} {
+		if _, ok := IDKey([]byte(s)); ok {
+			t.Errorf("IDKey(%s) accepted", s)
+		}
+	}
+}
+
+// FuzzIDKey: IDKey's fast path (plain integers and strings, PlainID) gives
+// the key of the plain one (slowIDKey: encoding/json and math/big).
+func FuzzIDKey(f *testing.F) {
+	for _, s := range []string{`1`, `-0`, `0`, `-17`, `007`, `1.0`, `1e0`, `"a"`, `"\u0061"`, `""`, `"a b"`, `123456789012345678901234567890`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		k, ok := IDKey(b)
+		sk, sok := slowIDKey(b)
+		if k != sk || ok != sok {
+			t.Fatalf("IDKey(%q) = %q, %v; slowIDKey %q, %v", b, k, ok, sk, sok)
+		}
+	})
+}

@@ -37,6 +37,7 @@ type session struct {
 	listed  atomic.Int64 // bytes of every list result so far (lists run at once)
 
 	tr       transport.Interface
+	exchange Exchange // every answer of the server's matched with a request of ours
 	proc     *process // stdio only
 	rt       *Remote  // HTTP only
 	protocol string
@@ -85,6 +86,9 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 		close(pkgDone)
 	}
 	l, err := s.run(tctx, func(state string) { prog.report(r.Name, state, start) })
+	if xerr := s.exchange.Err(); err == nil && xerr != nil {
+		err = s.ambiguous(xerr) // a second answer read after the first was taken
+	}
 	<-pkgDone
 	byPackage := err == nil && pkgErr != nil
 	if byPackage {

@@ -83,10 +83,23 @@ func (s *session) startStdio(ctx context.Context) error {
 	}
 	s.proc = p
 	mr, mw := io.Pipe()
-	p.pump = &pump{src: outR, dst: mw, max: s.opts.MaxResponseBytes}
+	p.pump = &pump{src: outR, dst: mw, max: s.opts.MaxResponseBytes, exchange: &s.exchange}
 	go p.pump.run(func() { s.cancel(s.tooLarge()) }, func(err error) { s.cancel(s.ambiguous(err)) })
-	s.tr = transport.NewIO(mr, p.stdin, nil)
+	s.tr = transport.NewIO(mr, sentTo{p.stdin, &s.exchange}, nil)
 	return nil
+}
+
+// sentTo is the server's stdin as mcp-go writes it, one message per
+// Write: each is recorded in the exchange before it is sent, so that no
+// answer to it can come first.
+type sentTo struct {
+	io.WriteCloser
+	x *Exchange
+}
+
+func (w sentTo) Write(b []byte) (int, error) {
+	w.x.Sent(b)
+	return w.WriteCloser.Write(b)
 }
 
 // startProcess spawns r's command as the root of a tree of its own (see
@@ -226,12 +239,16 @@ func (p *process) shutdown() {
 // than max ends the connection (and calls onTooLarge), a line that is not
 // JSON is counted and dropped, so that mcp-go never buffers an unbounded
 // line and a garbage line can be named in the error, and a message that
-// checkMembers refuses ends the connection (and calls onAmbiguous) before
-// mcp-go reads it.
+// checkMembers or the exchange refuses ends the connection (and calls
+// onAmbiguous) before mcp-go reads it. The lines the server wrote at once
+// (those already in the read buffer) are all checked before the first is
+// passed on: a second answer written with the first fails the capture
+// before mcp-go takes the first.
 type pump struct {
 	src            *os.File
 	dst            *io.PipeWriter
 	max            int64
+	exchange       *Exchange // nil: answers are not matched with requests
 	mu             sync.Mutex
 	bad            int
 	first          string
@@ -244,28 +261,58 @@ func (p *pump) run(onTooLarge func(), onAmbiguous func(error)) {
 	defer p.src.Close()
 	br := bufio.NewReaderSize(p.src, 64<<10)
 	for {
-		line, err := readLine(br, p.max)
+		lines, err := readLines(br, p.max)
 		if errors.Is(err, errLineTooLong) {
 			onTooLarge()
 			return
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if err == nil && json.Valid(t) {
+		for i, line := range lines {
+			complete := err == nil || i < len(lines)-1
+			if t := bytes.TrimSpace(line); len(t) > 0 && complete && json.Valid(t) {
 				if aerr := checkMembers(t); aerr != nil {
 					onAmbiguous(aerr)
 					return
 				}
+				if p.exchange != nil {
+					if xerr := p.exchange.Received(t); xerr != nil {
+						onAmbiguous(xerr)
+						return
+					}
+				}
+			}
+		}
+		for i, line := range lines {
+			t := bytes.TrimSpace(line)
+			if len(t) == 0 {
+				continue
+			}
+			if complete := err == nil || i < len(lines)-1; complete && json.Valid(t) {
 				if _, werr := p.dst.Write(append(t, '\n')); werr != nil {
 					return
 				}
 			} else {
-				p.noteBad(t, err != nil)
+				p.noteBad(t, !complete)
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// readLines reads one line (readLine) and then every line already whole
+// in br's buffer; err is the last line's.
+func readLines(br *bufio.Reader, max int64) ([][]byte, error) {
+	line, err := readLine(br, max)
+	lines := [][]byte{line}
+	for err == nil && br.Buffered() > 0 {
+		if buf, _ := br.Peek(br.Buffered()); bytes.IndexByte(buf, '\n') < 0 {
+			break
+		}
+		line, err = readLine(br, max)
+		lines = append(lines, line)
+	}
+	return lines, err
 }
 
 // maxBadLine bounds what noteBad keeps of a line; the message shows less,

@@ -28,40 +28,43 @@ func (p *proxy) clientLoop(r io.Reader, w io.Writer) {
 	}
 }
 
-// fromClient records a request as pending (by id, with its method) and
-// reports whether to forward the message: a tools/call or prompts/get for
-// a name guard withholds is answered here instead.
+// fromClient reads one message of the client's with guard's one reader,
+// the server's (readMessage), and reports whether to forward it. A
+// message it refuses is answered with a JSON-RPC error instead
+// (refuseClient), and so is a request whose id is already pending (the
+// server's answers could not be told apart) and a call guard does not let
+// through (allowCall). Every other request is recorded as pending (by
+// id, with its method).
 func (p *proxy) fromClient(line []byte) bool {
 	t := bytes.TrimSpace(line)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return true // the server answers what it cannot parse
+	if len(t) == 0 {
+		return false
 	}
-	var rawMethod, id, params []byte
-	ms, _ := capture.ObjectMembers(t) // one scan; the first of each name, as member reads it
-	for _, m := range ms {
-		v := t[m.Start:m.End]
-		switch {
-		case m.Name == "method" && rawMethod == nil:
-			rawMethod = v
-		case m.Name == "id" && id == nil:
-			id = v
-		case m.Name == "params" && params == nil:
-			params = v
+	env, bad := readMessage(t, "request")
+	if bad != nil {
+		p.refuseClient(t, bad)
+		return false
+	}
+	if env.response() {
+		return true // the client's answer to a request of the server's
+	}
+	if env.id == nil {
+		if env.method == "notifications/cancelled" {
+			p.cancelled(member(env.params, "requestId"))
 		}
+		return true // a notification
 	}
-	method, isString := jsonString(rawMethod)
-	if rawMethod == nil || id == nil || (!isString && json.Unmarshal(rawMethod, &method) != nil) {
-		if id == nil && method == "notifications/cancelled" {
-			p.cancelled(member(params, "requestId"))
-		}
-		return true // a notification, or a response to the server
-	}
-	key, ok := idKey(id)
-	if !ok {
-		return true
+	key, _ := capture.IDKey(env.id) // parseEnvelope accepted the id
+	p.mu.Lock()
+	_, dup := p.pending[key]
+	p.mu.Unlock()
+	if dup {
+		p.logf("refused a request of the client's (%s, id %s): a request with this id is still waiting for its answer: not forwarded", visible(env.method), shownRaw(env.id))
+		p.sendError(env.id, codeInvalidRequest, "agentgate guard: a request with this id is still waiting for the answer of server "+quote(p.opts.Server)+"; this one was not forwarded")
+		return false
 	}
 	kind := ""
-	switch method {
+	switch env.method {
 	case "tools/call":
 		kind = kindTool
 	case "prompts/get":
@@ -69,39 +72,85 @@ func (p *proxy) fromClient(line []byte) bool {
 	case "resources/read":
 		kind = kindResource
 	case "initialize":
-		p.noteCapabilities(params)
+		p.noteCapabilities(env.params)
 	}
-	if kind != "" {
-		p.awaitListing(listMethod[kind])
-		key, verb := "name", "called"
-		if kind == kindResource {
-			key, verb = "uri", "read"
+	if kind != "" && !p.allowCall(kind, &env) {
+		return false
+	}
+	p.mu.Lock()
+	p.pending[key] = pending{method: env.method, id: bytes.Clone(env.id)}
+	p.mu.Unlock()
+	return true
+}
+
+// allowCall decides a call of kind (tools/call, prompts/get,
+// resources/read) once the listing on its way, if any, arrived
+// (awaitListing), and reports whether to forward it. A call whose params
+// have no string name (uri for resources/read) cannot be checked, and a
+// call for a name guard refuses (refuseCall) must not run: both are
+// answered here with a JSON-RPC error.
+func (p *proxy) allowCall(kind string, env *envelope) bool {
+	p.awaitListing(listMethod[kind])
+	key, verb := "name", "called"
+	if kind == kindResource {
+		key, verb = "uri", "read"
+	}
+	name, ok := jsonString(member(env.params, key))
+	if !ok {
+		p.logf("%s: refused a call whose params have no %q string: not forwarded", visible(env.method), key)
+		p.sendError(env.id, codeInvalidParams, "agentgate guard: this call to server "+quote(p.opts.Server)+" has no "+key+" string in its params; it was not "+verb)
+		return false
+	}
+	why := p.refuseCall(kind, name)
+	if why == "" {
+		return true
+	}
+	p.logf("%s %s: %s: call refused, not forwarded", kind, shown(name), why)
+	if kind == kindTool && why == driftUnpinned {
+		if hint := p.capabilitiesHint(shown(name)); hint != "" {
+			p.logf("%s", hint)
 		}
-		var name string
-		if raw := member(params, key); raw != nil && json.Unmarshal(raw, &name) == nil {
-			if why := p.refuseCall(kind, name); why != "" {
-				p.logf("%s %s: %s: call refused, not forwarded", kind, shown(name), why)
-				if kind == kindTool && why == driftUnpinned {
-					if hint := p.capabilitiesHint(shown(name)); hint != "" {
-						p.logf("%s", hint)
-					}
-				}
-				p.sendError(id, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
-					" is "+why+"; it was not "+verb+" (review with 'agentgate diff', then 'agentgate lock')")
-				return false
+	}
+	p.sendError(env.id, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
+		" is "+why+"; it was not "+verb+" (review with 'agentgate diff', then 'agentgate lock')")
+	return false
+}
+
+// refuseClient answers a message of the client's that readMessage
+// refused with a JSON-RPC error (-32700 for a line that is not JSON,
+// -32600 otherwise) and logs it. The error carries the request's id when
+// the message has one id member, a string or an exact integer, and a
+// method; otherwise a null id, as JSON-RPC answers a request whose id
+// cannot be read.
+func (p *proxy) refuseClient(t []byte, bad *badMessage) {
+	id, code := []byte("null"), codeInvalidRequest
+	if bad.notJSON {
+		code = codeParse
+	} else if ms, ok := capture.ObjectMembers(t); ok {
+		var ids [][]byte
+		method := false
+		for _, m := range ms {
+			switch m.Name {
+			case "id":
+				ids = append(ids, t[m.Start:m.End])
+			case "method":
+				method = true
+			}
+		}
+		if len(ids) == 1 && method && (ids[0][0] == '"' || exactInteger(ids[0])) {
+			if _, ok := capture.IDKey(ids[0]); ok {
+				id = ids[0]
 			}
 		}
 	}
-	p.mu.Lock()
-	p.pending[key] = pending{method: method, id: bytes.Clone(id)}
-	p.mu.Unlock()
-	return true
+	p.logf("refused a message of the client's: %s: not forwarded, answered with an error", visible(bad.detail))
+	p.sendError(id, code, "agentgate guard refused this message to server "+quote(p.opts.Server)+": "+bad.public+"; it was not forwarded")
 }
 
 // cancelled marks the pending request the client cancelled (its raw id):
 // drain and awaitListing no longer wait for its answer.
 func (p *proxy) cancelled(id []byte) {
-	key, ok := idKey(id)
+	key, ok := capture.IDKey(id)
 	if !ok {
 		return
 	}
@@ -140,11 +189,13 @@ func (p *proxy) awaitListing(method string) {
 
 // refuseCall says why a call for name (a tool or prompt; a resource's
 // uri for resources/read) is refused, or "" to forward it: the name is
-// not pinned, or the last listing that showed it differed from its pin.
-// A uri no listing withheld is forwarded even when it is not pinned (a
-// template's uris are not listed). With Warn, or nothing pinned, or a
-// version 1 lockfile for prompts and resources, or a lockfile that does
-// not pin resources, every call is forwarded.
+// not pinned; or the server's current listing (guard's own, ownList,
+// when no listing since the last change decides it: knows) withheld it,
+// does not show it (tools and prompts), or could not be had. A uri no
+// listing withheld is forwarded even when it is not pinned (a template's
+// uris are not listed). With Warn, or nothing pinned, or a version 1
+// lockfile for prompts and resources, or a lockfile that does not pin
+// resources, every call is forwarded.
 func (p *proxy) refuseCall(kind, name string) string {
 	pins := p.opts.Pins
 	if pins == nil || (kind != kindTool && !pins.v2()) || (kind == kindResource && pins.Resources == nil) {
@@ -160,14 +211,22 @@ func (p *proxy) refuseCall(kind, name string) string {
 		pinned = true // refused only when a listing withheld it
 	}
 	why := ""
-	p.mu.Lock()
 	switch {
 	case !pinned:
 		why = driftUnpinned
-	case p.withheld[kind][name]:
-		why = "withheld: its definition differs from agentgate.lock"
+	case !p.knows(kind, name) && !p.ownList(kind):
+		why = "unchecked: guard could not get the server's current listing to compare it with agentgate.lock"
 	}
-	p.mu.Unlock()
+	if why == "" {
+		p.mu.Lock()
+		switch {
+		case p.withheld[kind][name]:
+			why = "withheld: its definition differs from agentgate.lock"
+		case kind != kindResource && !p.seen[kind][name]:
+			why = "not in the server's current listing, so its definition is unknown"
+		}
+		p.mu.Unlock()
+	}
 	if why != "" && p.mode == Warn {
 		p.logf("%s %s: %s: call forwarded (--on-drift warn)", kind, shown(name), why)
 		return ""

@@ -179,27 +179,23 @@ func TestBigResultStreams(t *testing.T) {
 	const size = 50 << 20
 	head := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`
 	tail := `"}]}}` + "\n"
-	outR, outW := io.Pipe()
-	inR, inW := io.Pipe()
-	go io.Copy(io.Discard, inR)
-	started := make(chan struct{})
-	up := Upstream{Out: outR, In: inW, Wait: func() error { return nil }}
-	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, loadTools(t)), TempDir: t.TempDir()}, up)
-	go func() {
-		<-started
-		outW.Write([]byte(head))
+	raws := loadTools(t)
+	up := pipeUpstream(raws, func(method string, id []byte, w io.Writer) {
+		if method != "tools/call" {
+			return
+		}
+		w.Write([]byte(head))
 		chunk := bytes.Repeat([]byte("y"), 1<<16)
 		for n := 0; n < size; n += len(chunk) {
-			outW.Write(chunk)
+			w.Write(chunk)
 		}
-		outW.Write([]byte(tail))
-		outW.Close()
-	}()
+		w.Write([]byte(tail))
+	})
+	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, raws), TempDir: t.TempDir()}, up)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
-	close(started)
 	// Read the answer in pieces, checking it without keeping it.
 	br := bufio.NewReaderSize(c.out, 64<<10)
 	got, err := br.Peek(len(head))

@@ -34,18 +34,22 @@
 //   - Warn: everything is forwarded; each difference is logged.
 //
 // A tools/call for a name the lockfile does not pin is refused in the
-// Withhold and Block modes even when no listing showed it.
+// Withhold and Block modes even when no listing showed it. A call for a
+// pinned name that no listing since the last list_changed showed is
+// decided by a listing guard sends the server itself (own.go).
 //
 // # What is refused
 //
 // A message from the server that is not JSON, is JSON that repeats a
 // member name (or has two names differing only in case where clients read
-// them differently: capture.CheckMembers), is not a JSON-RPC 2.0 message
+// them differently: capture.CheckMembersOf), is not a JSON-RPC 2.0 message
 // MCP allows (parseEnvelope), or is a response to no request of the
 // client's, is not forwarded: a parser on the client's side might read
 // something guard did not check. When the refused message is a response
 // whose id names a pending request, the client gets a JSON-RPC error for
-// it instead, so it does not wait for an answer that will not come.
+// it instead, so it does not wait for an answer that will not come. The
+// client's messages are read by the same reader (readMessage); one it
+// refuses is answered with a JSON-RPC error and never reaches the server.
 //
 // Everything else (requests and notifications either way, responses to
 // every other method, progress, cancellation, sampling, elicitation)
@@ -55,9 +59,10 @@
 //
 // Messages are read line by line. A line is held in memory only up to
 // Options.SpillBytes; a longer one is written to a temporary file as it
-// comes, then mapped read-only (internal/sys/mmap: unix and Windows) and
-// checked and copied to the client from the mapping once it is complete
-// and valid, so a 50 MB tool result is never held whole in guard's heap.
+// comes, then copied into private memory outside the heap (internal/sys/mmap.Copy:
+// unix and Windows) and checked and copied to the client from that copy,
+// never from the file, which a same-user server could rewrite after the
+// check; so a 50 MB tool result is never held whole in guard's heap.
 // A list result the server repeats is not checked again (memo.go). A list or initialize result, which must
 // be compared and perhaps rewritten, is read into memory, up to
 // Options.MaxListingBytes; a longer one is refused.
@@ -151,6 +156,7 @@ var ErrServerExited = errors.New("the server exited")
 // ErrServerExited and up.Wait's error.
 func Run(ctx context.Context, opts Options, client io.Reader, clientOut io.Writer, up Upstream) error {
 	p := newProxy(opts, clientOut)
+	p.upIn = up.In
 	clientDone := make(chan struct{})
 	serverDone := make(chan error, 1)
 	go func() {
@@ -234,6 +240,17 @@ type pending struct {
 	// it: an answer may still come (and is forwarded), but nobody waits
 	// for it.
 	cancelled bool
+	// own is set for a listing guard sent itself (own.go): its answer is
+	// checked and recorded, never forwarded.
+	own *ownListing
+}
+
+// what names the request in the log.
+func (pr pending) what() string {
+	if pr.own != nil {
+		return pr.method + " (guard's own, before a call)"
+	}
+	return pr.method
 }
 
 // proxy is the state of one session.
@@ -245,9 +262,14 @@ type proxy struct {
 	out   *bufio.Writer // over w
 	w     io.Writer
 
-	mu         sync.Mutex
-	pending    map[string]pending
-	withheld   map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
+	mu       sync.Mutex
+	pending  map[string]pending
+	withheld map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
+	// seen holds, by kind, the names (uris) a listing showed since the
+	// session started or the server last said the list changed, and
+	// current the kinds listed since then (own.go).
+	seen       map[string]map[string]bool
+	current    map[string]bool
 	clientGone bool
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
@@ -261,6 +283,11 @@ type proxy struct {
 	// The server loop's own: memos of listings, the verdict cache, and
 	// plain, which turns both off (the plain path the fast one is tested
 	// against; memo.go).
+	// The client loop's own: the server's input, where guard's own
+	// listings are written, and their count (own.go).
+	upIn   io.Writer
+	ownSeq int
+
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict
@@ -288,7 +315,8 @@ func newProxy(opts Options, out io.Writer) *proxy {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	return &proxy{opts: opts, mode: opts.Mode, out: bufio.NewWriterSize(out, 64<<10), w: out,
-		pending: map[string]pending{}, withheld: map[string]map[string]bool{}}
+		pending: map[string]pending{}, withheld: map[string]map[string]bool{},
+		seen: map[string]map[string]bool{}, current: map[string]bool{}}
 }
 
 // send writes one message (without its newline) to the client. A message
@@ -345,8 +373,12 @@ func (p *proxy) failPending(why string) {
 	p.mu.Lock()
 	ids := make([][]byte, 0, len(p.pending))
 	for k, pr := range p.pending {
-		ids = append(ids, pr.id)
 		delete(p.pending, k)
+		if pr.own != nil {
+			pr.own.answer(false, nil)
+			continue
+		}
+		ids = append(ids, pr.id)
 	}
 	p.mu.Unlock()
 	for _, id := range ids {
@@ -356,6 +388,8 @@ func (p *proxy) failPending(why string) {
 
 // JSON-RPC error codes guard answers with.
 const (
-	codeInvalidParams = -32602 // a call for a name not in agentgate.lock
-	codeInternal      = -32603 // a refused reply, a blocked listing, a server that exited
+	codeParse          = -32700 // a line of the client's that is not JSON
+	codeInvalidRequest = -32600 // a message of the client's guard refuses
+	codeInvalidParams  = -32602 // a call for a name not in agentgate.lock
+	codeInternal       = -32603 // a refused reply, a blocked listing, a server that exited
 )

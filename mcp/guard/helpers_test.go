@@ -202,3 +202,38 @@ func toolsOf(t testing.TB, resp string) []string {
 	}
 	return out
 }
+
+// pipeUpstream is a server on pipes: it answers every tools/list with the
+// tools raws (as guard's own listing before a call asks), hands every
+// other request's method and raw id to answer, which writes what it
+// likes to w (nil: nothing is answered), and ends its output when its
+// input ends.
+func pipeUpstream(raws []json.RawMessage, answer func(method string, id []byte, w io.Writer)) Upstream {
+	outR, outW := io.Pipe()
+	inR, inW := io.Pipe()
+	go func() {
+		defer outW.Close()
+		br := bufio.NewReader(inR)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				io.Copy(io.Discard, inR)
+				return
+			}
+			var m struct {
+				ID     json.RawMessage
+				Method string
+			}
+			if json.Unmarshal(line, &m) != nil || m.ID == nil {
+				continue
+			}
+			if m.Method == "tools/list" {
+				tools, _ := json.Marshal(raws)
+				outW.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"tools":` + string(tools) + "}}\n"))
+			} else if answer != nil {
+				answer(m.Method, m.ID, outW)
+			}
+		}
+	}()
+	return Upstream{Out: outR, In: inW, Wait: func() error { return nil }}
+}

@@ -3,10 +3,14 @@ package guard
 // memo.go: the fast path for listings the server repeats, and the verdict
 // cache for definitions it repeats.
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/agentgate/agentgate/mcp/capture"
+)
 
 // A memo is one list result that guard checked in full (json.Valid,
-// capture.CheckMembers, parseEnvelope, the array split and the comparison
+// capture.CheckMembersOf, parseEnvelope, the array split and the comparison
 // of every element with the pins), kept with the outcome. A later message
 // of the server's that is byte for byte the same except for the value of
 // its id, when the new value is a plain integer or a plain ASCII string
@@ -36,44 +40,14 @@ type memo struct {
 const (
 	memoCount    = 4
 	memoBytes    = 32 << 20
-	maxMemoIDLen = 64
+	maxMemoIDLen = capture.MaxPlainID
 	cacheBytes   = 32 << 20
 )
 
 // memoID reports whether b is an id value the fast path accepts in place
-// of a memo's: an integer (an optional minus and decimal digits, no
-// leading zero) or a string of printable ASCII without quote or
-// backslash, at most maxMemoIDLen bytes. Each is one JSON token that
-// idKey reads without escapes.
-func memoID(b []byte) bool {
-	if len(b) == 0 || len(b) > maxMemoIDLen {
-		return false
-	}
-	if b[0] == '"' {
-		if len(b) < 2 || b[len(b)-1] != '"' {
-			return false
-		}
-		for _, c := range b[1 : len(b)-1] {
-			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
-	d := b
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || (d[0] == '0' && len(d) > 1) {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
+// of a memo's: a plain id (capture.PlainID), at most maxMemoIDLen bytes:
+// one JSON token that idKey reads without escapes.
+func memoID(b []byte) bool { return capture.PlainID(b) }
 
 // recall returns the memo t repeats, with t's envelope (the memo's, its
 // offsets moved by the difference in length of the ids), or nil.

@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math/big"
-	"strings"
 
 	"github.com/agentgate/agentgate/mcp/capture"
 )
@@ -26,14 +24,46 @@ type envelope struct {
 // response reports whether the message is a response (result or error).
 func (e *envelope) response() bool { return !e.hasMethod }
 
+// badMessage is why readMessage refused a message: public for the other
+// side (no text of the message's), detail for the log.
+type badMessage struct {
+	notJSON        bool
+	public, detail string
+}
+
+// readMessage is guard's one reader of a JSON-RPC message, the server's
+// and the client's alike (noun names it in errors: "reply", "request"):
+// msg (without its newline) must be JSON (json.Valid), must not repeat a
+// member name or break capture's case rule (capture.CheckMembersOf), and
+// must be one JSON-RPC 2.0 message as MCP allows it (parseEnvelope). A
+// message it refuses is never forwarded.
+func readMessage(msg []byte, noun string) (envelope, *badMessage) {
+	if !json.Valid(msg) {
+		return envelope{}, &badMessage{notJSON: true, public: "it is not JSON", detail: "not JSON"}
+	}
+	if err := capture.CheckMembersOf(msg, noun); err != nil {
+		return envelope{}, &badMessage{public: "it repeats a member name", detail: err.Error()}
+	}
+	env, err := parseEnvelope(msg)
+	if err != nil {
+		return env, &badMessage{public: "it is not a valid JSON-RPC message", detail: "not a valid JSON-RPC message: " + err.Error()}
+	}
+	return env, nil
+}
+
 // parseEnvelope reads the envelope of msg, a JSON value that json.Valid
-// accepted and capture.CheckMembers did not refuse. It fails when msg is
+// accepted and capture.CheckMembersOf did not refuse. It fails when msg is
 // not one JSON-RPC 2.0 message as MCP allows it: an object (batches are
 // refused) with "jsonrpc": "2.0"; a request or notification has a string
-// method, an id (when present) that is a string or a number, and neither
-// result nor error; a response has an id (null only with an error) and
-// exactly one of a result object and an error object whose code is an
-// integer and whose message is a string.
+// method, params (when present) that are an object (or null, which some
+// clients send for none), an id (when present)
+// that is a string or an integer of at most 2^53-1 in magnitude (MCP
+// forbids null; a fraction, an exponent or a larger integer is a number
+// that JavaScript and Python clients and servers read as different
+// values, so guard could not tell which request an answer is for), and
+// neither result nor error; a response has an id (null only with an
+// error) and exactly one of a result object and an error object whose
+// code is an integer and whose message is a string.
 func parseEnvelope(msg []byte) (envelope, error) {
 	var e envelope
 	ms, ok := capture.ObjectMembers(msg)
@@ -81,6 +111,12 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		if e.id != nil && !validID {
 			return e, errors.New("its id is neither a string nor a number")
 		}
+		if e.id != nil && idKind != '"' && !exactInteger(e.id) {
+			return e, errors.New("its id is a number but not an integer of at most 2^53-1 in magnitude")
+		}
+		if e.params != nil && e.params[0] != '{' && string(e.params) != "null" {
+			return e, errors.New("its params are not an object")
+		}
 		return e, nil
 	}
 	switch {
@@ -107,6 +143,27 @@ func parseEnvelope(msg []byte) (envelope, error) {
 	return e, nil
 }
 
+// exactInteger reports whether the JSON number n is an integer written
+// without fraction or exponent whose magnitude is at most 2^53-1, the
+// integers every JSON reader (float64 included) reads as the same value.
+func exactInteger(n []byte) bool {
+	d := n
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 16 {
+		return false
+	}
+	v := int64(0)
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v <= 1<<53-1
+}
+
 // jsonString decodes the JSON string v: directly when it is plain
 // printable ASCII (memoID), else with encoding/json. ok is false when v
 // is not a string.
@@ -118,38 +175,6 @@ func jsonString(v []byte) (s string, ok bool) {
 		return string(v[1 : len(v)-1]), true
 	}
 	return s, json.Unmarshal(v, &s) == nil
-}
-
-// idKey is the key of a request id, the same for every spelling of one
-// value: a string by its decoded text, a number by its exact value
-// ("1", "1.0" and "1e0" are one key). ok is false for any other value.
-func idKey(raw []byte) (key string, ok bool) {
-	if len(raw) == 0 {
-		return "", false
-	}
-	if memoID(raw) && string(raw) != "-0" { // no escape, no fraction: the key is the text (FuzzIDKey)
-		if raw[0] == '"' {
-			return "s" + string(raw[1:len(raw)-1]), true
-		}
-		return "n" + string(raw), true
-	}
-	return slowIDKey(raw)
-}
-
-// slowIDKey is idKey for every id, decoded by encoding/json and math/big.
-func slowIDKey(raw []byte) (key string, ok bool) {
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return "s" + s, true
-	}
-	r, ok := new(big.Rat).SetString(string(raw))
-	if !ok || strings.ContainsAny(string(raw), " \t") {
-		return "", false
-	}
-	return "n" + r.RatString(), true
 }
 
 // member returns the raw value of the member name in the JSON object obj,

@@ -56,10 +56,10 @@ func TestOtherMethodsPassUntouched(t *testing.T) {
 func TestCancelledNotAwaited(t *testing.T) {
 	defer func(d time.Duration) { DrainTimeout = d }(DrainTimeout)
 	DrainTimeout = time.Hour
-	srvOutR, srvOutW := io.Pipe()
-	srvInR, srvInW := io.Pipe()
-	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, loadTools(t))}, Upstream{Out: srvOutR, In: srvInW, Wait: func() error { return nil }})
-	go func() { io.Copy(io.Discard, srvInR); srvOutW.Close() }() // the server ends when its stdin closes
+	raws := loadTools(t)
+	// The server answers tools/list (guard lists before the call), not the
+	// call, and ends when its stdin closes.
+	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, raws)}, pipeUpstream(raws, nil))
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
 	c.in.Close()

@@ -32,9 +32,9 @@ func (p *proxy) serverLoop(r io.Reader) error {
 // nextLine reads one line of the server's and handles it. A line of at
 // most SpillBytes is handled where it lies in lr's buffer (fromServer
 // gets it with its newline just past its end: send writes both at once);
-// a longer one is written to a temporary file as it comes, then mapped
-// (mmap) read-only and handled from there, so that it never sits whole in
-// the heap. A line longer than MaxMessageBytes is read to its end and
+// a longer one is written to a temporary file as it comes, then copied
+// into private memory outside the heap and handled from there
+// (fromSpill), so that it never sits whole in the heap. A line longer than MaxMessageBytes is read to its end and
 // refused, and so is a line the stream ends in (the server exited
 // mid-message). The error is the read error (io.EOF at the end).
 func (p *proxy) nextLine(lr *lineReader) error {
@@ -96,17 +96,23 @@ func (p *proxy) nextLine(lr *lineReader) error {
 	}
 }
 
-// fromSpill handles a message held in the file f (size bytes): mapped
-// where the OS can, else read back into memory.
+// fromSpill handles a message held in the file f (size bytes), from a
+// private copy of it taken before any check: outside the heap where the
+// OS can (mmap.Copy), else read into the heap. Never from the file
+// itself: the server runs as the same user and can open the file
+// (through /proc/PID/fd, or by its name) and rewrite it after guard
+// checked it, and a view of the file (mmap.Map) would show the client
+// the rewritten bytes (TestSpillRewrittenAfterCheck).
 func (p *proxy) fromSpill(f *os.File, size int64) error {
-	if m := mmap.Map(f, size); m != nil {
+	if m := mmap.Copy(f, size); m != nil {
 		defer mmap.Unmap(m)
 		p.fromServer(m)
 		return nil
 	}
 	b := make([]byte, size)
-	if _, err := f.ReadAt(b, 0); err != nil {
-		return fmt.Errorf("read back a long message: %w", err)
+	if n, err := f.ReadAt(b, 0); int64(n) != size {
+		p.logf("refused a long message: reading it back from its temporary file gave %d of %d bytes (%v): not forwarded", n, size, err)
+		return nil
 	}
 	p.fromServer(b)
 	return nil

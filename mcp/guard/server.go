@@ -5,7 +5,6 @@ package guard
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/agentgate/agentgate/lock"
@@ -21,17 +20,13 @@ func (p *proxy) fromServer(line []byte) {
 	}
 	m, env := p.recall(t) // a repeated listing: checked before (memo.go)
 	if m == nil {
-		if !json.Valid(t) {
-			p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
-			return
-		}
-		if err := capture.CheckMembers(t); err != nil {
-			p.refuse(t, "it repeats a member name", err.Error())
-			return
-		}
-		var err error
-		if env, err = parseEnvelope(t); err != nil {
-			p.refuse(t, "it is not a valid JSON-RPC message", "not a valid JSON-RPC message: "+err.Error())
+		var bad *badMessage
+		if env, bad = readMessage(t, "reply"); bad != nil {
+			if bad.notJSON {
+				p.logf("refused a line that is not JSON (%d bytes): not forwarded", len(t))
+			} else {
+				p.refuse(t, bad.public, bad.detail)
+			}
 			return
 		}
 	}
@@ -61,10 +56,13 @@ func (p *proxy) fromServer(line []byte) {
 // of the client's), or a response to no pending request (refused).
 func (p *proxy) responseTo(env *envelope) (pending, bool) {
 	if !env.response() || string(env.id) == "null" {
+		if kind, ok := listChanged[env.method]; ok && env.id == nil {
+			p.forget(kind)
+		}
 		p.sendRaw(env)
 		return pending{}, false
 	}
-	key, _ := idKey(env.id)
+	key, _ := capture.IDKey(env.id)
 	p.mu.Lock()
 	pr, ok := p.pending[key]
 	delete(p.pending, key)
@@ -80,8 +78,8 @@ func (p *proxy) sendRaw(env *envelope) { p.send(env.raw) }
 
 // refuse drops a message that failed a check: public says why to the
 // client (no text of the server's), detail to the log. When the message
-// is a response (one "id" member) to a pending request, the client gets
-// a JSON-RPC error for that request instead.
+// is a response (one "id" member) to a pending request, that request is
+// answered instead (refusePending).
 func (p *proxy) refuse(msg []byte, public, detail string) {
 	var id []byte
 	n := 0
@@ -95,7 +93,7 @@ func (p *proxy) refuse(msg []byte, public, detail string) {
 	}
 	var pr pending
 	found := false
-	if key, ok := idKey(id); ok && n == 1 && member(msg, "method") == nil {
+	if key, ok := capture.IDKey(id); ok && n == 1 && member(msg, "method") == nil {
 		p.mu.Lock()
 		pr, found = p.pending[key]
 		delete(p.pending, key)
@@ -103,6 +101,18 @@ func (p *proxy) refuse(msg []byte, public, detail string) {
 	}
 	if !found {
 		p.logf("refused a message: %s: not forwarded", visible(detail))
+		return
+	}
+	p.refusePending(pr, public, detail)
+}
+
+// refusePending answers the request pr, whose response failed a check,
+// with a JSON-RPC error (for a listing of guard's own: the call waiting
+// for it learns it failed), and logs why.
+func (p *proxy) refusePending(pr pending, public, detail string) {
+	if pr.own != nil {
+		p.logf("refused the response to %s (id %s): %s", pr.what(), shownRaw(pr.id), visible(detail))
+		pr.own.answer(false, nil)
 		return
 	}
 	p.logf("refused the response to %s (id %s): %s: answered with an error", pr.method, shownRaw(pr.id), visible(detail))
@@ -114,11 +124,25 @@ func (p *proxy) refuse(msg []byte, public, detail string) {
 // the memo t repeats (recall), whose outcome is reused.
 func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key string) {
 	if env.error != nil {
+		if pr.own != nil {
+			p.logf("%s: the server answered with an error", pr.what())
+			pr.own.answer(false, nil)
+			return
+		}
 		p.send(t)
 		return
 	}
+	if pr.own != nil {
+		// guard's own listing: the verdicts are recorded, nothing is sent;
+		// the call waiting for it gets the page's cursor.
+		defer func() { pr.own.answer(true, bytes.Clone(member(env.result, "nextCursor"))) }()
+	}
+	send := p.send
+	if pr.own != nil {
+		send = func([]byte) {}
+	}
 	if int64(len(t)) > p.opts.MaxListingBytes {
-		p.refuse(t, "the listing is larger than agentgate allows", fmt.Sprintf("a %s page larger than max-listing-bytes (%d)", pr.method, p.opts.MaxListingBytes))
+		p.refusePending(pr, "the listing is larger than agentgate allows", fmt.Sprintf("a %s page larger than max-listing-bytes (%d)", pr.method, p.opts.MaxListingBytes))
 		return
 	}
 	var elems [][]byte // nil when recalled, until needed (elementsOf)
@@ -133,16 +157,16 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		arr, at, ok := arrayMember(env.result, key)
 		arrAt, arrLen = at, len(arr)
 		if !ok {
-			p.refuse(t, "its result has no "+key+" array", "its result has no "+key+" array")
+			p.refusePending(pr, "its result has no "+key+" array", "its result has no "+key+" array")
 			return
 		}
 		raws, ok := capture.ArrayElements(arr)
 		if !ok {
-			p.refuse(t, "its "+key+" array does not parse", "its "+key+" array does not parse")
+			p.refusePending(pr, "its "+key+" array does not parse", "its "+key+" array does not parse")
 			return
 		}
 		if len(raws) > p.opts.MaxTools {
-			p.refuse(t, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
+			p.refusePending(pr, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
 			return
 		}
 		elems = make([][]byte, len(raws))
@@ -159,7 +183,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		if kind == kindResource && pins != nil && pins.v2() {
 			p.unpinnedResources()
 		}
-		p.send(t)
+		send(t)
 		return
 	}
 	bad := 0
@@ -169,15 +193,21 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		}
 	}
 	p.mu.Lock()
-	w := p.withheld[kind]
+	w, seen := p.withheld[kind], p.seen[kind]
 	if w == nil {
 		w = map[string]bool{}
 		p.withheld[kind] = w
 	}
+	if seen == nil {
+		seen = map[string]bool{}
+		p.seen[kind] = seen
+	}
+	p.current[kind] = true
 	for _, v := range verdicts {
 		if v.name == "" {
 			continue
 		}
+		seen[v.name] = true
 		if v.drift == "" {
 			delete(w, v.name)
 		} else {
@@ -186,8 +216,8 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	}
 	p.mu.Unlock()
 	if bad == 0 {
-		p.logf("%s: %d %s(s) match agentgate.lock: forwarded", pr.method, n, kind)
-		p.send(t)
+		p.logf("%s: %d %s(s) match agentgate.lock: %s", pr.what(), n, kind, map[bool]string{false: "forwarded", true: "recorded"}[pr.own != nil])
+		send(t)
 		return
 	}
 	action := map[Mode]string{Withhold: "withheld", Block: "listing blocked", Warn: "forwarded (--on-drift warn)"}[p.mode]
@@ -208,11 +238,17 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	}
 	switch p.mode {
 	case Warn:
-		p.send(t)
+		send(t)
 	case Block:
+		if pr.own != nil {
+			return
+		}
 		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
 			pr.method, quote(p.opts.Server), bad, n, kind))
 	default:
+		if pr.own != nil {
+			return
+		}
 		if recalled {
 			elems = m.elementsOf(env)
 		}
@@ -234,7 +270,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		out = append(out, ']')
 		out = append(out, t[start+arrLen:]...)
 		out = append(out, '\n')
-		p.send(out[:len(out)-1]) // with its newline past its end: one write
+		send(out[:len(out)-1]) // with its newline past its end: one write
 	}
 }
 

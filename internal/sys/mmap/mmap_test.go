@@ -81,3 +81,48 @@ func TestMapRefuses(t *testing.T) {
 	}
 	Unmap(nil)
 }
+
+// TestCopyIsPrivate: Copy returns the file's bytes, and a write to the
+// file afterwards (through another descriptor, as another process would
+// make it) leaves the copy as it was, where a view (Map) shows the write.
+// A file shorter than size gives nil.
+func TestCopyIsPrivate(t *testing.T) {
+	if !mapsHere() {
+		t.Skip("no mmap on " + runtime.GOOS)
+	}
+	data := bytes.Repeat([]byte("checked "), 3<<17) // 3 MiB
+	path := filepath.Join(t.TempDir(), "spill")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := Copy(f, int64(len(data)))
+	if c == nil || !bytes.Equal(c, data) {
+		t.Fatalf("Copy gave %d bytes, differing from the file's %d", len(c), len(data))
+	}
+	defer Unmap(c)
+	view := Map(f, int64(len(data)))
+	defer Unmap(view)
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt([]byte("REWRITTEN"), int64(len(data)-100)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if !bytes.Equal(c, data) {
+		t.Error("a write to the file changed the copy")
+	}
+	if runtime.GOOS != "windows" && bytes.Equal(view, data) {
+		t.Error("the view does not show the write: this test no longer tells a copy from a view")
+	}
+	if b := Copy(f, int64(len(data))+1); b != nil {
+		Unmap(b)
+		t.Error("Copy of more bytes than the file holds did not give nil")
+	}
+}

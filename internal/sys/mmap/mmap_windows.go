@@ -3,6 +3,7 @@
 package mmap
 
 import (
+	"io"
 	"os"
 	"syscall"
 	"unsafe"
@@ -36,4 +37,31 @@ func Unmap(b []byte) {
 	if len(b) > 0 {
 		syscall.UnmapViewOfFile(uintptr(unsafe.Pointer(&b[0])))
 	}
+}
+
+// Copy returns a private copy of the first size bytes of f, in memory
+// outside Go's heap (a view of a mapping backed by the paging file, not
+// by f), read with f.ReadAt; nil when it cannot (the mapping fails, or
+// the file holds fewer than size bytes). No write to the file, by this
+// process or another, changes the copy once Copy returned: unlike a view
+// of the file (Map). Release it with Unmap.
+func Copy(f *os.File, size int64) []byte {
+	if size <= 0 || size != int64(int(size)) {
+		return nil
+	}
+	h, err := syscall.CreateFileMapping(syscall.InvalidHandle, nil, syscall.PAGE_READWRITE, uint32(uint64(size)>>32), uint32(size), nil)
+	if err != nil {
+		return nil
+	}
+	defer syscall.CloseHandle(h)
+	addr, err := syscall.MapViewOfFile(h, syscall.FILE_MAP_WRITE, 0, 0, uintptr(size))
+	if err != nil || addr == 0 {
+		return nil
+	}
+	b := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), int(size))
+	if n, err := f.ReadAt(b, 0); n != len(b) || (err != nil && err != io.EOF) {
+		Unmap(b)
+		return nil
+	}
+	return b
 }

@@ -24,5 +24,8 @@ var LoadTools = demo.LoadTools
 
 // The misbehaviours (demo.Misbehave*).
 const (
-	MisbehaveCrashList = demo.MisbehaveCrashList
+	MisbehaveCrashList   = demo.MisbehaveCrashList
+	MisbehaveAnswerTwice = demo.MisbehaveAnswerTwice
+	MisbehaveUnsolicited = demo.MisbehaveUnsolicited
+	MisbehaveWrongID     = demo.MisbehaveWrongID
 )
