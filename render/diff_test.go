@@ -274,7 +274,7 @@ func BenchmarkDiffAndSummary10k(b *testing.B) {
 		"filesystem": {"tool_08000_new": {Name: "tool_08000_new", Description: &desc, InputSchema: []byte(`{"type":"object"}`)}},
 	}
 	for b.Loop() {
-		if Summary(d, live, false) == "" || UnifiedDiff(x, y, "a", "b", false) == "" {
+		if Summary(d, live, nil, false) == "" || UnifiedDiff(x, y, "a", "b", false) == "" {
 			b.Fatal("empty output")
 		}
 	}

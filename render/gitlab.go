@@ -29,7 +29,9 @@ type codeQualityLines struct {
 // GitLabCodeQuality renders r as a GitLab Code Quality report: a JSON array
 // (empty when in sync) with one issue per finding of r.Findings, in that
 // order. check_name is the rule ID (Rules), description the escaped message,
-// severity "critical" for hidden-characters and "major" otherwise,
+// severity the highest triage label's ("critical" for high, "major" for
+// medium, "minor" for low) when the finding has labels, else "critical"
+// for hidden-characters and "major" otherwise,
 // fingerprint the same SHA-256 as SARIF's, and location the client config
 // line defining the server, or the lockfile line when the server is no
 // longer configured. The JSON is indented by two spaces and ends with a
@@ -45,6 +47,9 @@ func GitLabCodeQuality(r *Review) []byte {
 		sev := "major"
 		if f.Rule == "hidden-characters" {
 			sev = "critical"
+		}
+		if _, _, s, ok := labelLevel(f.Labels); ok {
+			sev = s
 		}
 		issues = append(issues, codeQualityIssue{
 			Type: "issue", CheckName: f.Rule, Description: f.Message, Categories: []string{"Security"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/triage"
 )
 
 // MarkdownLimit is the most bytes Markdown returns: GitHub refuses a pull
@@ -72,7 +73,7 @@ func Markdown(r *Review) string {
 	var details strings.Builder
 	for _, d := range r.Diff.Servers {
 		if len(d.Tools) > 0 || d.Instructions != nil || len(d.Entries) > 0 || d.Package != nil {
-			writeServerDetails(&details, d, r.Live[d.Name])
+			writeServerDetails(&details, d, r.Live[d.Name], r.Labels[d.Name])
 		}
 	}
 	var diff string
@@ -106,18 +107,19 @@ func serverChange(d lock.ServerDiff) string {
 	return changeCounts(d)
 }
 
-func writeServerDetails(w *strings.Builder, d lock.ServerDiff, live map[string]lock.ToolDef) {
+func writeServerDetails(w *strings.Builder, d lock.ServerDiff, live map[string]lock.ToolDef, fs []triage.Finding) {
 	fmt.Fprintf(w, "<details><summary>server %s: %s</summary>\n\n", mdEscape(quoted(d.Name)), mdEscape(serverChange(d)))
 	for _, t := range d.Tools {
 		name := mdEscape(quoted(t.Name))
+		ls := findingLabels(fs, triage.KindTool, t.Name)
 		switch t.Change {
 		case lock.Added:
-			fmt.Fprintf(w, "- **added** tool %s\n", name)
+			fmt.Fprintf(w, "- **added** tool %s%s\n", name, mdLabels(ls))
 		case lock.Removed:
 			fmt.Fprintf(w, "- **removed** tool %s\n", name)
 			continue
 		default:
-			fmt.Fprintf(w, "- **changed** tool %s (%s)\n", name, mdEscape(strings.Join(t.Fields, ", ")))
+			fmt.Fprintf(w, "- **changed** tool %s (%s)%s\n", name, mdEscape(strings.Join(t.Fields, ", ")), mdLabels(ls))
 			if len(t.Members) > 0 {
 				w.WriteString("\n  changed members:\n\n" + indent(fenced("text", plainText(func(paint func(c, s string), _ *strings.Builder) {
 					writeMembers(paint, "", t.Members)
@@ -154,7 +156,7 @@ func writeServerDetails(w *strings.Builder, d lock.ServerDiff, live map[string]l
 		w.WriteString("- **instructions, prompts and resources**\n\n" + indent(fenced("text", plainText(func(paint func(c, s string), b *strings.Builder) {
 			rest := d
 			rest.Package = nil // shown above
-			writeServerV2(paint, b, rest)
+			writeServerV2(paint, b, rest, fs)
 		})), "  "))
 	}
 	w.WriteString("\n</details>\n\n")
@@ -235,4 +237,22 @@ func plainText(write func(paint func(c, s string), b *strings.Builder)) string {
 	var b strings.Builder
 	write(func(_, s string) { b.WriteString(s); b.WriteByte('\n') }, &b)
 	return b.String()
+}
+
+// mdLabels is an item's labels for its Markdown line: " — **high**:
+// `new-instruction` (evidence), ..." with each label's evidence escaped;
+// "" for none.
+func mdLabels(ls []triage.Label) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range ls {
+		p := "**" + l.Severity.String() + "** " + mdCode(l.ID)
+		if l.Severity >= triage.Medium {
+			p += " (" + mdEscape(l.Evidence) + ")"
+		}
+		parts = append(parts, p)
+	}
+	return " — " + strings.Join(parts, ", ")
 }

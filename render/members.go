@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/triage"
 )
 
 // MaxInline is the longest value (as canonical JSON text) that a member
@@ -126,8 +127,8 @@ func words(s string) []string {
 }
 
 // writeServerV2 writes a server's changed package, instructions and
-// entries.
-func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDiff) {
+// entries, with their labels among fs (see Summary).
+func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDiff, fs []triage.Finding) {
 	for i, line := range PackageLines(s.Package) {
 		if i == 0 {
 			paint(ansiYel, "  ~ "+line)
@@ -136,14 +137,16 @@ func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDif
 		}
 	}
 	if in := s.Instructions; in != nil {
+		ls := findingLabels(fs, triage.KindInstructions, "")
 		switch {
 		case in.OldHash == nil:
-			paint(ansiGreen, "  + instructions")
+			paint(ansiGreen, "  + instructions"+labelList(ls))
 		case in.NewHash == nil:
 			paint(ansiRed, "  - instructions")
 		default:
-			paint(ansiYel, "  ~ instructions")
+			paint(ansiYel, "  ~ instructions"+labelList(ls))
 		}
+		writeEvidence(paint, ls)
 		switch {
 		case in.Old != nil && in.New != nil:
 			paint(ansiYel, "      word diff: "+safetext.VisibleLine(WordDiff(*in.Old, *in.New)))
@@ -163,13 +166,17 @@ func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDif
 	}
 	for _, e := range s.Entries {
 		what := e.Kind + " " + safetext.VisibleLine(e.Name)
+		ls := findingLabels(fs, e.Kind, e.Name)
 		switch e.Change {
 		case lock.Added:
-			paint(ansiGreen, "  + "+what)
+			paint(ansiGreen, "  + "+what+labelList(ls))
 		case lock.Removed:
 			paint(ansiRed, "  - "+what)
 		default:
-			paint(ansiYel, "  ~ "+what)
+			paint(ansiYel, "  ~ "+what+labelList(ls))
+		}
+		writeEvidence(paint, ls)
+		if e.Change == lock.Changed {
 			writeMembers(paint, "      ", e.Members)
 		}
 	}

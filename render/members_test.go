@@ -34,7 +34,7 @@ func TestSummaryMembers(t *testing.T) {
 		Instructions: &lock.InstructionsDiff{Old: ptr("Be careful."), New: ptr("Be careful. Call export_all."), OldHash: ptr("a"), NewHash: ptr("b")},
 		Entries:      []lock.EntryDiff{{Kind: lock.KindPrompt, Name: "p", Change: lock.Added}},
 	}}}
-	out := Summary(d, nil, false)
+	out := Summary(d, nil, nil, false)
 	for _, w := range []string{
 		`~ server "s": 1 tool changed, instructions changed, 1 prompt differ`,
 		"annotations.destructiveHint: true -> false",

@@ -98,7 +98,7 @@ func TestReviewPackage(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", s, md)
 		}
 	}
-	sum := Summary(d, nil, false)
+	sum := Summary(d, nil, nil, false)
 	if want := "~ server \"memory\": package changed\n  ~ package: 1.4.2 -> 1.5.0\n      integrity: sha512-A -> sha512-B\n"; sum != want {
 		t.Errorf("Summary:\n%s\nwant\n%s", sum, want)
 	}

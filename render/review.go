@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/triage"
 )
 
 // Review is one comparison of a live surface with a lockfile, with what the
@@ -24,6 +25,7 @@ type Review struct {
 	Servers     []ServerStatus                     // every server configured or locked, by name
 	Diff        lock.Diff                          // lockfile -> live
 	Live        map[string]map[string]lock.ToolDef // server -> tool name -> live definition
+	Labels      map[string][]triage.Finding        // server -> triage labels of what differs (triage.Diff); nil for none
 	UnifiedDiff string                             // the lockfile's unified diff, without colour; "" when equal
 	Result      string                             // "in-sync", "drift", "invalid" or "unverified"
 	Errors      []string                           // why the run stopped before comparing (message, then "hint: " lines); agentgate's text
@@ -102,11 +104,14 @@ var fieldRules = map[string]string{
 // Message is made visible (hidden characters escaped) and may hold
 // newlines.
 type Finding struct {
-	Rule     string // a Rules ID
-	Server   string // as sent; escape before display
-	Tool     string // "" for a server-level finding
-	Entry    string // version 2: "prompt NAME", "resource template NAME", "resource URI", "instructions" or "package"; "" otherwise
-	Message  string // made visible; may hold newlines
+	Rule    string // a Rules ID
+	Server  string // as sent; escape before display
+	Tool    string // "" for a server-level finding
+	Entry   string // version 2: "prompt NAME", "resource template NAME", "resource URI", "instructions" or "package"; "" otherwise
+	Message string // made visible; may hold newlines
+	// Labels are the triage labels of the item the finding is about
+	// (high first; the message ends with their evidence); nil for none.
+	Labels   []triage.Label
 	File     string // client config, "" when unknown
 	Line     int    // line in File, 0 when unknown
 	LockLine int    // line in the lockfile (1 when nothing closer)
@@ -133,6 +138,12 @@ func (r *Review) Findings() []Finding {
 		at := func(rule, tool, msg string) Finding {
 			return Finding{Rule: rule, Server: s.Name, Tool: tool, Message: msg, File: s.File, Line: s.Line,
 				LockLine: r.lockLine(s.Name, tool)}
+		}
+		fs := r.Labels[s.Name]
+		labelled := func(f Finding, kind, name string) Finding {
+			f.Labels = findingLabels(fs, kind, name)
+			f.Message += labelText(f.Labels)
+			return f
 		}
 		name := quoted(s.Name)
 		if s.Status == "unverified" {
@@ -164,7 +175,7 @@ func (r *Review) Findings() []Finding {
 				if live {
 					msg += "\n" + describe(def, true, true)
 				}
-				out = append(out, at("tool-added", t.Name, msg))
+				out = append(out, labelled(at("tool-added", t.Name, msg), triage.KindTool, t.Name))
 			case lock.Removed:
 				out = append(out, at("tool-removed", t.Name, fmt.Sprintf("server %s no longer lists tool %s", name, tool)))
 				continue
@@ -172,7 +183,7 @@ func (r *Review) Findings() []Finding {
 				for _, f := range t.Fields {
 					if f == "definition" {
 						for _, m := range memberFindings(t) {
-							out = append(out, at(m.rule, t.Name, fmt.Sprintf("server %s tool %s: %s", name, tool, m.msg)))
+							out = append(out, labelled(at(m.rule, t.Name, fmt.Sprintf("server %s tool %s: %s", name, tool, m.msg)), triage.KindTool, t.Name))
 						}
 						continue
 					}
@@ -186,7 +197,7 @@ func (r *Review) Findings() []Finding {
 							msg += "; now\n" + text
 						}
 					}
-					out = append(out, at(rule, t.Name, msg))
+					out = append(out, labelled(at(rule, t.Name, msg), triage.KindTool, t.Name))
 				}
 			}
 			if live {
@@ -216,7 +227,7 @@ func (r *Review) Findings() []Finding {
 			if in.New != nil {
 				msg += "; now\n" + shown(*in.New)
 			}
-			out = append(out, at("instructions-changed", "", msg))
+			out = append(out, labelled(at("instructions-changed", "", msg), triage.KindInstructions, ""))
 			if in.New != nil {
 				if k := safetext.Suspicious(*in.New); len(k) > 0 {
 					f := at("hidden-characters", "", "server "+name+": instructions contain "+strings.Join(k, ", "))
@@ -234,7 +245,7 @@ func (r *Review) Findings() []Finding {
 			for _, m := range e.Members {
 				msg += "\n" + memberLine(m)
 			}
-			f := at(rule, "", msg)
+			f := labelled(at(rule, "", msg), e.Kind, e.Name)
 			f.Entry = e.Kind + " " + e.Name
 			out = append(out, f)
 		}
@@ -414,4 +425,40 @@ func (r *Review) Title() string {
 		title = title[:cutAt] + "…"
 	}
 	return title
+}
+
+// labelText is the lines a finding's message ends with for its labels:
+// "\nlabels: high new-instruction, low wording-only" and one line of
+// evidence per high or medium label.
+func labelText(ls []triage.Label) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	var ids []string
+	for _, l := range ls {
+		ids = append(ids, l.Severity.String()+" "+l.ID)
+	}
+	out := "\nlabels: " + strings.Join(ids, ", ")
+	for _, l := range ls {
+		if l.Severity >= triage.Medium {
+			out += "\n" + l.Severity.String() + " " + l.ID + ": " + l.Evidence
+		}
+	}
+	return out
+}
+
+// labelLevel is the SARIF level, GitHub security-severity and GitLab
+// severity of the highest of ls: high "error", "9.0", "critical"; medium
+// "warning", "6.0", "major"; low "note", "3.0", "minor". ok is false when
+// ls is empty (the rule's own level then).
+func labelLevel(ls []triage.Label) (level, security, gitlab string, ok bool) {
+	switch triage.Highest(ls) {
+	case triage.High:
+		return "error", "9.0", "critical", true
+	case triage.Medium:
+		return "warning", "6.0", "major", true
+	case triage.Low:
+		return "note", "3.0", "minor", true
+	}
+	return "", "", "", false
 }

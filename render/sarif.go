@@ -75,7 +75,7 @@ type sarifResult struct {
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]string `json:"properties"`
+	Properties          map[string]any    `json:"properties"`
 }
 
 type sarifLocation struct {
@@ -104,7 +104,11 @@ type sarifRegion struct {
 // the lockfile line of the server or tool, both relative to %SRCROOT% (the
 // repository root). Messages carry the escaped text (Visible); the
 // partialFingerprints "agentgate/v1" value is the SHA-256 of rule, server
-// and tool, so an alert stays one alert across runs.
+// and tool, so an alert stays one alert across runs. A finding with triage
+// labels takes its level from the highest label (high "error", medium
+// "warning", low "note"), and carries the label ids as the result's
+// properties.tags and that label's security-severity (9.0, 6.0, 3.0) in
+// its properties.
 // invocations[0].executionSuccessful is false only when r.Result is
 // "invalid"; r.Errors are its toolExecutionNotifications. The JSON is
 // indented by two spaces and ends with a newline; '<', '>' and '&' are
@@ -137,15 +141,25 @@ func SARIF(r *Review) []byte {
 			locs = append(locs, sarifLoc(f.File, f.Line))
 		}
 		locs = append(locs, sarifLoc(r.Lockfile, f.LockLine))
-		props := map[string]string{"server": safetext.VisibleLine(f.Server)}
+		props := map[string]any{"server": safetext.VisibleLine(f.Server)}
 		if f.Tool != "" {
 			props["tool"] = safetext.VisibleLine(f.Tool)
 		}
 		if f.Entry != "" {
 			props["entry"] = safetext.VisibleLine(f.Entry)
 		}
+		level := Rules[ruleIndex[f.Rule]].Level
+		if l, sev, _, ok := labelLevel(f.Labels); ok {
+			level = l
+			props["security-severity"] = sev
+			var tags []string
+			for _, lb := range f.Labels {
+				tags = append(tags, lb.ID)
+			}
+			props["tags"] = tags
+		}
 		run.Results = append(run.Results, sarifResult{
-			RuleID: f.Rule, RuleIndex: ruleIndex[f.Rule], Level: Rules[ruleIndex[f.Rule]].Level,
+			RuleID: f.Rule, RuleIndex: ruleIndex[f.Rule], Level: level,
 			Message:             sarifText{f.Message},
 			Locations:           locs,
 			PartialFingerprints: map[string]string{"agentgate/v1": fingerprint(f)},

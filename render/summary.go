@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/triage"
 )
 
 // MaxShown is the most bytes of one description (as sent) or one
@@ -34,7 +35,13 @@ const MaxShown = 2000
 // and a line starting "      ! warning:" when the name, description or
 // schema holds characters Suspicious reports. Names and text go through
 // Visible/VisibleLine. ANSI colour only when color is true.
-func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, color bool) string {
+//
+// labels (server -> triage.Diff's findings; nil for none) puts each
+// item's triage labels at the end of its line, high first
+// ("  ~ tool add (description)  [high: sensitive-path; low: new-parameter]"),
+// and the evidence of each high and medium label on a line below it
+// ("      ! high sensitive-path: description: “~/.ssh”").
+func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, labels map[string][]triage.Finding, color bool) string {
 	if d.Empty() {
 		return ""
 	}
@@ -56,23 +63,28 @@ func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, color bool) s
 		default:
 			paint(ansiBold+ansiYel, fmt.Sprintf("~ %s: %s", name, changeCounts(s)))
 		}
+		fs := labels[s.Name]
 		for _, t := range s.Tools {
 			tname := "tool " + safetext.VisibleLine(t.Name)
+			ls := findingLabels(fs, triage.KindTool, t.Name)
 			switch t.Change {
 			case lock.Added:
-				paint(ansiGreen, "  + "+tname)
+				paint(ansiGreen, "  + "+tname+labelList(ls))
 			case lock.Removed:
 				paint(ansiRed, "  - "+tname)
 				continue
 			default:
-				paint(ansiYel, "  ~ "+tname+" ("+strings.Join(t.Fields, ", ")+")")
+				paint(ansiYel, "  ~ "+tname+" ("+strings.Join(t.Fields, ", ")+")"+labelList(ls))
+			}
+			writeEvidence(paint, ls)
+			if t.Change == lock.Changed {
 				writeMembers(paint, "      ", t.Members)
 			}
 			if def, ok := live[s.Name][t.Name]; ok && (t.Change == lock.Added || slices.ContainsFunc(t.Fields, func(f string) bool { return f != "definition" })) {
 				writeDetails(&w, def, paint)
 			}
 		}
-		writeServerV2(paint, &w, s)
+		writeServerV2(paint, &w, s, fs)
 	}
 	return w.String()
 }
@@ -184,4 +196,50 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// findingLabels is the labels of one item among a server's findings.
+func findingLabels(fs []triage.Finding, kind, name string) []triage.Label {
+	for _, f := range fs {
+		if f.Kind == kind && f.Name == name {
+			return f.Labels
+		}
+	}
+	return nil
+}
+
+// labelList is the labels' ids by severity, for the end of an item's
+// line: "  [high: new-instruction, sensitive-path; low: wording-only]";
+// "" for none.
+func labelList(ls []triage.Label) string {
+	if len(ls) == 0 {
+		return ""
+	}
+	var parts []string
+	for i := 0; i < len(ls); {
+		sev := ls[i].Severity
+		var ids []string
+		for ; i < len(ls) && ls[i].Severity == sev; i++ {
+			if !slices.Contains(ids, ls[i].ID) {
+				ids = append(ids, ls[i].ID)
+			}
+		}
+		parts = append(parts, sev.String()+": "+strings.Join(ids, ", "))
+	}
+	return "  [" + strings.Join(parts, "; ") + "]"
+}
+
+// writeEvidence writes one line per high or medium label: its severity,
+// id and evidence (escaped by triage).
+func writeEvidence(paint func(c, s string), ls []triage.Label) {
+	for _, l := range ls {
+		if l.Severity < triage.Medium {
+			continue
+		}
+		c := ansiYel
+		if l.Severity == triage.High {
+			c = ansiBold + ansiRed
+		}
+		paint(c, "      ! "+l.Severity.String()+" "+l.ID+": "+l.Evidence)
+	}
 }

@@ -67,10 +67,10 @@ func hostileDiff() (lock.Diff, map[string]map[string]lock.ToolDef) {
 
 func TestSummaryGolden(t *testing.T) {
 	d, live := hostileDiff()
-	out := Summary(d, live, false)
+	out := Summary(d, live, nil, false)
 	golden(t, "summary.golden", out)
 	testenv.AssertSafe(t, "Summary", out)
-	colored := Summary(d, live, true)
+	colored := Summary(d, live, nil, true)
 	golden(t, "summary-color.golden", colored)
 	if !strings.Contains(colored, ansiRed) || strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(colored,
 		ansiReset, ""), ansiBold, ""), ansiRed, ""), ansiGreen, ""), ansiYel, ""), ansiCyan, ""), "", "") != out {
@@ -80,8 +80,8 @@ func TestSummaryGolden(t *testing.T) {
 
 func TestSummaryWithoutLiveDefinitions(t *testing.T) {
 	d, _ := hostileDiff()
-	golden(t, "summary-nolive.golden", Summary(d, nil, false))
-	if got := Summary(lock.Diff{}, nil, false); got != "" {
+	golden(t, "summary-nolive.golden", Summary(d, nil, nil, false))
+	if got := Summary(lock.Diff{}, nil, nil, false); got != "" {
 		t.Errorf("Summary of an empty diff = %q, want \"\"", got)
 	}
 }
@@ -115,7 +115,7 @@ func TestRenderedOutputIsSafe(t *testing.T) {
 			s:   def(s, &s, string(schema)),
 			"x": def("x", &s, s), // schema not even JSON
 		}}
-		testenv.AssertSafe(t, "Summary", Summary(d, live, false))
+		testenv.AssertSafe(t, "Summary", Summary(d, live, nil, false))
 		testenv.AssertSafe(t, "UnifiedDiff", UnifiedDiff([]byte("a\n"+s), []byte(s+"\nb"), s, s, false))
 		text, _, _ := PrettyJSON(schema)
 		testenv.AssertSafe(t, "PrettyJSON", text)

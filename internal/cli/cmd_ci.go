@@ -15,13 +15,14 @@ import (
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/triage"
 )
 
 func init() {
 	register(&command{
 		name:    "ci",
 		summary: "the read-only CI gate: committed lockfile vs live surface, every server reported",
-		usage: `Usage: agentgate ci [--format text|json|sarif|markdown|gitlab] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate ci [--format text|json|sarif|markdown|gitlab] [--lockfile PATH] [--trusted-ref REV] [--fail-on SEVERITY] [--timeout D] [--concurrency N]
 
 CI is the read-only gate for continuous integration. It needs a git
 repository and a committed, valid agentgate.lock. It fails when the
@@ -48,6 +49,11 @@ code scanning, --format markdown a report for a pull request comment,
 When GITHUB_STEP_SUMMARY is set, ci appends the Markdown report to the
 file it names, whatever the format.
 
+With --fail-on SEVERITY, drift exits 1 only when a triage label of at
+least that severity (high, medium, low) is found on what changed
+(docs/TRIAGE.md); other drift is reported and exits 0. Without it, any
+drift exits 1.
+
 Exit codes: 0 in sync, 1 drift or uncommitted lockfile change (also when
 some other server could not be verified), 2 no lockfile, damaged lockfile,
 unknown lockfile version, invalid flags or configs, 3 a server could not
@@ -58,19 +64,22 @@ Examples:
   agentgate ci --format json > agentgate-report.json
   agentgate ci --format sarif > agentgate.sarif
   agentgate ci --sarif agentgate.sarif   # text in the log, SARIF for upload
-  agentgate ci --trusted-ref origin/main`,
+  agentgate ci --trusted-ref origin/main
+  agentgate ci --fail-on high`,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("format", "text", "output `format`: text, json (docs/ci-report.md), sarif, markdown or gitlab (docs/review-formats.md)")
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
 			fs.String("sarif", "", "also write the SARIF report to `file` (whatever --format is)")
+			fs.String("fail-on", "", "exit 1 on drift only when a triage label of at least `severity` (high, medium or low) is found (docs/TRIAGE.md); default: any drift")
 			captureFlags(fs)
 		},
 		run: runCI,
 	})
 }
 
-// CIReportVersion is the reportVersion of `agentgate ci --format json`.
-const CIReportVersion = 1
+// CIReportVersion is the reportVersion of `agentgate ci --format json`:
+// 2 since every server carries its triage findings.
+const CIReportVersion = 2
 
 // ciReport is the JSON report, docs/ci-report.md.
 type ciReport struct {
@@ -99,6 +108,35 @@ type ciServer struct {
 	// Package is the change of the package the server runs (version 2
 	// lockfiles only, and only when it differs).
 	Package *ciPackage `json:"package,omitempty"`
+	// Findings are the triage labels of every item that differs
+	// (docs/TRIAGE.md); [] when none differs.
+	Findings []ciFinding `json:"findings"`
+}
+
+// ciFinding is one item that differs, with its triage labels.
+type ciFinding struct {
+	Kind   string    `json:"kind"` // tool, prompt, instructions, resource template
+	Name   string    `json:"name"` // "" for instructions
+	Change string    `json:"change"`
+	Labels []ciLabel `json:"labels"`
+}
+
+type ciLabel struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"` // high, medium, low
+	Evidence string `json:"evidence"`
+}
+
+func ciFindings(fs []triage.Finding) []ciFinding {
+	out := []ciFinding{}
+	for _, f := range fs {
+		cf := ciFinding{Kind: f.Kind, Name: f.Name, Change: f.Change, Labels: []ciLabel{}}
+		for _, l := range f.Labels {
+			cf.Labels = append(cf.Labels, ciLabel{ID: l.ID, Severity: l.Severity.String(), Evidence: l.Evidence})
+		}
+		out = append(out, cf)
+	}
+	return out
 }
 
 // ciPackage is a change of a server's pinned package: the locked and the
@@ -140,6 +178,11 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate ci -h' for usage")
+	}
+	if f := flagValue[string](fs, "fail-on"); f != "" {
+		if _, ok := triage.ParseSeverity(f); !ok {
+			return invalid(fmt.Errorf("--fail-on %q: want high, medium or low", f))
+		}
 	}
 	rep := &ciReport{ReportVersion: CIReportVersion, Lockfile: lock.FileName, Servers: []ciServer{}, Errors: []ciError{}}
 	out := e.stdout
@@ -247,7 +290,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 	}
 	tw.Flush()
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
 		label := "HEAD"
 		if rep.LockfileUncommitted {
 			label = "working tree"
@@ -259,6 +302,16 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 	}
 	hint := "if the change is expected, run 'agentgate lock' locally, review the diff and commit " + ws.lockRel
 	verdict := c.verdict(ws.lockRel, hint)
+	if sev, ok := triage.ParseSeverity(flagValue[string](fs, "fail-on")); ok && exitCode(verdict) == ExitDrift && !failsOn(c.labels, sev) {
+		// Drift with no label of the chosen severity: reported, not failed.
+		if len(c.cap.failures) > 0 {
+			verdict = &ExitError{Code: failureCode(c.cap.failures),
+				Err: fmt.Errorf("%s could not be verified: %s; the drift has no %s label (--fail-on)", plural(len(c.cap.failures), "server"), c.failedNames(), sev)}
+		} else if !rep.LockfileUncommitted {
+			fmt.Fprintf(out, "agentgate: ci ok: the live surface differs from %s, with no label of severity %s or higher (--fail-on %s)\n", ws.lockRel, sev, sev)
+			verdict = nil
+		}
+	}
 	if rep.LockfileUncommitted && exitCode(verdict) != ExitDrift {
 		msg := ws.lockRel + " has uncommitted changes"
 		if verdict != nil {
@@ -302,7 +355,7 @@ func ciServers(ws *workspace, c *comparison) []ciServer {
 	var out []ciServer
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		s := ciServer{Name: name, Status: "in-sync", File: files[name], Line: lines[name],
-			Tools: ciTools{Added: []string{}, Removed: []string{}, Changed: []ciToolChange{}}}
+			Tools: ciTools{Added: []string{}, Removed: []string{}, Changed: []ciToolChange{}}, Findings: ciFindings(c.labels[name])}
 		if srv, ok := c.live.Servers[name]; ok {
 			s.Tools.Count = len(srv.Tools)
 		} else if srv, ok := prevServer(c.old, name); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/triage"
 )
 
 func init() {
@@ -62,6 +63,9 @@ type comparison struct {
 	data []byte         // lock.Format(live)
 	diff lock.Diff      // old -> live
 	cap  *live
+	// labels are the triage labels of what diff reports, per server, with
+	// agentgate.toml's overrides (labelDiff).
+	labels map[string][]triage.Finding
 }
 
 // drifted reports whether a verified server differs.
@@ -102,7 +106,9 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 		}
 	}
 	lf := lock.NewVersion(version, mergeEntries(ws.project.Servers, l.servers, old), st, old)
-	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: lock.Compare(old, lf), cap: l}, nil
+	d := lock.Compare(old, lf)
+	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: d, cap: l,
+		labels: labelDiff(ws.project.Settings, d, old, lf, l.defs)}, nil
 }
 
 // mergeEntries is the lockfile's servers after a capture: for each
@@ -220,7 +226,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	reportDiffServers(e.rep, ws, c)
 	color := e.useColor(out)
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
 		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.data,
 			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}

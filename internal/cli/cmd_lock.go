@@ -15,6 +15,7 @@ import (
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
+	"github.com/agentgate/agentgate/triage"
 )
 
 func init() {
@@ -194,6 +195,18 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if msg := formatChange(prev, lf, ws.lockRel); msg != "" {
 		fmt.Fprintln(e.stdout, msg)
 	}
+	// A server pinned for the first time (every server of a first lock)
+	// is not blind trust: its high labels are printed.
+	var added lock.Diff
+	var names []string
+	for _, sd := range lock.Compare(prev, lf).Servers {
+		if sd.Change == lock.Added {
+			added.Servers = append(added.Servers, sd)
+			names = append(names, sd.Name)
+		}
+	}
+	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.defs), names, triage.High,
+		"agentgate: high triage labels on what this lock pins for the first time (docs/TRIAGE.md):")
 	return nil
 }
 

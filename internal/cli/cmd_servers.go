@@ -48,7 +48,7 @@ Examples:
 
 // serversReport is the --format json output (docs/config.md#agentgate-servers).
 type serversReport struct {
-	ReportVersion int             `json:"reportVersion"` // ReportVersion
+	ReportVersion int             `json:"reportVersion"` // ServersReportVersion
 	Files         []string        `json:"files"`
 	Servers       []serverEntry   `json:"servers"`
 	Errors        []serversRepErr `json:"errors"`
@@ -102,7 +102,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	p, loadErr := config.Inspect(root)
-	rep := serversReport{ReportVersion: ReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []serversRepErr{}}
+	rep := serversReport{ReportVersion: ServersReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []serversRepErr{}}
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)

@@ -11,13 +11,14 @@ import (
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/triage"
 )
 
 func init() {
 	register(&command{
 		name:    "verify",
 		summary: "check the lockfile offline: format, integrity, and that it locks every configured server",
-		usage: `Usage: agentgate verify [--lockfile PATH] [--no-config] [--format text|json]
+		usage: `Usage: agentgate verify [--lockfile PATH] [--no-config] [--labels] [--format text|json]
 
 Verify checks agentgate.lock without starting any server and without any
 secret: the file must parse strictly (lockfileVersion 1, the exact format
@@ -40,16 +41,24 @@ yet"), and each command no package can be attributed to; agentgate.toml
 require-pinned-packages = true makes those exit 1 (docs/config.md,
 "Packages"; docs/spec/lockfile-v2.md, "Packages").
 
+--labels also lists, offline, the triage labels of medium or high
+severity on every definition the lockfile pins, as a first lock would
+label them (docs/TRIAGE.md), with agentgate.toml's [servers.NAME.labels];
+a version 1 lockfile keeps only names and hashes, so only names are
+labelled (lookalike-name). Labels do not change the exit code.
+
 Exit codes: 0 ok, 1 the lockfile does not lock exactly the configured
 servers, or a package differs from its pin (or an unpinned package under
 require-pinned-packages), 2 missing or damaged lockfile or invalid configs.
 
 Examples:
   agentgate verify
-  agentgate verify --lockfile ../other/agentgate.lock --no-config`,
+  agentgate verify --lockfile ../other/agentgate.lock --no-config
+  agentgate verify --labels`,
 		flags: func(fs *flag.FlagSet) {
 			fs.String("lockfile", "", "lockfile `path` (default: agentgate.toml's lockfile, else agentgate.lock at the repository root)")
 			fs.Bool("no-config", false, "only check the lockfile itself, not that it matches the client configs")
+			fs.Bool("labels", false, "also list the medium and high triage labels of every pinned definition (docs/TRIAGE.md)")
 			jsonFormatFlag(fs)
 		},
 		run: runVerify,
@@ -116,6 +125,17 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		line += ", matches configs"
 	}
 	fmt.Fprintln(e.stdout, line)
+	if flagValue[bool](fs, "labels") {
+		var st config.Settings
+		if p != nil {
+			st = p.Settings
+		}
+		d := lock.Compare(nil, lf)
+		if !printFindings(e.stdout, labelDiff(st, d, nil, lf, nil), slices.Sorted(maps.Keys(lf.Servers)), triage.Medium,
+			ws.lockRel+": triage labels of the pinned definitions (docs/TRIAGE.md):") {
+			fmt.Fprintf(e.stdout, "%s: no medium or high triage labels\n", ws.lockRel)
+		}
+	}
 	return nil
 }
 

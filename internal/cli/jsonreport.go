@@ -14,8 +14,12 @@ import (
 )
 
 // ReportVersion is the reportVersion of the --format json documents of
-// diff, verify, lock, hook, pin, wrap and servers.
-const ReportVersion = 1
+// diff, verify, lock, hook, pin, wrap and unwrap: 2 since diff's and
+// hook's servers carry their triage findings.
+const ReportVersion = 2
+
+// ServersReportVersion is the reportVersion of servers --format json.
+const ServersReportVersion = 1
 
 // jsonReportCommands are the commands whose --format json run() handles:
 // it discards their text output and prints one cmdReport instead.
@@ -48,6 +52,9 @@ type reportServer struct {
 	Added   []string `json:"toolsAdded"`
 	Removed []string `json:"toolsRemoved"`
 	Changed []string `json:"toolsChanged"`
+	// Findings: diff, hook: the triage labels of what differs, as in ci's
+	// report; [] otherwise.
+	Findings []ciFinding `json:"findings"`
 }
 
 // reportEdit is one config file pin or wrap edits (or would, --dry-run).
@@ -80,6 +87,9 @@ func (r *cmdReport) addServer(s reportServer) {
 		return
 	}
 	s.Added, s.Removed, s.Changed = nonNil(s.Added), nonNil(s.Removed), nonNil(s.Changed)
+	if s.Findings == nil {
+		s.Findings = []ciFinding{}
+	}
 	r.Servers = append(r.Servers, s)
 }
 
@@ -123,7 +133,7 @@ func reportDiffServers(r *cmdReport, ws *workspace, c *comparison) {
 		return
 	}
 	for _, s := range ciServers(ws, c) {
-		rs := reportServer{Name: s.Name, Status: s.Status, Detail: s.Change, Tools: s.Tools.Count, Added: s.Tools.Added, Removed: s.Tools.Removed}
+		rs := reportServer{Name: s.Name, Status: s.Status, Detail: s.Change, Tools: s.Tools.Count, Added: s.Tools.Added, Removed: s.Tools.Removed, Findings: s.Findings}
 		for _, ch := range s.Tools.Changed {
 			rs.Changed = append(rs.Changed, ch.Name)
 		}

@@ -62,7 +62,7 @@ func TestReviewFormatsV2(t *testing.T) {
 	}
 	md, _ := r.mustRun(ExitDrift, "diff", "--format", "markdown")
 	// member changes sit in fenced blocks: literal, not entity-escaped
-	for _, want := range []string{"  annotations.destructiveHint: true -> false\n", "~ prompt summarize\n"} {
+	for _, want := range []string{"  annotations.destructiveHint: true -> false\n", "~ prompt summarize  [low: wording-only]\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}

@@ -4,7 +4,11 @@
 // keeps its templates, and Resolve expands them at connect time.
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/agentgate/agentgate/triage"
+)
 
 // Transport is how agentgate reaches a server.
 type Transport string
@@ -174,6 +178,9 @@ type ServerSettings struct {
 	// Resources locks the server's static resources (resources/list) in a
 	// version 2 lockfile.
 	Resources bool
+	// Labels are [servers.NAME.labels]: triage labels raised, lowered or
+	// silenced on this server (see docs/config.md#labels); nil when absent.
+	Labels []triage.Override
 	// IgnoreMembers are member paths of tool, prompt and template
 	// definitions ("_meta", "icons", "annotations.title") whose changes
 	// are not drift (see docs/spec/lockfile-v2.md).

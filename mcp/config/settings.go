@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentgate/agentgate/triage"
 )
 
 // SettingsFile is the name of agentgate's own config file at the root.
@@ -213,7 +215,7 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 		if _, err := p.table(e, f); err != nil {
 			return err
 		}
-		if err := p.known(e, f+".", "exclude", "timeout", "max-listing-bytes", "max-tools", "cross-origin-redirects", "resources", "ignore-members", "oauth", "client-capabilities"); err != nil {
+		if err := p.known(e, f+".", "exclude", "timeout", "max-listing-bytes", "max-tools", "cross-origin-redirects", "resources", "ignore-members", "oauth", "client-capabilities", "labels"); err != nil {
 			return err
 		}
 		var ss ServerSettings
@@ -252,6 +254,9 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 						`name members of a definition as agentgate diff shows them, e.g. ignore-members = ["_meta", "icons", "annotations.title"] ("name" cannot be ignored)`)
 				}
 			}
+		}
+		if ss.Labels, err = p.labels(e.get("labels"), f+".labels"); err != nil {
+			return err
 		}
 		if ss.OAuth, err = p.oauth(e.get("oauth"), f+".oauth"); err != nil {
 			return err
@@ -474,4 +479,66 @@ func (p *parser) oauth(n *node, f string) (*OAuth, *Error) {
 		return nil, p.errAt(n.pos, "", f+".client-id", "client-secret-env needs client-id", `add the pre-registered client's id: client-id = "..."`)
 	}
 	return o, nil
+}
+
+// labels reads [servers.NAME.labels]: label id = "high" | "medium" |
+// "low" | "off" for every item of the server, and under
+// [servers.NAME.labels.tools.ITEM] the same for one tool, prompt or
+// resource template. nil when absent.
+func (p *parser) labels(n *node, field string) ([]triage.Override, *Error) {
+	if n == nil {
+		return nil, nil
+	}
+	if _, err := p.table(n, field); err != nil {
+		return nil, err
+	}
+	if err := p.known(n, field+".", append([]string{"tools"}, triage.IDs...)...); err != nil {
+		return nil, err
+	}
+	var out []triage.Override
+	one := func(item string, k string, at pos, v *node, f string) *Error {
+		if !slices.Contains(triage.IDs, k) {
+			return p.errAt(at, "", f, fmt.Sprintf("unknown label %q", k), "labels are: "+strings.Join(triage.IDs, ", ")+" (see docs/TRIAGE.md)")
+		}
+		hint := `for example: ` + k + ` = "low" (or "high", "medium", "off" to silence it)`
+		if v.kind != kStr {
+			e := p.typeErr(v, "", f, "a string")
+			e.Hint = hint
+			return e
+		}
+		o := triage.Override{Item: item, Label: k}
+		if v.str != "off" {
+			sev, ok := triage.ParseSeverity(v.str)
+			if !ok {
+				return p.errAt(v.pos, "", f, fmt.Sprintf("unknown severity %q", v.str), hint)
+			}
+			o.Severity = sev
+		}
+		out = append(out, o)
+		return nil
+	}
+	for i, k := range n.keys {
+		v, f := n.vals[i], field+"."+k
+		if k != "tools" {
+			if err := one("", k, n.keyPos[i], v, f); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if _, err := p.table(v, f); err != nil {
+			return nil, err
+		}
+		for j, item := range v.keys {
+			t, tf := v.vals[j], f+"."+item
+			if _, err := p.table(t, tf); err != nil {
+				return nil, err
+			}
+			for l, lk := range t.keys {
+				if err := one(item, lk, t.keyPos[l], t.vals[l], tf+"."+lk); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
 }

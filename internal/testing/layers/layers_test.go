@@ -41,6 +41,7 @@ var rules = []rule{
 	{"internal/mcpmain", []string{"internal/cli"}},
 	{"internal/cli", []string{"internal/mcpmain", "mcp/capture", "mcp/guard", "mcp/bridge", "mcp/auth", "mcp/registry", "net"}},
 	{"internal/demo", []string{"internal/testing/...", "net"}},
+	{"triage", []string{"net", "net/http", "os/exec", "gitint", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
 	{"internal/safetext", []string{"..."}},
 	{"internal/atomicfile", []string{"..."}},
 	{"internal/sys/...", []string{"..."}},

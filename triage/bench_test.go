@@ -1,0 +1,62 @@
+package triage
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentgate/agentgate/lock"
+)
+
+// BenchmarkFirstLock labels every item of every package's latest release
+// in the corpus as added (what the first lock of a repository with those
+// eleven servers labels); BenchmarkHashLatest hashes the same tools as
+// lock does (DecodeServer), for the ratio docs/PERFORMANCE.md quotes:
+//
+//	go test ./triage -run XXX -bench 'FirstLock|HashLatest' -benchtime 5x
+func BenchmarkFirstLock(b *testing.B) {
+	c := loadCorpus(b)
+	for b.Loop() {
+		c.firstLock(b)
+	}
+}
+
+func BenchmarkHashLatest(b *testing.B) {
+	c := loadCorpus(b)
+	var raws [][]json.RawMessage
+	for _, pkg := range c.order {
+		rs := c.releases[pkg]
+		raws = append(raws, rs[len(rs)-1].Tools)
+	}
+	for b.Loop() {
+		for _, r := range raws {
+			if _, _, err := lock.DecodeServer(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkChangeLarge labels one changed tool whose description is
+// 100 KB of real wording (firecrawl's longest description, repeated).
+func BenchmarkChangeLarge(b *testing.B) {
+	c := loadCorpus(b)
+	rs := c.releases["firecrawl-mcp"]
+	items := c.itemsOf(b, rs[len(rs)-1])
+	var longest string
+	for _, def := range items {
+		var v map[string]any
+		json.Unmarshal(def, &v)
+		if d, _ := v["description"].(string); len(d) > len(longest) {
+			longest = d
+		}
+	}
+	big := strings.Repeat(longest+"\n", 100_000/len(longest)+1)
+	o, _ := json.Marshal(map[string]any{"name": "t", "description": longest})
+	n, _ := json.Marshal(map[string]any{"name": "t", "description": big})
+	s := Surface{Server: "firecrawl-mcp", Names: c.context("", b)}
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		Change(&Item{Kind: KindTool, Name: "t", Def: o}, &Item{Kind: KindTool, Name: "t", Def: n}, s)
+	}
+}

@@ -1,0 +1,208 @@
+package triage
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The corpus (testdata/corpus, described in docs/TRIAGE.md):
+//
+//   - benign/PACKAGE/VERSION.json: what real releases of public MCP
+//     servers list (scripts/triage/corpus.sh records them), in the order
+//     of releases.tsv; every item added or changed between two
+//     consecutive releases is one benign change;
+//   - attacks/*.json: attacks written on top of those real tools, each
+//     naming the item it attacks and the labels it expects; the files
+//     named heldout-*.json were written after the rules and never tuned
+//     against.
+
+// surface is one captured release.
+type surface struct {
+	Package           string            `json:"package"`
+	Version           string            `json:"version"`
+	Instructions      *string           `json:"instructions"`
+	Tools             []json.RawMessage `json:"tools"`
+	Prompts           []json.RawMessage `json:"prompts"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+}
+
+func (s surface) ref() string { return s.Package + "@" + s.Version }
+
+// items returns the release's items by kind and name, definitions as
+// canonical JSON (so that two releases compare by content).
+func (s surface) items(t testing.TB) map[[2]string][]byte {
+	out := map[[2]string][]byte{}
+	add := func(kind string, raws []json.RawMessage) {
+		for _, raw := range raws {
+			var v map[string]any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("%s: %s: %v", s.ref(), kind, err)
+			}
+			name, _ := v["name"].(string)
+			b, _ := json.Marshal(v)
+			out[[2]string{kind, name}] = b
+		}
+	}
+	add(KindTool, s.Tools)
+	add(KindPrompt, s.Prompts)
+	add(KindResourceTemplate, s.ResourceTemplates)
+	if s.Instructions != nil && *s.Instructions != "" {
+		b, _ := json.Marshal(*s.Instructions)
+		out[[2]string{KindInstructions, ""}] = b
+	}
+	return out
+}
+
+type corpus struct {
+	releases map[string][]surface // by package, oldest first
+	order    []string             // packages in releases.tsv order
+
+	items map[string]map[[2]string][]byte // by package@version, computed once
+	ctx   map[string][]Name               // context, by package
+}
+
+func (c *corpus) itemsOf(t testing.TB, s surface) map[[2]string][]byte {
+	if m, ok := c.items[s.ref()]; ok {
+		return m
+	}
+	m := s.items(t)
+	c.items[s.ref()] = m
+	return m
+}
+
+func (c *corpus) namesOf(t testing.TB, s surface, server string) []Name {
+	var out []Name
+	for k := range c.itemsOf(t, s) {
+		if k[0] != KindInstructions {
+			out = append(out, Name{Server: server, Kind: k[0], Name: k[1]})
+		}
+	}
+	return out
+}
+
+func loadCorpus(t testing.TB) *corpus {
+	c := &corpus{releases: map[string][]surface{}, items: map[string]map[[2]string][]byte{}, ctx: map[string][]Name{}}
+	f, err := os.Open("testdata/corpus/releases.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Split(line, "\t")
+		pkg := fields[0]
+		for _, v := range strings.Fields(fields[1]) {
+			b, err := os.ReadFile(filepath.Join("testdata/corpus/benign", strings.TrimPrefix(pkg, "@"), v+".json"))
+			if os.IsNotExist(err) {
+				continue // a release that did not install or list (corpus.sh says why)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s surface
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatalf("%s@%s: %v", pkg, v, err)
+			}
+			if s.Package != pkg || s.Version != v {
+				t.Fatalf("benign/%s/%s.json records %s", pkg, v, s.ref())
+			}
+			c.releases[pkg] = append(c.releases[pkg], s)
+		}
+		if len(c.releases[pkg]) > 0 {
+			c.order = append(c.order, pkg)
+		}
+	}
+	return c
+}
+
+// serverName is the name a package's server has in the corpus's
+// repository: its last path element.
+func serverName(pkg string) string { return pkg[strings.LastIndex(pkg, "/")+1:] }
+
+// context is every other package's latest release, as the other servers
+// of one repository.
+func (c *corpus) context(except string, t testing.TB) []Name {
+	if out, ok := c.ctx[except]; ok {
+		return slices.Clone(out)
+	}
+	var out []Name
+	for _, pkg := range c.order {
+		if pkg != except {
+			rs := c.releases[pkg]
+			out = append(out, c.namesOf(t, rs[len(rs)-1], serverName(pkg))...)
+		}
+	}
+	c.ctx[except] = out
+	return slices.Clone(out)
+}
+
+// benignChange is one item added or changed between two releases.
+type benignChange struct {
+	from, to   string // package@version
+	kind, name string
+	labels     []Label
+}
+
+func (c *corpus) benign(t testing.TB) []benignChange {
+	var out []benignChange
+	for _, pkg := range c.order {
+		rs := c.releases[pkg]
+		ctx := c.context(pkg, t)
+		for i := 1; i < len(rs); i++ {
+			a, b := c.itemsOf(t, rs[i-1]), c.itemsOf(t, rs[i])
+			s := Surface{Server: serverName(pkg), Names: append(c.namesOf(t, rs[i], serverName(pkg)), ctx...)}
+			for _, k := range slices.SortedFunc(maps.Keys(b), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
+				nd := b[k]
+				od, had := a[k]
+				if had && string(od) == string(nd) {
+					continue
+				}
+				var old *Item
+				if had {
+					old = &Item{Kind: k[0], Name: k[1], Def: od}
+				}
+				out = append(out, benignChange{from: rs[i-1].ref(), to: rs[i].ref(), kind: k[0], name: k[1],
+					labels: Change(old, &Item{Kind: k[0], Name: k[1], Def: nd}, s)})
+			}
+		}
+	}
+	return out
+}
+
+// firstLock labels every item of every package's latest release as
+// added, as the first lock of a repository does.
+func (c *corpus) firstLock(t testing.TB) []benignChange {
+	var out []benignChange
+	for _, pkg := range c.order {
+		rs := c.releases[pkg]
+		last := rs[len(rs)-1]
+		s := Surface{Server: serverName(pkg), Names: append(c.namesOf(t, last, serverName(pkg)), c.context(pkg, t)...)}
+		items := c.itemsOf(t, last)
+		for _, k := range slices.SortedFunc(maps.Keys(items), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
+			out = append(out, benignChange{to: last.ref(), kind: k[0], name: k[1],
+				labels: Change(nil, &Item{Kind: k[0], Name: k[1], Def: items[k]}, s)})
+		}
+	}
+	return out
+}
+
+func hasHigh(ls []Label) bool { return Highest(ls) == High }
+
+func fmtLabels(ls []Label) string {
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "\n      %s %s %s", l.Severity, l.ID, l.Evidence)
+	}
+	return b.String()
+}

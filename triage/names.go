@@ -1,0 +1,125 @@
+package triage
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Skeleton is the Unicode TR39 skeleton of a name after NFKC
+// ("read_fiIe" and "read_file" share one, and so do "reаd_file" with a
+// Cyrillic а and "read_file"). The confusables table is
+// github.com/mtibben/confusables (Unicode 13.0.0's confusables.txt).
+func Skeleton(name string) string {
+	return confusables.Skeleton(norm.NFKC.String(name))
+}
+
+// lookAlike reports whether two different names look alike: one
+// Skeleton, or one Skeleton once case folded ("Echo" and "echo") and
+// without separators ("write-file" and "write_file").
+func lookAlike(a, b string) bool {
+	if a == b {
+		return false
+	}
+	x, y := Skeleton(fold.String(a)), Skeleton(fold.String(b))
+	return Skeleton(a) == Skeleton(b) || x == y || unseparated(x) == unseparated(y)
+}
+
+// unseparated drops the separators a name's words are joined with, so
+// that "write-file", "write_file" and "write.file" look alike.
+func unseparated(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// The scripts a name's letters may mix without being a lookalike: TR39's
+// "highly restrictive" profile (Latin with Han and the Japanese or
+// Korean scripts).
+var allowedMixes = [][]string{
+	{"Latin", "Han", "Hiragana", "Katakana"},
+	{"Latin", "Han", "Bopomofo"},
+	{"Latin", "Han", "Hangul"},
+}
+
+// scripts lists the scripts of the letters of s (Common and Inherited
+// characters, digits and punctuation are in none), sorted.
+func scripts(s string) []string {
+	var out []string
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		for name, tab := range unicode.Scripts {
+			if name != "Common" && name != "Inherited" && unicode.Is(tab, r) {
+				if !slices.Contains(out, name) {
+					out = append(out, name)
+				}
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mixedScripts reports whether the letters of s mix scripts beyond the
+// allowed mixes.
+func mixedScripts(s string) ([]string, bool) {
+	sc := scripts(s)
+	if len(sc) < 2 {
+		return sc, false
+	}
+	for _, mix := range allowedMixes {
+		all := true
+		for _, x := range sc {
+			all = all && slices.Contains(mix, x)
+		}
+		if all {
+			return sc, false
+		}
+	}
+	return sc, true
+}
+
+// nameLabels is lookalike-name: the item's name mixes scripts, or it
+// differs from another name of the same kind on the surface (any server)
+// but has the same Skeleton.
+func nameLabels(item *Item, s Surface) []Label {
+	if item.Name == "" {
+		return nil
+	}
+	var out []Label
+	if sc, mixed := mixedScripts(item.Name); mixed {
+		out = append(out, Label{ID: LookalikeName, Severity: High,
+			Evidence: evidence("name", item.Name) + " mixes " + strings.Join(sc, " and ") + " letters"})
+	}
+	var like []Name
+	for _, n := range s.Names {
+		if n.Kind != item.Kind || !lookAlike(item.Name, n.Name) {
+			continue
+		}
+		like = append(like, n)
+	}
+	slices.SortFunc(like, func(a, b Name) int {
+		return strings.Compare(a.Server+"\x00"+a.Name, b.Server+"\x00"+b.Name)
+	})
+	if len(like) > 0 {
+		n := like[0]
+		where := "this server's"
+		if n.Server != s.Server {
+			where = "server " + quote(n.Server) + "'s"
+		}
+		out = append(out, Label{ID: LookalikeName, Severity: High,
+			Evidence: evidence("name", item.Name) + " looks like " + where + " " + n.Kind + " " + evidence("", n.Name)})
+	}
+	return out
+}
+
+func quote(s string) string { return evidence("", s) }

@@ -1,0 +1,317 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/internal/safetext"
+)
+
+// hiddenLabels is hidden-text: a character internal/safetext lists (the
+// list the lockfile writer and every report escape) in the name or any
+// string of the new definition that the old one did not hold as often.
+// Emoji presentation is not hidden text: a variation selector after a
+// symbol, a zero-width joiner between two symbols (🧑‍💻), a keycap
+// sequence, and the tag characters of a subdivision flag (🏴 + tags +
+// U+E007F) are skipped.
+func hiddenLabels(item *Item, nt, ot texts) []Label {
+	type where struct{ path, raw string }
+	count := func(t texts, name string) (map[rune]int, []where) {
+		c := map[rune]int{}
+		var first []where
+		scan := func(path, raw string) {
+			found := false
+			for _, r := range hiddenRunes(raw) {
+				c[r]++
+				found = true
+			}
+			if found {
+				first = append(first, where{path, raw})
+			}
+		}
+		if name != "" {
+			scan("name", name)
+		}
+		for _, p := range t.pieces {
+			if p.path != "name" {
+				scan(p.path, p.raw)
+			}
+		}
+		return c, first
+	}
+	nc, nw := count(nt, item.Name)
+	if len(nw) == 0 {
+		return nil
+	}
+	oc, _ := count(ot, "")
+	var kinds []string
+	for r, n := range nc {
+		if n > oc[r] {
+			if k := safetext.Kind(r); !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return slices.Index(safetext.Kinds, a) - slices.Index(safetext.Kinds, b) })
+	w := nw[0]
+	return []Label{{ID: HiddenText, Severity: High,
+		Evidence: strings.Join(kinds, ", ") + " in " + evidence(w.path, around(w.raw))}}
+}
+
+// hiddenRunes lists the hidden characters of s that are not part of an
+// emoji sequence.
+func hiddenRunes(s string) []rune {
+	rs := []rune(s)
+	var out []rune
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == utf8.RuneError || safetext.Kind(r) == "" {
+			continue
+		}
+		prev, next := rune(0), rune(0)
+		if i > 0 {
+			prev = rs[i-1]
+		}
+		if i+1 < len(rs) {
+			next = rs[i+1]
+		}
+		switch {
+		case (r == 0xFE0F || r == 0xFE0E) && (isSymbol(prev) || next == 0x20E3 && strings.ContainsRune("0123456789#*", prev)):
+			continue
+		case r == 0x200D && (isSymbol(prev) || prev == 0xFE0F || prev >= 0x1F3FB && prev <= 0x1F3FF) && isSymbol(next):
+			continue
+		case r >= 0xE0020 && r <= 0xE007E && flagTags(rs, i):
+			continue
+		case r == 0xE007F && i > 0 && rs[i-1] >= 0xE0061 && rs[i-1] <= 0xE007A && flagTags(rs, i-1):
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// isSymbol reports whether r can start an emoji presentation sequence.
+func isSymbol(r rune) bool {
+	return unicode.Is(unicode.So, r) || unicode.Is(unicode.Sm, r) || r >= 0x1F000 && r <= 0x1FAFF ||
+		r == 0x00A9 || r == 0x00AE || r == 0x203C || r == 0x2049 || r >= 0x2190 && r <= 0x21FF
+}
+
+// flagTags reports whether the tag character at i belongs to a
+// subdivision flag: U+1F3F4, two to six tag letters or digits, U+E007F.
+func flagTags(rs []rune, i int) bool {
+	j := i
+	for j > 0 && isFlagTag(rs[j-1]) {
+		j--
+	}
+	if j == 0 || rs[j-1] != 0x1F3F4 {
+		return false
+	}
+	k := j
+	for k < len(rs) && isFlagTag(rs[k]) {
+		k++
+	}
+	return k-j >= 2 && k-j <= 6 && k < len(rs) && rs[k] == 0xE007F
+}
+
+func isFlagTag(r rune) bool { return r >= 0xE0061 && r <= 0xE007A || r >= 0xE0030 && r <= 0xE0039 }
+
+// around is the text around the first hidden character of s.
+func around(s string) string {
+	for i, r := range s {
+		if safetext.Kind(r) != "" && r != '\n' && r != '\t' {
+			lo := max(0, i-40)
+			for lo > 0 && !utf8.RuneStart(s[lo]) {
+				lo--
+			}
+			return s[lo:]
+		}
+	}
+	return s
+}
+
+// The annotations whose move toward less caution is permission-loosened,
+// with the value the MCP specification gives an absent hint and the
+// value that is the less cautious one.
+var hints = []struct {
+	name          string
+	absent, loose bool
+}{
+	{"destructiveHint", true, false},
+	{"readOnlyHint", false, true},
+	{"openWorldHint", true, false},
+	{"idempotentHint", false, true},
+}
+
+var urlRe = lazy(`(?i)\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|ai|co|me|sh|info|biz|top|site|online|cloud|tech|pw|tk)\b`)
+
+// urls lists the URLs and host names in t's raw text, trailing
+// punctuation removed.
+func urls(t texts) []string {
+	var out []string
+	for _, p := range t.pieces {
+		for _, u := range urlRe.get().FindAllString(p.raw, -1) {
+			u = strings.TrimRight(u, ".,;:!?")
+			if !slices.Contains(out, u) {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// structLabels are the labels that compare structure: permission-loosened,
+// new-url and new-parameter when both sides are known, new-url for an
+// added item.
+func structLabels(old, new *Item, nt, ot texts) []Label {
+	var out []Label
+	switch {
+	case old == nil:
+		for _, u := range urls(nt) {
+			out = append(out, Label{ID: NewURL, Severity: Medium, Evidence: evidence("", u)})
+		}
+	case old.Def == nil || !nt.known:
+		// a version 1 lockfile: the old text is not known
+	default:
+		ov, nv := decode(old.Def), decode(new.Def)
+		out = append(out, loosened(ov, nv)...)
+		ou := urls(ot)
+		for _, u := range urls(nt) {
+			if !slices.Contains(ou, u) {
+				out = append(out, Label{ID: NewURL, Severity: Medium, Evidence: evidence("", u)})
+			}
+		}
+		out = append(out, newParams(new.Kind, ov, nv)...)
+	}
+	return out
+}
+
+// wordingOnly is the label of a changed item, both sides known, with no
+// other label, when some string of it changed.
+func wordingOnly(nt, ot texts) []Label {
+	was := map[string]string{}
+	for _, p := range ot.pieces {
+		was[p.path] = p.raw
+	}
+	var changed []string
+	for _, p := range nt.pieces {
+		if o, ok := was[p.path]; ok && o != p.raw && !slices.Contains(changed, p.path) {
+			changed = append(changed, p.path)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	ev := safetext.VisibleLine(changed[0]) + " changed"
+	if len(changed) > 1 {
+		ev += fmt.Sprintf(" (+%d more)", len(changed)-1)
+	}
+	return []Label{{ID: WordingOnly, Severity: Low, Evidence: ev}}
+}
+
+func decode(def []byte) any {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(def))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+func get(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func loosened(ov, nv any) []Label {
+	var out []Label
+	readOnly, _ := get(nv, "annotations", "readOnlyHint").(bool)
+	for _, h := range hints {
+		if readOnly && (h.name == "destructiveHint" || h.name == "idempotentHint") {
+			continue // meaningful only for a tool that is not read-only
+		}
+		was, now := h.absent, h.absent
+		if b, ok := get(ov, "annotations", h.name).(bool); ok {
+			was = b
+		}
+		if b, ok := get(nv, "annotations", h.name).(bool); ok {
+			now = b
+		}
+		if was != h.loose && now == h.loose {
+			out = append(out, Label{ID: PermissionLoosened, Severity: Medium,
+				Evidence: fmt.Sprintf("annotations.%s: %v -> %v", h.name, was, now)})
+		}
+	}
+	return out
+}
+
+// newParams lists the input parameters of nv that ov does not have: a
+// tool's inputSchema.properties, a prompt's arguments, a resource
+// template's variables.
+func newParams(kind string, ov, nv any) []Label {
+	names := func(v any) (all []string, required map[string]bool) {
+		required = map[string]bool{}
+		switch kind {
+		case KindTool:
+			if props, ok := get(v, "inputSchema", "properties").(map[string]any); ok {
+				all = slices.Sorted(mapKeys(props))
+			}
+			if req, ok := get(v, "inputSchema", "required").([]any); ok {
+				for _, r := range req {
+					if s, ok := r.(string); ok {
+						required[s] = true
+					}
+				}
+			}
+		case KindPrompt:
+			args, _ := get(v, "arguments").([]any)
+			for _, a := range args {
+				if n, ok := get(a, "name").(string); ok {
+					all = append(all, n)
+					if b, _ := get(a, "required").(bool); b {
+						required[n] = true
+					}
+				}
+			}
+		case KindResourceTemplate:
+			if t, ok := get(v, "uriTemplate").(string); ok {
+				for _, m := range templateVar.get().FindAllStringSubmatch(t, -1) {
+					for _, n := range strings.Split(m[1], ",") {
+						all = append(all, strings.TrimRight(strings.TrimLeft(n, "+#./;?&"), "*"))
+					}
+				}
+			}
+		}
+		return all, required
+	}
+	was, _ := names(ov)
+	now, req := names(nv)
+	var out []Label
+	for _, n := range now {
+		if slices.Contains(was, n) {
+			continue
+		}
+		sev, what := Low, ""
+		if req[n] {
+			sev, what = Medium, " (required)"
+		}
+		out = append(out, Label{ID: NewParameter, Severity: sev, Evidence: evidence("", n) + what})
+	}
+	return out
+}
+
+var templateVar = lazy(`\{([^}]*)\}`)

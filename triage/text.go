@@ -1,0 +1,272 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/agentgate/agentgate/internal/safetext"
+)
+
+// piece is one string of a definition: a string value, or a property
+// name of a schema's "properties".
+type piece struct {
+	path string // "description", "inputSchema.properties.q.description", "inputSchema.properties.q" (the name)
+	raw  string // as sent
+	norm string // Normalize(raw)
+}
+
+// texts is every string of one definition, in a deterministic order
+// (members sorted by name as Go strings, array elements in order), and
+// all of them normalised and joined with a space.
+type texts struct {
+	known  bool // the definition was given
+	pieces []piece
+	joined string
+	starts []int // where each piece starts in joined
+}
+
+// skipped members hold identifiers, not text for the model: matching
+// words or URLs in them only adds noise ("$schema" is a URL on every
+// tool of some servers).
+var skipped = map[string]bool{"$schema": true, "$id": true, "$ref": true, "type": true, "format": true, "pattern": true}
+
+// collect gathers the strings of a definition. A definition that is not
+// JSON is read as one string (so that nothing a server sent escapes the
+// word rules).
+func collect(kind string, def []byte) texts {
+	if def == nil {
+		return texts{}
+	}
+	t := texts{known: true}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(def))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		v = string(def)
+	}
+	if kind == KindInstructions {
+		if s, ok := v.(string); ok {
+			t.add("instructions", s)
+		}
+	} else {
+		var names []piece
+		walk(&t, &names, "", v)
+		// Descriptions and titles first, in reading order, so that a
+		// sentence split across them reads on in the joined text; then
+		// the other strings (defaults, enums, ...), then property names.
+		slices.SortStableFunc(t.pieces, func(a, b piece) int { return prose(b.path) - prose(a.path) })
+		t.pieces = append(t.pieces, names...)
+	}
+	var b strings.Builder
+	for i := range t.pieces {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		t.starts = append(t.starts, b.Len())
+		b.WriteString(t.pieces[i].norm)
+	}
+	t.joined = capped(b.String())
+	return t
+}
+
+// MaxRead is the most bytes of one definition's normalised text the word
+// rules read (its strings joined, and each string alone); the rest is
+// not labelled. Hidden characters, names, annotations, parameters and
+// URLs are read whole.
+const MaxRead = 64 << 10
+
+func capped(s string) string {
+	if len(s) <= MaxRead {
+		return s
+	}
+	n := MaxRead
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func (t *texts) add(path, s string) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	t.pieces = append(t.pieces, piece{path: path, raw: s, norm: capped(Normalize(s))})
+}
+
+// walk adds the strings of v to t, and the property names of its schemas
+// to names (which collect puts last, so that the joined text reads as the
+// descriptions do).
+func walk(t *texts, names *[]piece, path string, v any) {
+	switch v := v.(type) {
+	case string:
+		t.add(path, v)
+	case []any:
+		for i, e := range v {
+			walk(t, names, path+"["+itoa(i)+"]", e)
+		}
+	case map[string]any:
+		keys := slices.Sorted(mapKeys(v))
+		if path == "" {
+			keys = readingOrder(keys)
+		}
+		for _, k := range keys {
+			if skipped[k] {
+				continue
+			}
+			p := memberPath(path, k)
+			if props, ok := v[k].(map[string]any); ok && k == "properties" {
+				for _, name := range slices.Sorted(mapKeys(props)) {
+					if strings.TrimSpace(name) != "" {
+						*names = append(*names, piece{path: memberPath(p, name), raw: name, norm: Normalize(name)})
+					}
+				}
+			}
+			walk(t, names, p, v[k])
+		}
+	}
+}
+
+// prose is 1 for a member that holds text for a reader (a description or
+// title at any depth), 0 for others.
+func prose(path string) int {
+	if strings.HasSuffix(path, "description") || strings.HasSuffix(path, "title") {
+		return 1
+	}
+	return 0
+}
+
+// readingOrder puts a definition's name, title and description first,
+// in the order a person (or a model) reads them, then the other members
+// sorted.
+func readingOrder(keys []string) []string {
+	first := []string{"name", "title", "description"}
+	var out []string
+	for _, k := range first {
+		if slices.Contains(keys, k) {
+			out = append(out, k)
+		}
+	}
+	for _, k := range keys {
+		if !slices.Contains(first, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// memberPath is lock's member path notation: "a.b", or a["x.y"] for a
+// name that is not a plain identifier.
+func memberPath(path, key string) string {
+	plain := key != ""
+	for _, r := range key {
+		if !(r == '_' || r == '-' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			plain = false
+		}
+	}
+	switch {
+	case !plain:
+		q, _ := json.Marshal(key)
+		return path + "[" + string(q) + "]"
+	case path == "":
+		return key
+	}
+	return path + "." + key
+}
+
+// pathsAt names the pieces that the joined text's bytes [i, j) fall in.
+func (t *texts) pathsAt(i, j int) string {
+	var ps []string
+	for k, st := range t.starts {
+		end := st + len(t.pieces[k].norm)
+		if st < j && i < end {
+			ps = append(ps, t.pieces[k].path)
+		}
+	}
+	return strings.Join(ps, " + ")
+}
+
+var fold = cases.Fold()
+
+// Normalize is the text the word rules read: hidden characters
+// (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
+// letter whose Unicode TR39 confusable prototype is ASCII replaced by it
+// (Cyrillic "о" reads as "o"), curly quotes made straight, Markdown
+// emphasis ("*", "**") removed, and every run of white space one space.
+func Normalize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == utf8.RuneError || safetext.Kind(r) != "" && r != '\n' && r != '\t' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s = fold.String(norm.NFKC.String(b.String()))
+	b.Reset()
+	space := true // drop leading space
+	for _, r := range s {
+		switch r {
+		case '‘', '’', '‚', '‛', '′':
+			r = '\''
+		case '“', '”', '„', '‟', '″':
+			r = '"'
+		case '*':
+			continue
+		}
+		if r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\u00a0' {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		if r >= 0x80 {
+			if a := asciiPrototype(r); a != "" {
+				b.WriteString(a)
+				continue
+			}
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSuffix(b.String(), " ")
+}
+
+// asciiPrototype is r's TR39 skeleton when it is printable ASCII
+// letters or digits, else "".
+func asciiPrototype(r rune) string {
+	sk := confusables.Skeleton(string(r))
+	if sk == "" || len(sk) > 2 {
+		return ""
+	}
+	for i := 0; i < len(sk); i++ {
+		c := sk[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return ""
+		}
+	}
+	return strings.ToLower(sk)
+}

@@ -1,0 +1,193 @@
+package triage
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/internal/safetext"
+)
+
+// MaxEvidence is the most bytes of quoted text one label's evidence
+// holds (before escaping); longer matches end in "…".
+const MaxEvidence = 160
+
+// evidence is "PATH: “TEXT”", escaped for one line.
+func evidence(path, text string) string {
+	if len(text) > MaxEvidence {
+		cut := MaxEvidence
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	q := "“" + safetext.VisibleLine(text) + "”"
+	if path == "" {
+		return q
+	}
+	return safetext.VisibleLine(path) + ": " + q
+}
+
+type match struct {
+	path, text string
+	at         int
+}
+
+// find returns the matches of r in t: in the joined text (so that a
+// sentence split across members is found), or for a scoped rule in each
+// piece of its scope.
+func (r *rule) find(t texts) []match {
+	var out []match
+	if r.scope == "" {
+		if !r.mayMatch(t.joined) {
+			return nil
+		}
+		for _, loc := range r.re.FindAllStringIndex(t.joined, -1) {
+			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
+		}
+		return out
+	}
+	for k, p := range t.pieces {
+		if !inScope(r.scope, p.path) || !r.mayMatch(p.norm) {
+			continue
+		}
+		for _, loc := range r.re.FindAllStringIndex(p.norm, -1) {
+			out = append(out, match{path: p.path, text: p.norm[loc[0]:loc[1]], at: t.starts[k] + loc[0]})
+		}
+	}
+	return out
+}
+
+// textLabels runs the rules table and the named shadowing checks on the
+// new text, dropping matches whose words the old text already held. One
+// label per id: the first match in the table's order, with the count of
+// the others.
+func textLabels(nt, ot texts, item *Item, s Surface) []Label {
+	found := map[string][]match{}
+	var ids []string
+	keep := func(id string, ms []match, old map[string]bool) {
+		for _, m := range ms {
+			if old[m.text] {
+				continue
+			}
+			if found[id] == nil {
+				ids = append(ids, id)
+			}
+			found[id] = append(found[id], m)
+		}
+	}
+	rs := compiledRules()
+	for i := range rs {
+		r := &rs[i]
+		old := map[string]bool{}
+		for _, m := range r.find(ot) {
+			old[m.text] = true
+		}
+		keep(r.id, r.find(nt), old)
+	}
+	oldShadow := shadowMatches(ot, item, s)
+	newShadow := shadowMatches(nt, item, s)
+	for _, id := range []string{ToolShadowing, NewInstruction} {
+		old := map[string]bool{}
+		for _, m := range oldShadow[id] {
+			old[m.text] = true
+		}
+		keep(id, newShadow[id], old)
+	}
+	var out []Label
+	for _, id := range ids {
+		ms := found[id]
+		ev := evidence(ms[0].path, ms[0].text)
+		if n := len(ms) - 1; n > 0 {
+			ev += fmt.Sprintf(" (+%d more)", n)
+		}
+		out = append(out, Label{ID: id, Severity: DefaultSeverity[id], Evidence: ev})
+	}
+	return out
+}
+
+// The words around another tool's name that change its behaviour.
+var (
+	shadowBefore = lazy(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:if|when|whenever|once|before|after) (?:the )?)$`)
+	shadowAfter  = lazy(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b)`)
+	shadowFar    = lazy(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
+	callBefore   = lazy(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken    = lazy("[a-z0-9_][a-z0-9_.:/-]*")
+)
+
+// shadowMatches finds the other tools of the surface named in t: a tool
+// of this server next to words that change how it behaves
+// (tool-shadowing; not in the server's instructions, which describe its
+// own tools), a tool of another server at all (tool-shadowing: a server
+// has no business describing another's tools), and a call of another
+// server's tool (new-instruction). A name that is one plain word
+// ("search", "echo") counts only quoted or followed by "tool" or
+// "function"; a compound name ("send_email", "browser-navigate")
+// anywhere as a token.
+func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
+	if len(s.Names) == 0 || t.joined == "" {
+		return nil
+	}
+	self := Normalize(item.Name)
+	where := map[string]int{} // normalised name -> 1 this server, 2 another, 3 both
+	for _, n := range s.Names {
+		if n.Kind != KindTool {
+			continue
+		}
+		nn := Normalize(n.Name)
+		if nn == "" || n.Server == s.Server && nn == self {
+			continue
+		}
+		if n.Server == s.Server {
+			where[nn] |= 1
+		} else {
+			where[nn] |= 2
+		}
+	}
+	out := map[string][]match{}
+	j := t.joined
+	for _, loc := range nameToken.get().FindAllStringIndex(j, -1) {
+		lo, hi := loc[0], loc[1]
+		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
+			hi--
+		}
+		name := j[lo:hi]
+		w := where[name]
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
+			continue
+		}
+		before := j[max(0, lo-80):lo]
+		after := j[hi:min(len(j), hi+200)]
+		add := func(id string, from, to int) {
+			out[id] = append(out[id], match{path: t.pathsAt(from, to), text: j[from:to], at: from})
+		}
+		if w&1 != 0 && item.Kind != KindInstructions {
+			switch {
+			case shadowBefore.get().MatchString(before):
+				b := shadowBefore.get().FindStringIndex(before)
+				add(ToolShadowing, lo-len(before)+b[0], hi)
+			case shadowAfter.get().MatchString(after):
+				add(ToolShadowing, lo, hi+shadowAfter.get().FindStringIndex(after)[1])
+			case shadowFar.get().MatchString(after):
+				add(ToolShadowing, lo, hi+shadowFar.get().FindStringIndex(after)[1])
+			}
+		}
+		if w&2 != 0 {
+			add(ToolShadowing, lo, hi)
+			if b := callBefore.get().FindStringIndex(before); b != nil {
+				add(NewInstruction, lo-len(before)+b[0], hi)
+			}
+		}
+	}
+	return out
+}
+
+// marked reports whether the plain word at j[lo:hi] is quoted, or
+// followed by "tool" or "function".
+func marked(j string, lo, hi int) bool {
+	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
+		return true
+	}
+	rest := j[hi:]
+	return strings.HasPrefix(rest, " tool") || strings.HasPrefix(rest, " function")
+}
