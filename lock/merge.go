@@ -17,11 +17,18 @@ type Merged struct {
 	Conflicts []MergeConflict // sorted by Name
 }
 
-// MergeConflict is a server that ours and theirs changed differently.
+// MergeConflict is a server that ours and theirs changed differently, or
+// one of the servers that would pin one file at different hashes.
 type MergeConflict struct {
 	Name   string  // the server name
 	Ours   *Server // nil: removed (or never added) on our side
 	Theirs *Server // nil: removed (or never added) on their side
+	// File, when not "", is the repository file (a file package) that
+	// this server and another would pin at different hashes: one side
+	// changed the file and re-locked, the other locked a server that runs
+	// it at its old bytes. Which bytes the merge keeps only a capture can
+	// tell.
+	File string
 }
 
 // Merge merges two lockfiles, ours and theirs, that both derive from base,
@@ -36,6 +43,11 @@ type MergeConflict struct {
 //   - only theirs differs from base: theirs (including its removal);
 //   - only ours differs from base: ours;
 //   - otherwise: a MergeConflict, and the server is left out of Lockfile.
+//
+// Then, when servers taken so would pin one file package (ecosystem file,
+// one path) at different integrities, each of them becomes a
+// MergeConflict naming the file: such a lockfile fails verify whatever
+// the merged file holds.
 //
 // Each server is taken whole, so its surfaceHash stays the hash of its
 // tools. Format(m.Lockfile) is therefore a valid lockfile; when the
@@ -85,6 +97,26 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 			out.Servers[name] = *take
 		}
 	}
+	byFile := map[string]map[string]bool{} // path -> integrity -> seen
+	for _, srv := range out.Servers {
+		if p := srv.Package; p != nil && p.Ecosystem == EcosystemFile {
+			if byFile[p.Name] == nil {
+				byFile[p.Name] = map[string]bool{}
+			}
+			byFile[p.Name][p.Integrity] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(out.Servers)) {
+		p := out.Servers[name].Package
+		if p == nil || p.Ecosystem != EcosystemFile || len(byFile[p.Name]) < 2 {
+			continue
+		}
+		osrv, inO := o[name]
+		tsrv, inT := t[name]
+		m.Conflicts = append(m.Conflicts, MergeConflict{Name: name, Ours: present(osrv, inO), Theirs: present(tsrv, inT), File: p.Name})
+		delete(out.Servers, name)
+	}
+	slices.SortFunc(m.Conflicts, func(a, b MergeConflict) int { return strings.Compare(a.Name, b.Name) })
 	m.Lockfile = out
 	return m
 }

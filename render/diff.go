@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,9 @@ const (
 // characters: 3 lines of context, hunks closer than 7 lines merged, each
 // run of changes slid as far down as it goes (GNU diff's boundary
 // shifting). Line contents (and the names) are shown through VisibleLine,
-// so untrusted bytes in a lockfile cannot reach the terminal raw.
+// so untrusted bytes in a lockfile cannot reach the terminal raw; a line
+// longer than MaxShown bytes once visible (a version 2 definition's long
+// description) is cut there and ends "… (N more bytes)".
 //
 // It is linear in the input size plus the cost of the changed regions:
 // common leading and trailing lines are stripped, lines unique to both
@@ -326,7 +329,11 @@ func formatUnified(a, b []string, ca, cb []bool, fromName, toName string, color 
 	w.WriteByte('\n')
 	line := func(c string, prefix byte, s string) {
 		text, nl := strings.CutSuffix(s, "\n")
-		paint(c, string(prefix)+safetext.VisibleLine(text))
+		shown, more := cut(safetext.VisibleLine(text))
+		if more > 0 {
+			shown += fmt.Sprintf("… (%d more bytes)", more)
+		}
+		paint(c, string(prefix)+shown)
 		w.WriteByte('\n')
 		if !nl {
 			w.WriteString("\\ No newline at end of file\n")

@@ -12,7 +12,8 @@ import (
 
 // MaxInline is the longest value (as canonical JSON text) that a member
 // change shows whole, as "path: old -> new"; a longer pair of strings is
-// shown as a word diff, anything else longer is cut.
+// shown as a word diff (cut after MaxShown bytes), anything else longer
+// is cut.
 const MaxInline = 80
 
 // writeMembers writes one line per changed member, indented:
@@ -32,11 +33,21 @@ func writeMembers(paint func(c, s string), indent string, ms []lock.MemberChange
 		var os, ns string
 		if err1, err2 := json.Unmarshal([]byte(m.Old), &os), json.Unmarshal([]byte(m.New), &ns); err1 == nil && err2 == nil &&
 			(len(m.Old) > MaxInline || len(m.New) > MaxInline) {
-			paint(ansiYel, indent+path+": word diff: "+safetext.VisibleLine(WordDiff(os, ns)))
+			paint(ansiYel, indent+path+": word diff: "+wordDiffLine(os, ns))
 			continue
 		}
 		paint(ansiYel, indent+path+": "+shortValue(m.Old)+" -> "+shortValue(m.New))
 	}
+}
+
+// wordDiffLine is WordDiff(old, new) made visible on one line, cut after
+// MaxShown bytes with "… (N more bytes)".
+func wordDiffLine(old, new string) string {
+	shown, more := cut(safetext.VisibleLine(WordDiff(old, new)))
+	if more > 0 {
+		return shown + fmt.Sprintf("… (%d more bytes)", more)
+	}
+	return shown
 }
 
 func shortValue(v string) string {
@@ -149,7 +160,7 @@ func writeServerV2(paint func(c, s string), w *strings.Builder, s lock.ServerDif
 		writeEvidence(paint, ls)
 		switch {
 		case in.Old != nil && in.New != nil:
-			paint(ansiYel, "      word diff: "+safetext.VisibleLine(WordDiff(*in.Old, *in.New)))
+			paint(ansiYel, "      word diff: "+wordDiffLine(*in.Old, *in.New))
 		case in.New != nil:
 			paint("", "      instructions:")
 			shown, more := cut(*in.New)

@@ -53,3 +53,36 @@ func TestSummaryMembers(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestSummaryShowsEachChangeOnce (issue #26 item 7): a description-only
+// change of a version 2 tool shows the description once (its member
+// line), not the unchanged input schema; a long description's word diff
+// is cut after MaxShown bytes; a warning names only a changed part.
+func TestSummaryShowsEachChangeOnce(t *testing.T) {
+	long := strings.Repeat("Read the notes carefully. ", 200)
+	newDesc := "Search\u200b notes. " + long
+	schema := `{"type":"object","properties":{"q":{"type":"string","description":"zero\u200bwidth"}}}`
+	d := lock.Diff{Servers: []lock.ServerDiff{{Name: "notes", Change: lock.Changed, Tools: []lock.ToolDiff{
+		{Name: "search", Change: lock.Changed, Fields: []string{"description", "definition"},
+			Members: []lock.MemberChange{{Path: "description", Old: `"Search notes. ` + long + `"`, New: `"` + newDesc + `"`}}},
+	}}}}
+	live := map[string]map[string]lock.ToolDef{"notes": {"search": def("search", &newDesc, schema)}}
+	out := Summary(d, live, nil, false)
+	if n := strings.Count(out, "Read the notes carefully."); n > MaxShown/len("Read the notes carefully. ")+1 {
+		t.Errorf("the description is shown more than once (%d repeats):\n%s", n, out)
+	}
+	if strings.Contains(out, "inputSchema") || strings.Contains(out, `"type": "object"`) {
+		t.Errorf("the unchanged input schema is shown (or warned about):\n%s", out)
+	}
+	if !strings.Contains(out, "description: word diff: ") || !strings.Contains(out, " more bytes)") {
+		t.Errorf("no cut word diff:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > MaxShown+100 {
+			t.Errorf("a line of %d bytes", len(line))
+		}
+	}
+	if !strings.Contains(out, "! warning: description contains zero-width character") {
+		t.Errorf("no warning for the changed description:\n%s", out)
+	}
+}

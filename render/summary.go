@@ -80,8 +80,8 @@ func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, labels map[st
 			if t.Change == lock.Changed {
 				writeMembers(paint, "      ", t.Members)
 			}
-			if def, ok := live[s.Name][t.Name]; ok && (t.Change == lock.Added || slices.ContainsFunc(t.Fields, func(f string) bool { return f != "definition" })) {
-				writeDetails(&w, def, paint)
+			if def, ok := live[s.Name][t.Name]; ok {
+				writeDetails(&w, def, paint, t)
 			}
 		}
 		writeServerV2(paint, &w, s, fs)
@@ -89,11 +89,31 @@ func Summary(d lock.Diff, live map[string]map[string]lock.ToolDef, labels map[st
 	return w.String()
 }
 
-func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string)) {
+// shownParts says which of a tool's live description and input schema
+// Summary shows in full: both for an added tool; for a changed one, each
+// that changed, except a description a member line already shows
+// (version 2: "description: OLD -> NEW" or its word diff).
+func shownParts(t lock.ToolDiff) (desc, schema bool) {
+	if t.Change == lock.Added {
+		return true, true
+	}
+	desc = slices.Contains(t.Fields, "description") &&
+		!slices.ContainsFunc(t.Members, func(m lock.MemberChange) bool { return m.Path == "description" })
+	return desc, slices.Contains(t.Fields, "inputSchema")
+}
+
+// writeDetails writes what Summary shows of the live definition def of
+// the tool t: the parts shownParts names, and a "! warning:" line for each
+// new or changed part (name, description, inputSchema) that holds
+// characters Suspicious reports.
+func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string), t lock.ToolDiff) {
+	desc, schema := shownParts(t)
 	const in = "        "
-	if def.Description == nil {
+	switch {
+	case !desc:
+	case def.Description == nil:
 		paint("", "      description: (none)")
-	} else {
+	default:
 		shown, more := cut(*def.Description)
 		paint("", "      description:")
 		text := safetext.Visible(shown)
@@ -105,9 +125,11 @@ func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string))
 			paint("", fmt.Sprintf("%s… (%d more bytes)", in, more))
 		}
 	}
-	if def.InputSchema == nil {
+	switch {
+	case !schema:
+	case def.InputSchema == nil:
 		paint("", "      inputSchema: (none)")
-	} else {
+	default:
 		text, ok, reason := PrettyJSON(def.InputSchema)
 		if ok {
 			paint("", "      inputSchema:")
@@ -120,8 +142,11 @@ func writeDetails(w *strings.Builder, def lock.ToolDef, paint func(c, s string))
 			paint("", fmt.Sprintf("%s… (%d more bytes)", in, more))
 		}
 	}
+	changed := func(field string) bool { return t.Change == lock.Added || slices.Contains(t.Fields, field) }
 	for _, m := range hiddenWarnings(def) {
-		paint(ansiBold+ansiYel, "      ! warning: "+m)
+		if field, _, _ := strings.Cut(m, " "); changed(field) {
+			paint(ansiBold+ansiYel, "      ! warning: "+m)
+		}
 	}
 }
 

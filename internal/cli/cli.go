@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +29,11 @@ type env struct {
 	lookup func(string) (string, bool) // environment, with presence
 	now    func() time.Time            // clock for generatedAt
 	isTTY  func(w io.Writer) bool      // colour and progress decisions
-	repos  []*gitint.Repo              // opened by openGit, closed when the command returns
+	// waitAfter is how long a server may stay in one state before a
+	// "waiting for" line (wire.Options.WaitAfter; 0 = its default); tests
+	// shorten it.
+	waitAfter time.Duration
+	repos     []*gitint.Repo // opened by openGit, closed when the command returns
 	// helpers wait for agentgate-mcp runs that answered and are still
 	// stopping their servers (see runHelper); run waits for them all
 	// before it returns, so agentgate exits only when every child is gone.
@@ -119,7 +125,7 @@ func run(e *env, args []string) int {
 			printCommandHelp(e.stdout, c, fs)
 			return ExitOK
 		}
-		fmt.Fprintf(e.stderr, "agentgate %s: error: %s\n", c.name, safetext.VisibleLine(err.Error()))
+		fmt.Fprintf(e.stderr, "agentgate %s: error: %s\n", c.name, safetext.VisibleLine(flagError(err)))
 		fmt.Fprintf(e.stderr, "agentgate: hint: run 'agentgate %s -h' for usage\n", c.name)
 		return ExitInvalid
 	}
@@ -204,11 +210,50 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 	fs.VisitAll(func(*flag.Flag) { has = true })
 	if has {
 		fmt.Fprintln(w, "\nFlags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		printFlags(w, fs)
 	}
 }
+
+// printFlags lists fs's flags as flag.PrintDefaults does, but in the
+// --flag style of the usage lines and the docs (the flag package accepts
+// both -flag and --flag):
+//
+//	--timeout duration
+//	  	per-server duration ... (default: ...)
+//
+// A zero default is not printed; the usage text says what applies then.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && d != "[]" {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, isString := g.Get().(string); isString {
+					d = strconv.Quote(d)
+				}
+			}
+			fmt.Fprintf(w, " (default %s)", d)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// flagError is the flag package's parse error in the --flag style:
+// "flag provided but not defined: -format" becomes "unknown flag --format",
+// and "-name" after "flag" or ": " becomes "--name".
+func flagError(err error) string {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + strings.TrimPrefix(rest, "-")
+	}
+	return flagNameRE.ReplaceAllString(msg, "$1--$2")
+}
+
+var flagNameRE = regexp.MustCompile(`(flag |: )-{1,2}([A-Za-z][A-Za-z0-9-]*)`)
 
 func init() {
 	register(&command{

@@ -22,12 +22,13 @@ func init() {
 	register(&command{
 		name:    "ci",
 		summary: "the read-only CI gate: committed lockfile vs live surface, every server reported",
-		usage: `Usage: agentgate ci [--format text|json|sarif|markdown|gitlab] [--lockfile PATH] [--trusted-ref REV] [--fail-on SEVERITY] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate ci [--format text|json|sarif|markdown|gitlab] [--sarif FILE] [--lockfile PATH] [--trusted-ref REV] [--fail-on SEVERITY] [--timeout D] [--concurrency N]
 
 CI is the read-only gate for continuous integration. It needs a git
 repository and a committed, valid agentgate.lock. It fails when the
-lockfile in the working tree differs from HEAD's (an uncommitted lock
-change), when the live surface differs from the lockfile, and when any
+lockfile in the working tree pins something other than HEAD's (an
+uncommitted lock change; compared by content, so line ends and layout do
+not count), when the live surface differs from the lockfile, and when any
 server could not be verified. Every server is attempted and reported. It
 never writes a file.
 
@@ -295,7 +296,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 		if rep.LockfileUncommitted {
 			label = "working tree"
 		}
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.data, "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}
 	if gha {
 		annotateServers(annot, ws.lockRel, data, rep.Servers)

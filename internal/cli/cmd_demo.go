@@ -28,9 +28,8 @@ builds a throwaway git repository whose .mcp.json starts a tiny "notes" MCP
 server built into agentgate, pins it with 'agentgate lock', commits, then
 makes the server reword one tool description into a hidden instruction and
 flip another tool's destructiveHint annotation (the "rug pull"), and shows
-'agentgate diff' catching the new description with exit code 1. It then
-upgrades the lockfile to version 2 (whole definitions), and shows diff
-catching the annotation flip too, which version 1 does not pin.
+'agentgate diff' catching both with exit code 1: the lockfile is version 2,
+which pins whole tool definitions (version 1 would miss the annotation).
 
 The repository is deleted afterwards, unless --keep names a directory (new,
 or empty) to build it in; there, 'agentgate diff' shows the drift again, and
@@ -115,7 +114,8 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 	}
 
 	fmt.Fprintf(w, "2. Pin the tools: agentgate connects to the server, lists its tools and\n")
-	fmt.Fprintf(w, "   writes the SHA-256 of each name, description and input schema.\n\n")
+	fmt.Fprintf(w, "   writes lockfile version 2: each whole tool definition (description, input\n")
+	fmt.Fprintf(w, "   schema, annotations, title, ...) and its SHA-256.\n\n")
 	if err := demoStep(&sub, ExitOK, "lock"); err != nil {
 		return err
 	}
@@ -147,32 +147,9 @@ func runDemo(e *env, flags *flag.FlagSet, args []string) error {
 		return err
 	}
 
-	fmt.Fprintf(w, "\nCaught: diff exited 1 (drift) and showed the new text. The annotation flip is\n")
-	fmt.Fprintf(w, "not in it: lockfile version 1 pins names, descriptions and input schemas only.\n\n")
-
-	fmt.Fprintf(w, "6. Lockfile version 2 pins everything the model reads: whole tool definitions\n")
-	fmt.Fprintf(w, "   (annotations, title, output schema, ...), instructions, prompts, templates.\n")
-	fmt.Fprintf(w, "   Undo the release, upgrade the lockfile and commit it:\n\n")
-	if err := os.Remove(filepath.Join(dir, demo.RugpullFile)); err != nil {
-		return unverified(fmt.Errorf("demo: cannot undo the rug pull: %v", err))
-	}
-	if err := demoStep(&sub, ExitOK, "lock", "--lockfile-version", "2"); err != nil {
-		return err
-	}
-	if err := demo.CommitFiles(dir, []string{".mcp.json", "agentgate.lock"}, "agentgate demo", "demo@agentgate.invalid", e.now(),
-		"Pin whole tool definitions (lockfile version 2)"); err != nil {
-		return unverified(fmt.Errorf("demo: cannot commit in %s: %v", dir, err))
-	}
-
-	fmt.Fprintf(w, "\n7. The same release again, against the version 2 lockfile:\n\n")
-	if err := rugpull(); err != nil {
-		return err
-	}
-	if err := demoStep(&sub, ExitDrift, "diff"); err != nil {
-		return err
-	}
-
-	fmt.Fprintf(w, "\nCaught twice: diff exited 1 and named annotations.destructiveHint too. In CI,\n")
+	fmt.Fprintf(w, "\nCaught: diff exited 1 (drift), showed the new text and named\n")
+	fmt.Fprintf(w, "annotations.destructiveHint (lockfile version 1, 'agentgate lock --lockfile-version 1',\n")
+	fmt.Fprintf(w, "pins names, descriptions and input schemas only, and would miss the flip). In CI,\n")
 	fmt.Fprintf(w, "'agentgate ci' fails the same way; the pre-commit hook ('agentgate install')\n")
 	fmt.Fprintf(w, "blocks commits that change a server until its new lockfile is reviewed and staged.\n")
 	if flags.Lookup("keep").Value.String() != "" {

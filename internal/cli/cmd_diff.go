@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "diff",
 		summary: "show how the live tool surface differs from agentgate.lock (writes nothing)",
-		usage: `Usage: agentgate diff [--rev REV] [--format text|json|markdown|sarif|gitlab|title] [--lockfile PATH] [--timeout D] [--concurrency N]
+		usage: `Usage: agentgate diff [--rev REV] [--format text|json|markdown|sarif|gitlab|title] [--lockfile PATH] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 Diff captures every configured server and compares the live surface with
 the lockfile in the working tree, or with the lockfile at git revision REV.
@@ -68,6 +68,20 @@ type comparison struct {
 	labels map[string][]triage.Finding
 }
 
+// shownData is the live lockfile as the review's unified diff shows it
+// against the lockfile old (nil: none): old's generatedBy and generatedAt
+// are kept, because the stamp is not part of the surface and a changed
+// stamp would be a hunk of its own. The bytes lock writes keep their own
+// stamp (data).
+func (c *comparison) shownData(old *lock.Lockfile) []byte {
+	if old == nil || old.LockfileVersion != c.live.LockfileVersion {
+		return c.data
+	}
+	lf := *c.live
+	lf.GeneratedBy, lf.GeneratedAt = old.GeneratedBy, old.GeneratedAt
+	return lock.Format(&lf)
+}
+
 // drifted reports whether a verified server differs.
 func (c *comparison) drifted() bool { return !c.diff.Empty() }
 
@@ -76,7 +90,7 @@ func (c *comparison) drifted() bool { return !c.diff.Empty() }
 // configured server, and a server that could not be captured, keeps old's
 // entry in the live lockfile, so it shows as unverified or unchanged, not
 // as drift; servers no longer configured are left out. The live lockfile
-// has old's version (1 when there is none); for version 2, changes only
+// has old's version (2, lock's default, when there is none); for version 2, changes only
 // in a server's ignore-members keep old's entries.
 func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, capture []config.Server) (*comparison, error) {
 	opts, err := captureOptions(e, fs, ws.project.Settings)
@@ -88,7 +102,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 		return nil, err
 	}
 	printSkipped(e, ws.project)
-	version := lock.Version
+	version := lock.VersionV2 // what lock writes for a new file
 	if old != nil {
 		version = old.LockfileVersion
 	}
@@ -97,6 +111,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 	if err != nil {
 		return nil, err
 	}
+	l.warnHidden(e, old)
 	if version == lock.VersionV2 {
 		l.toV2(e, ws.project)
 		for name, srv := range l.servers {
@@ -227,7 +242,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	color := e.useColor(out)
 	if c.drifted() {
 		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.data,
+		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old),
 			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}
 	if len(c.cap.failures) > 0 {

@@ -23,8 +23,10 @@ func init() {
 	register(&command{
 		name:    "guard",
 		summary: "run an MCP server behind a proxy that withholds what agentgate.lock does not pin",
-		usage: `Usage: agentgate guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] -- COMMAND [ARGS...]
+		usage: `Usage: agentgate guard --server NAME [OPTIONS] -- COMMAND [ARGS...]
        agentgate guard --server NAME [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
+OPTIONS: [--lockfile PATH] [--on-drift block|warn] [--allow-unlocked]
+         [--ignore-member PATH]... [--max-listing-bytes N] [--max-tools N]
 
 Guard is what an MCP client starts instead of the server: it starts the
 server (COMMAND and ARGS, in the working directory, with guard's own

@@ -22,7 +22,7 @@ func init() {
 	register(&command{
 		name:    "lock",
 		summary: "capture every configured server and write agentgate.lock",
-		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--timeout D] [--concurrency N] [--force] [--format text|json]
+		usage: `Usage: agentgate lock [--lockfile PATH] [--server NAME]... [--lockfile-version 1|2] [--force] [--format text|json] [--trusted-ref REV] [--timeout D] [--concurrency N]
 
 Lock starts (or connects to) every server enabled in the repository's MCP
 client configs, lists its tools, and writes agentgate.lock atomically. When
@@ -34,19 +34,29 @@ others' entries as they are in the existing lockfile. Servers no longer
 configured are dropped. Locking an unchanged surface rewrites nothing:
 generatedAt and generatedBy are kept, so the bytes are identical.
 
---lockfile-version 2 writes (or upgrades to) lockfile version 2, which
-also pins whole tool definitions, server instructions, prompts and resource
-templates (docs/spec/lockfile-v2.md); the upgrade is reported once as a
-format change. Afterwards plain 'agentgate lock' keeps the file's version;
-a new file is version 1. --lockfile-version 1 on a version 2 file needs
---force (it drops pins).
+A new lockfile is version 2: it pins whole tool definitions, server
+instructions, prompts and resource templates, and the package or
+in-repository script each stdio server runs (docs/spec/lockfile-v2.md).
+Plain 'agentgate lock' keeps an existing file's version; a version 1 file
+stays version 1 until --lockfile-version 2 upgrades it (reported once as a
+format change). --lockfile-version 1 writes a new file as version 1; on a
+version 2 file it needs --force (it drops pins).
 
 An existing lockfile that does not parse is not overwritten unless --force
 is given; one of a newer lockfileVersion is never overwritten (upgrade
 agentgate instead). Outside a git repository, the working directory is the root.
 
+On a terminal, stderr shows a line per server and state. On a terminal or
+not (CI logs), a server that stays in one state for 5 s is named with what
+it waits for, again at 10 s, 20 s, ...:
+  agentgate: waiting for github: npx is downloading or starting the package (5 s)
+diff, ci and hook do the same.
+
+Where no client config exists and there is no lockfile yet, lock writes
+nothing and exits 2, naming the directory and the files it looked for.
+
 Exit codes: 0 written (or unchanged), 2 invalid flags, configs or existing
-lockfile, 3 a server could not be captured (or a variable is missing).
+lockfile, or no client config at all, 3 a server could not be captured (or a variable is missing).
 
 Examples:
   agentgate lock
@@ -94,6 +104,11 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.lockRel)
 		prev = nil
 	}
+	if len(p.Files) == 0 && !exists {
+		return invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
+			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.lockRel),
+			"run 'agentgate lock' in the repository whose client configs it should pin, or list other config files as [[extra]] in agentgate.toml (docs/config.md)")
+	}
 	version, err := settleVersion(fs, prev, ws.lockRel)
 	if err != nil {
 		return err
@@ -116,6 +131,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	l.warnHidden(e, prev)
 	if version == lock.VersionV2 {
 		l.toV2(e, p)
 	}
@@ -132,7 +148,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return &ExitError{Code: failureCode(l.failures),
 			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
 				len(l.failures), plural(len(selected), "server"), strings.Join(names, ", ")),
-			Hints: []string{"fix the servers above and run 'agentgate lock' again"}}
+			Hints: partialHints(e, l, selected)}
 	}
 
 	refresh := map[string]bool{}
@@ -208,6 +224,49 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.defs), names, triage.High,
 		"agentgate: high triage labels on what this lock pins for the first time (docs/TRIAGE.md):")
 	return nil
+}
+
+// partialHints prints, on stdout, one line per selected server that was
+// captured although another failed (nothing is written either way), and
+// returns the hints of such a run: fix and retry; lock only the servers
+// that worked; or exclude each failing one in agentgate.toml.
+func partialHints(e *env, l *live, selected []config.Server) []string {
+	hints := []string{"fix the servers above and run 'agentgate lock' again"}
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	var ok []string
+	for _, s := range selected {
+		if srv, captured := l.servers[s.Name]; captured {
+			ok = append(ok, "--server "+safetext.VisibleLine(s.Name))
+			e.rep.addServer(reportServer{Name: s.Name, Status: "captured", Detail: "not written: another server failed", Tools: len(srv.Tools)})
+			fmt.Fprintf(tw, "captured\t%s\t%s\t%.2fs\tnot written: another server failed\n",
+				safetext.VisibleLine(s.Name), plural(len(srv.Tools), "tool"), l.elapsed[s.Name].Seconds())
+		}
+	}
+	tw.Flush()
+	if len(ok) > 0 {
+		hints = append(hints, "to write the servers that worked now: agentgate lock "+strings.Join(ok, " "))
+	}
+	for _, f := range l.failures {
+		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
+			quoteVisible(f.server), tomlKey(f.server)))
+	}
+	return hints
+}
+
+// tomlKey is name as a TOML key: bare when it is one, else quoted (with
+// escapes made visible).
+func tomlKey(name string) string {
+	bare := name != ""
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			bare = false
+			break
+		}
+	}
+	if bare {
+		return name
+	}
+	return quoteVisible(name)
 }
 
 // selectServers returns the enabled servers named (all when names is

@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/agentgate/agentgate/internal/atomicfile"
@@ -33,7 +35,12 @@ writes the result over OURS:
   - a server changed identically on both sides takes it;
   - a server changed differently on both sides (or changed on one and
     removed on the other) is a conflict, written between git's conflict
-    markers around that server only.
+    markers around that server only;
+  - servers that would pin one repository file (a version 2 file package)
+    at different hashes, because one side changed the file and re-locked
+    while the other locked a server that runs it, are each a conflict too:
+    such a lockfile would fail 'agentgate verify', and only a capture of
+    the merged file can say what it pins.
 
 generatedAt (and generatedBy) is the later of the two sides'. Without
 conflicts the result is a valid lockfile, exactly what 'agentgate lock'
@@ -99,9 +106,26 @@ func runMergeDriver(e *env, flags *flag.FlagSet, args []string) error {
 	if len(m.Conflicts) == 0 {
 		return nil
 	}
-	names := make([]string, len(m.Conflicts))
-	for i, c := range m.Conflicts {
-		names[i] = `"` + safetext.VisibleLine(c.Name) + `"`
+	var names []string
+	stale := map[string][]string{} // file -> servers
+	for _, c := range m.Conflicts {
+		if c.File != "" {
+			stale[c.File] = append(stale[c.File], `"`+safetext.VisibleLine(c.Name)+`"`)
+			continue
+		}
+		names = append(names, `"`+safetext.VisibleLine(c.Name)+`"`)
+	}
+	if len(stale) > 0 {
+		var parts []string
+		for _, f := range slices.Sorted(maps.Keys(stale)) {
+			parts = append(parts, fmt.Sprintf("%s would pin %s at two hashes (one side changed it)", strings.Join(stale[f], ", "), safetext.VisibleLine(f)))
+		}
+		msg := fmt.Sprintf("%s: a clean merge would fail 'agentgate verify': %s (conflict markers around each)", safetext.VisibleLine(path), strings.Join(parts, "; "))
+		if len(names) > 0 {
+			msg += fmt.Sprintf("; also changed differently on both sides: %s", strings.Join(names, ", "))
+		}
+		return drift(errors.New(msg),
+			"finish the merge of the files, then run 'agentgate lock --force' to capture the servers against the merged bytes, review it and 'git add' "+safetext.VisibleLine(path))
 	}
 	return drift(fmt.Errorf("%s: %s changed differently on both sides: %s (conflict markers around %s)",
 		safetext.VisibleLine(path), plural(len(names), "server"), strings.Join(names, ", "), map[bool]string{true: "it", false: "each"}[len(names) == 1]),

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/internal/safetext"
+	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -25,8 +26,9 @@ its name, the file and line that define it, the client, the transport, the
 command and arguments (or the URL, without userinfo and query), the working
 directory, the names of env variables and headers (a value only when it is
 a variable reference or too short to be a secret, as in every other output),
-and whether it is locked, disabled by its client, or excluded in
-agentgate.toml, and why. A note says when another client reading the same
+and whether it is locked (pinned in agentgate.lock), unlocked (enabled but
+not in the lockfile, or no lockfile yet), disabled by its client, or
+excluded in agentgate.toml, and why. A note says when another client reading the same
 file would start the server differently (VS Code reads .mcp.json too). Servers defined in several files, renamed by a
 [[rename]], or defined differently (a conflict) are shown as such.
 
@@ -56,7 +58,7 @@ type serversReport struct {
 
 type serverEntry struct {
 	Name        string      `json:"name"`
-	Status      string      `json:"status"` // locked, disabled, excluded, conflict
+	Status      string      `json:"status"` // locked, unlocked, disabled, excluded, conflict
 	Reason      string      `json:"reason,omitempty"`
 	Client      string      `json:"client"`
 	File        string      `json:"file"`
@@ -106,6 +108,9 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)
+		ws := projectWorkspace(e, nil, root, p, "")
+		lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+		markUnlocked(rep.Servers, lf, exists, err, ws.lockRel)
 	}
 	var cerrs config.Errors
 	if loadErr != nil {
@@ -154,6 +159,33 @@ func serverEntries(p *config.Project) []serverEntry {
 		return strings.Compare(a.File, b.File)
 	})
 	return out
+}
+
+// markUnlocked turns each enabled ("locked") entry that the lockfile
+// lockRel does not pin into "unlocked", with why: there is no lockfile
+// yet (exists false), it could not be read (readErr), or it lacks the
+// server. servers reads the lockfile only for this; it checks nothing
+// else in it (that is verify's job).
+func markUnlocked(entries []serverEntry, lf *lock.Lockfile, exists bool, readErr error, lockRel string) {
+	for i, en := range entries {
+		if en.Status != "locked" {
+			continue
+		}
+		reason := ""
+		switch {
+		case readErr != nil:
+			reason = lockRel + " cannot be read; run 'agentgate verify'"
+		case !exists:
+			reason = "no " + lockRel + " yet; run 'agentgate lock'"
+		default:
+			if _, ok := lf.Servers[en.Name]; !ok {
+				reason = "not in " + lockRel + "; run 'agentgate lock --server " + en.Name + "'"
+			}
+		}
+		if reason != "" {
+			entries[i].Status, entries[i].Reason = "unlocked", reason
+		}
+	}
 }
 
 // clientOf names the client of a file that defined a skipped server.

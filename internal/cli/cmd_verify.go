@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/internal/safetext"
@@ -120,6 +122,7 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 	}
+	noteLockedHidden(e, lf, ws.lockRel)
 	line := fmt.Sprintf("%s: %s, %s, integrity ok", ws.lockRel, plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
 	if p != nil {
 		line += ", matches configs"
@@ -137,6 +140,30 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	return nil
+}
+
+// noteLockedHidden prints a note on stderr for each tool name, and each
+// description a version 2 definition holds, in lf with hidden or
+// direction-changing characters: lock, diff, ci and hook warn about such
+// text only when it is new or changed, so verify is where the locked ones
+// stay listed. A version 1 lockfile holds no descriptions (hashes only).
+func noteLockedHidden(e *env, lf *lock.Lockfile, lockRel string) {
+	for _, server := range slices.Sorted(maps.Keys(lf.Servers)) {
+		for _, t := range lf.Servers[server].Tools {
+			if kinds := safetext.Suspicious(t.Name); len(kinds) > 0 {
+				fmt.Fprintf(e.stderr, "agentgate: note: server %s tool %s: the locked name contains %s (%s)\n",
+					quoteVisible(server), quoteVisible(t.Name), strings.Join(kinds, ", "), lockRel)
+			}
+			var def struct{ Description *string }
+			if t.Definition == "" || json.Unmarshal([]byte(t.Definition), &def) != nil || def.Description == nil {
+				continue
+			}
+			if kinds := safetext.Suspicious(*def.Description); len(kinds) > 0 {
+				fmt.Fprintf(e.stderr, "agentgate: note: server %s tool %s: the locked description contains %s: %s (%s)\n",
+					quoteVisible(server), quoteVisible(t.Name), strings.Join(kinds, ", "), quoteVisible(*def.Description), lockRel)
+			}
+		}
+	}
 }
 
 // matchConfigs checks that lf locks exactly p's enabled servers (p nil:

@@ -169,7 +169,24 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	if undo {
 		verb = "unwrapped"
 	}
-	return writeEdits(e, fs, edits, verb)
+	if err := writeEdits(e, fs, edits, verb); err != nil {
+		return err
+	}
+	if !flagValue[bool](fs, "dry-run") && slices.ContainsFunc(edits, func(f fileEdit) bool { return !f.unchanged && !f.outside.Outside }) {
+		printWrapNext(e, undo)
+	}
+	return nil
+}
+
+// printWrapNext says what comes after wrap or unwrap wrote files: check,
+// commit, and (wrap) that everyone using the configs now needs agentgate.
+func printWrapNext(e *env, undo bool) {
+	if undo {
+		fmt.Fprintln(e.stdout, "agentgate: next: review the change (git diff) and commit the configs; the servers run unguarded again")
+		return
+	}
+	fmt.Fprintln(e.stdout, "agentgate: next: restart your MCP client and check that the wrapped servers start, review the change (git diff), then commit the configs")
+	fmt.Fprintln(e.stdout, "agentgate: note: committed, the wrapped configs start 'agentgate guard': every teammate and CI job that uses them needs agentgate and agentgate-mcp of one version on PATH (docs/config.md#agentgate-wrap-and-unwrap); 'agentgate unwrap' undoes it")
 }
 
 // lockNames is the lockfile name of each server entry of p's config files

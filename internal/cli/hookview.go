@@ -12,6 +12,7 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -213,6 +214,15 @@ func changeOf(e *env, staged, head *config.Project, headErr error, s config.Serv
 	return ""
 }
 
+// sameSettings reports whether agentgate.toml says the same of server a
+// in pa and of server b in pb: its [servers.NAME] table, the inputs
+// answers, the default timeout and definitions = false.
+func sameSettings(pa *config.Project, a string, pb *config.Project, b string) bool {
+	return reflect.DeepEqual(pa.Settings.Servers[a], pb.Settings.Servers[b]) &&
+		reflect.DeepEqual(pa.Settings.Inputs, pb.Settings.Inputs) &&
+		pa.Settings.Timeout == pb.Settings.Timeout && pa.Settings.NoDefinitions == pb.Settings.NoDefinitions
+}
+
 // sameServer reports whether a (of project pa) and b (of pb) start the same
 // server in this environment: both resolve (config.Resolve, with this
 // process's environment and each project's agentgate.toml: inputs,
@@ -220,14 +230,17 @@ func changeOf(e *env, staged, head *config.Project, headErr error, s config.Serv
 // --trusted-ref uses) with the same agentgate.toml settings that shape the
 // capture or the entry (the per-server timeout, resources, ignore-members,
 // client-capabilities, and definitions = false), and every file read while resolving is
-// committed unchanged (committed); or both fail to resolve with the same
-// error from the same definition (config.DefinitionDiff), which resolving
-// again here would repeat.
+// committed unchanged (committed); or both fail to resolve from the same
+// definition (config.DefinitionDiff, which reads no variable) under the
+// same agentgate.toml settings for it (sameSettings): the commit changed
+// nothing resolving could see, so a variable this environment lacks (a
+// token the commit does not touch) or the definition's new position in a
+// reformatted file (which the error names) is no change.
 func sameServer(e *env, pa *config.Project, a config.Server, pb *config.Project, b config.Server, committed func(string) bool) bool {
 	ra, errA := pa.Resolve(a, e.lookup)
 	rb, errB := pb.Resolve(b, e.lookup)
 	if errA != nil || errB != nil {
-		return errA != nil && errB != nil && errA.Error() == errB.Error() && config.DefinitionDiff(a, b) == ""
+		return errA != nil && errB != nil && config.DefinitionDiff(a, b) == "" && sameSettings(pa, a.Name, pb, b.Name)
 	}
 	if resolvedDiff(ra, rb) != "" || ra.Timeout != rb.Timeout || ra.LockResources != rb.LockResources ||
 		!slices.Equal(ra.ClientCapabilities, rb.ClientCapabilities) ||

@@ -58,7 +58,11 @@ func TestHostileEchoedSecretsRedacted(t *testing.T) {
 			}
 		}
 	}
-	_, stderr := r.mustRun(ExitOK, "lock")
+	// Version 1: its lockfile holds hashes only, so what is displayed is
+	// all that can leak. A version 2 lockfile also holds the text; its
+	// redaction is the capture's (hostile_echo_creds_test.go once issue
+	// #24's redaction lands).
+	_, stderr := r.mustRun(ExitOK, "lock", "--lockfile-version", "1")
 	check("lock stderr", stderr)
 	if !strings.Contains(stderr, "[redacted]") || !strings.Contains(stderr, "zero-width") {
 		t.Errorf("the warning does not show the description redacted:\n%s", stderr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -61,11 +62,8 @@ func unsafeRune(r rune) bool {
 
 func assertSafeText(t *testing.T, what, text string) {
 	t.Helper()
-	for i, r := range text {
-		if unsafeRune(r) {
-			t.Errorf("%s: raw %U at byte %d: %q", what, r, i, text[max(0, i-40):min(len(text), i+40)])
-			return
-		}
+	if !assertSafeRunes(t, what, text) {
+		return
 	}
 	for _, line := range strings.Split(text, "\n") {
 		if len(line) > 4096 {
@@ -73,6 +71,19 @@ func assertSafeText(t *testing.T, what, text string) {
 			return
 		}
 	}
+}
+
+// assertSafeRunes fails the test (and returns false) when text holds a
+// character a terminal would act on or hide.
+func assertSafeRunes(t *testing.T, what, text string) bool {
+	t.Helper()
+	for i, r := range text {
+		if unsafeRune(r) {
+			t.Errorf("%s: raw %U at byte %d: %q", what, r, i, text[max(0, i-40):min(len(text), i+40)])
+			return false
+		}
+	}
+	return true
 }
 
 func TestHostileDescriptionsShownEscaped(t *testing.T) {
@@ -89,17 +100,32 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 		assertSafeText(t, name+" stderr", stderr)
 		return stdout, stderr
 	}
-	warned := func(args []string, stderr string) {
+	hiddenNames := []string{
+		`agentgate: warning: server "notes" tool "zero<U+200B ZERO WIDTH SPACE>width": name contains zero-width character`,
+		`agentgate: warning: server "notes" tool "ansi\x1b[2Jname": name contains ANSI escape`,
+	}
+	descriptions := []string{
+		`agentgate: warning: server "notes" tool "bidi": description contains`,
+		`agentgate: warning: server "notes" tool "tags": description contains`,
+		`agentgate: warning: server "notes" tool "zero<U+200B ZERO WIDTH SPACE>width": description contains`,
+		`agentgate: warning: server "notes" tool "ansi\x1b[2Jname": description contains ANSI escape`,
+		`agentgate: warning: server "notes" tool "nul": description contains control character`,
+	}
+	// warned checks the warnings for new text: every name and description
+	// when new (names true), only the descriptions after they changed.
+	warned := func(args []string, stderr string, withNames bool) {
 		t.Helper()
-		for _, w := range []string{
-			`agentgate: warning: server "notes" tool "bidi": description contains`,
-			`agentgate: warning: server "notes" tool "tags": description contains`,
-			`agentgate: warning: server "notes" tool "zero<U+200B ZERO WIDTH SPACE>width": name contains zero-width character`,
-			`agentgate: warning: server "notes" tool "zero<U+200B ZERO WIDTH SPACE>width": description contains`,
-			`agentgate: warning: server "notes" tool "ansi\x1b[2Jname": name contains ANSI escape`,
-			`agentgate: warning: server "notes" tool "ansi\x1b[2Jname": description contains ANSI escape`,
-			`agentgate: warning: server "notes" tool "nul": description contains control character`,
-		} {
+		want := descriptions
+		if withNames {
+			want = append(slices.Clone(hiddenNames), descriptions...)
+		} else {
+			for _, w := range hiddenNames {
+				if strings.Contains(stderr, w) {
+					t.Errorf("agentgate %s: warns again about a locked, unchanged name: %q:\n%s", strings.Join(args, " "), w, stderr)
+				}
+			}
+		}
+		for _, w := range want {
 			if !strings.Contains(stderr, w) {
 				t.Errorf("agentgate %s: stderr does not contain %q:\n%s", strings.Join(args, " "), w, stderr)
 			}
@@ -107,26 +133,38 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 	}
 
 	_, stderr := check(ExitOK, "lock")
-	warned([]string{"lock"}, stderr)
+	warned([]string{"lock"}, stderr, true)
 	r.commitAll()
-	check(ExitOK, "verify")
-	_, stderr = check(ExitOK, "diff")
-	warned([]string{"diff"}, stderr)
-	_, stderr = check(ExitOK, "ci")
-	warned([]string{"ci"}, stderr)
+	// Locked and unchanged (issue #26 item 6): no warning on every run;
+	// verify lists what is locked.
+	_, stderr = check(ExitOK, "verify")
+	for _, w := range []string{
+		`agentgate: note: server "notes" tool "zero<U+200B ZERO WIDTH SPACE>width": the locked name contains zero-width character`,
+		`agentgate: note: server "notes" tool "bidi": the locked description contains`,
+		`agentgate: note: server "notes" tool "nul": the locked description contains control character`,
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("verify: stderr does not contain %q:\n%s", w, stderr)
+		}
+	}
+	for _, args := range [][]string{{"diff"}, {"ci"}, {"lock"}} {
+		if _, stderr = check(ExitOK, args...); strings.Contains(stderr, "warning:") {
+			t.Errorf("agentgate %s: warns about locked, unchanged text:\n%s", strings.Join(args, " "), stderr)
+		}
+	}
 
 	// A rug pull of every hostile tool: the summary and the diff show the
 	// new text, escaped.
 	r.write("notes.json", hostileTools(t, " (changed \u202e)"))
 	stdout, stderr := check(ExitDrift, "diff")
-	warned([]string{"diff (drift)"}, stderr)
+	warned([]string{"diff (drift)"}, stderr, false)
 	for _, w := range []string{"ansi", "bidi", "zero", "tags", "long", "nul"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("diff does not name the changed tool %q:\n%s", w, stdout)
 		}
 	}
 	_, stderr = check(ExitDrift, "ci")
-	warned([]string{"ci (drift)"}, stderr)
+	warned([]string{"ci (drift)"}, stderr, false)
 	// JSON output is data: the exact names, with control and invisible
 	// characters as JSON escapes.
 	code, stdout, _ := r.agentgate("ci", "--format", "json")
@@ -134,7 +172,9 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitDrift {
 		t.Fatalf("ci --format json: exit %d, %v", code, err)
 	}
-	assertSafeText(t, "ci --format json stdout", stdout)
+	// JSON is data, not lines for a terminal: a version 2 member change
+	// carries the whole old and new text, however long.
+	assertSafeRunes(t, "ci --format json stdout", stdout)
 	var names []string
 	for _, c := range rep.Servers[0].Tools.Changed {
 		names = append(names, c.Name)
@@ -143,7 +183,7 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 		t.Errorf("ci --format json: changed %q, want %q", names, want)
 	}
 	_, stderr = check(ExitDrift, "hook", "--live")
-	warned([]string{"hook --live"}, stderr)
+	warned([]string{"hook --live"}, stderr, false)
 }
 
 func TestHostileEscapeInvisibleJSON(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -120,5 +122,43 @@ func TestIsTerminal(t *testing.T) {
 	defer ptmx.Close()
 	if !isTerminal(ptmx) {
 		t.Error("isTerminal(/dev/ptmx) = false")
+	}
+}
+
+// TestWaitingLines (issue #26 item 3): a server that stays in one state
+// past the wait threshold is named on stderr with what it waits for, off
+// a terminal too (CI logs); a launcher that fetches packages is named. The
+// threshold is injected (1 ms) against servers that take 2 s to answer
+// initialize, so nothing here depends on how fast the machine is.
+func TestWaitingLines(t *testing.T) {
+	r := newRepo(t, true, nil)
+	bin := filepath.Join(r.dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	npx := filepath.Join(bin, "npx")
+	if err := os.WriteFile(npx, []byte("#!/bin/sh\nexec "+strconv.Quote(os.Args[0])+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	slow := fakeServer("-tools", "notes.json", "-init-delay", "2s")
+	viaNpx := fakeServer("-tools", "notes.json", "-init-delay", "2s")
+	viaNpx["command"] = npx
+	// a server name with a terminal escape is shown escaped (docs/SECURITY.md)
+	r.writeConfig(map[string]any{"slow": slow, "pkg": viaNpx, "e\x1b[2Jvil": fakeServer("-tools", "notes.json", "-init-delay", "2s")})
+	r.waitAfter = time.Millisecond
+	// Version 1: version 2 would resolve the fake "npx" package.
+	_, stderr := r.mustRun(ExitOK, "lock", "--lockfile-version", "1")
+	for _, w := range []string{
+		`(?m)^agentgate: waiting for slow: the answer to initialize \(\d+ s\)$`,
+		`(?m)^agentgate: waiting for pkg: npx is downloading or starting the package \(\d+ s\)$`,
+		`(?m)^agentgate: waiting for "e\\x1b\[2Jvil": the answer to initialize \(\d+ s\)$`,
+	} {
+		if !regexp.MustCompile(w).MatchString(stderr) {
+			t.Errorf("stderr does not match %s:\n%s", w, stderr)
+		}
+	}
+	assertSafeText(t, "lock stderr", stderr)
+	if progressLine.MatchString(stderr) {
+		t.Errorf("off a terminal, state lines appeared:\n%s", stderr)
 	}
 }

@@ -43,7 +43,8 @@ type cmdReport struct {
 type reportServer struct {
 	Name string `json:"name"`
 	// Status: diff: in-sync, drift or unverified; lock: locked, kept,
-	// skipped or dropped; verify: locked.
+	// skipped, dropped, failed or captured (a partial failure); verify:
+	// locked.
 	Status string `json:"status"`
 	// Detail: diff: added, removed or changed for a drift, the reason for
 	// unverified; lock: new, unchanged, changed (...), not refreshed, ...

@@ -158,8 +158,8 @@ func parseLockfile(data []byte, display string) (*lock.Lockfile, error) {
 
 // captureFlags registers the flags of every command that starts servers.
 func captureFlags(fs *flag.FlagSet) {
-	fs.Duration("timeout", 0, "per-server `duration` for start, handshake and listing (default: AGENTGATE_TIMEOUT, agentgate.toml, else the built-in default)")
-	fs.Int("concurrency", 0, "how many servers to capture at once (default: agentgate.toml, else the built-in default)")
+	fs.Duration("timeout", 0, fmt.Sprintf("per-server `duration` for start, handshake and listing (default: AGENTGATE_TIMEOUT, agentgate.toml's timeout, else %ds)", int(wire.DefaultTimeout.Seconds())))
+	fs.Int("concurrency", 0, fmt.Sprintf("how many servers to capture at once (default: agentgate.toml's concurrency, else %d)", wire.DefaultConcurrency))
 	fs.String("trusted-ref", "", "start only servers defined and resolved identically, with identical files, at this git `revision`, e.g. origin/main (default: "+trustedRefEnv+"; see docs/SECURITY.md)")
 }
 
@@ -193,6 +193,8 @@ func captureOptions(e *env, fs *flag.FlagSet, s config.Settings) (wire.Options, 
 	if e.isTTY(e.stderr) {
 		o.Progress = e.stderr
 	}
+	// A slow server is named on stderr, terminal or not (CI logs).
+	o.Waiting, o.WaitAfter = e.stderr, e.waitAfter
 	// A browser login needs a person at a terminal, outside CI.
 	o.Interactive = e.isTTY(os.Stdin) && e.isTTY(e.stderr) && e.getenv("CI") == ""
 	return o, nil
@@ -253,8 +255,8 @@ type live struct {
 }
 
 // captureServers resolves and captures servers, hashing what each listed.
-// Every failure is collected in the result and printed to stderr; warnings
-// about hidden characters in tool names and descriptions go to stderr too.
+// Every failure is collected in the result and printed to stderr; the
+// callers warn about hidden characters (warnHidden), knowing what is locked.
 func captureServers(e *env, p *config.Project, servers []config.Server, opts wire.Options) *live {
 	var resolved []config.Resolved
 	var failures []failure
@@ -357,7 +359,6 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		l.defs[s.Name] = defs
 		l.raw[s.Name] = res
 		l.files[s.Name] = where(s)
-		warnSuspicious(e, s.Name, defs)
 		if len(defs) == 0 {
 			fmt.Fprintf(e.stderr, "agentgate: warning: server %s (%s) listed no tools\n", quoteVisible(s.Name), safetext.VisibleLine(where(s)))
 		}
@@ -472,16 +473,42 @@ func printFailure(e *env, f failure) {
 	printHints(e.stderr, f.hints)
 }
 
+// warnHidden warns, on stderr, about each tool name and description with
+// hidden or direction-changing characters that prev (nil: none) does not
+// already lock as it is now: a new tool's name, a new or changed
+// description. Text that is locked unchanged was warned about when it was
+// new; 'agentgate verify' lists it.
+func (l *live) warnHidden(e *env, prev *lock.Lockfile) {
+	for _, server := range slices.Sorted(maps.Keys(l.defs)) {
+		old := map[string]lock.Tool{}
+		if ps, ok := prevServer(prev, server); ok {
+			for _, t := range ps.Tools {
+				old[t.Name] = t
+			}
+		}
+		live := map[string]lock.Tool{}
+		for _, t := range l.servers[server].Tools {
+			live[t.Name] = t
+		}
+		warnSuspicious(e, server, l.defs[server], func(name string, description bool) bool {
+			o, ok := old[name]
+			return ok && (!description || o.DescriptionHash == live[name].DescriptionHash)
+		})
+	}
+}
+
 // warnSuspicious warns about tool names and descriptions with hidden or
-// direction-changing characters, showing the text escaped.
-func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef) {
+// direction-changing characters, showing the text escaped; locked(name,
+// description) says the tool's name (or its description) is locked as it
+// is, and then is not warned about.
+func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef, locked func(name string, description bool) bool) {
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
-		if kinds := safetext.Suspicious(d.Name); len(kinds) > 0 {
+		if kinds := safetext.Suspicious(d.Name); len(kinds) > 0 && !locked(d.Name, false) {
 			fmt.Fprintf(e.stderr, "agentgate: warning: server %s tool %s: name contains %s: %s\n",
 				quoteVisible(server), quoteVisible(d.Name), strings.Join(kinds, ", "), quoteVisible(d.Name))
 		}
-		if d.Description != nil {
+		if d.Description != nil && !locked(d.Name, true) {
 			if kinds := safetext.Suspicious(*d.Description); len(kinds) > 0 {
 				fmt.Fprintf(e.stderr, "agentgate: warning: server %s tool %s: description contains %s: %s\n",
 					quoteVisible(server), quoteVisible(d.Name), strings.Join(kinds, ", "), quoteVisible(*d.Description))

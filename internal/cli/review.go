@@ -62,7 +62,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 	r.Diff = run.c.diff
 	r.Live = run.c.cap.defs
 	r.Labels = run.c.labels
-	r.UnifiedDiff = render.UnifiedDiff(run.data, run.c.data, "a/"+r.Lockfile+" ("+run.against+")", "b/"+r.Lockfile+" (live)", false)
+	r.UnifiedDiff = render.UnifiedDiff(run.data, run.c.shownData(run.c.old), "a/"+r.Lockfile+" ("+run.against+")", "b/"+r.Lockfile+" (live)", false)
 	return r
 }
 

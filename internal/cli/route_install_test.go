@@ -132,7 +132,7 @@ func TestInstallExisting(t *testing.T) {
 		{name: "again is idempotent", args: []string{"install"}, wantCode: 0, wantHook: ours, wantStdout: "already installed and up to date"},
 		{name: "outdated hook of ours is updated", before: &outdated, args: []string{"install"}, wantCode: 0, wantHook: ours, wantStdout: "updated the pre-commit hook"},
 		{name: "argument", args: []string{"install", "now"}, wantCode: ExitInvalid, wantHook: ours, wantStderr: "install takes no arguments"},
-		{name: "unknown flag", args: []string{"install", "--overwrite"}, wantCode: ExitInvalid, wantHook: ours, wantStderr: "flag provided but not defined: -overwrite"},
+		{name: "unknown flag", args: []string{"install", "--overwrite"}, wantCode: ExitInvalid, wantHook: ours, wantStderr: "unknown flag --overwrite"},
 	}
 	for _, st := range steps {
 		if st.before != nil {

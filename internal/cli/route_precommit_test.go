@@ -324,6 +324,45 @@ func TestPreCommitFramework(t *testing.T) {
 	starts("a server added, work tree reverted")
 }
 
+// TestPreCommitInstallKeepsNativeHook: `pre-commit install` in a
+// repository where `agentgate install` wrote the native hook moves that
+// hook to pre-commit.legacy and runs it as well (its "migration mode"),
+// as docs/ROUTES.md says; `pre-commit install -f` would replace it.
+func TestPreCommitInstallKeepsNativeHook(t *testing.T) {
+	precommit := requirePreCommit(t)
+	routeIsolateGit(t)
+	routeAgentgate(t)
+	repo := routeNewRepo(t)
+	if code, stdout, stderr := routeRun(t, repo, "install"); code != ExitOK {
+		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
+	}
+	hooks := filepath.Join(repo, ".git", "hooks")
+	native, err := os.ReadFile(filepath.Join(hooks, "pre-commit"))
+	if err != nil || !strings.Contains(string(native), "agentgate hook") {
+		t.Fatalf("native hook: %v\n%s", err, native)
+	}
+	routeWrite(t, repo, ".pre-commit-config.yaml", "repos: []\n")
+	cmd := exec.Command(precommit, "install")
+	cmd.Dir, cmd.Env = repo, append(os.Environ(), "PRE_COMMIT_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "migration mode") {
+		t.Fatalf("pre-commit install: %v\n%s", err, out)
+	}
+	legacy, err := os.ReadFile(filepath.Join(hooks, "pre-commit.legacy"))
+	if err != nil || string(legacy) != string(native) {
+		t.Fatalf("pre-commit.legacy is not agentgate's hook (%v):\n%s", err, legacy)
+	}
+	// A commit runs both: agentgate's hook refuses a server nobody locked.
+	routeWrite(t, repo, ".mcp.json", `{"mcpServers": {"gone": {"command": "/nonexistent/server"}}}`)
+	routeGit(t, repo, "add", ".mcp.json", ".pre-commit-config.yaml")
+	commit := exec.Command("git", "commit", "-q", "-m", "add a server")
+	commit.Dir, commit.Env = repo, cmd.Env
+	out, err = commit.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "agentgate") || !strings.Contains(string(out), "gone") {
+		t.Errorf("the commit did not run agentgate's legacy hook (%v):\n%s", err, out)
+	}
+}
+
 // TestPreCommitSystemHooks runs the language: system hooks with the real
 // pre-commit framework, with a PATH that holds agentgate and agentgate-mcp
 // (this test binary under those names), git and pre-commit, but no Go: a

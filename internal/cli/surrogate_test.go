@@ -61,7 +61,7 @@ func TestLockUnpairedSurrogate(t *testing.T) {
 	r.mustRun(ExitOK, "ci", "--format", "json")
 
 	v1 := newRepo(t, true, map[string]any{"s": fakeServer("-tools", tools)})
-	_, stderr := v1.mustRun(ExitUnverified, "lock")
+	_, stderr := v1.mustRun(ExitUnverified, "lock", "--lockfile-version", "1")
 	if !strings.Contains(stderr, "not valid I-JSON") {
 		t.Errorf("version 1 lock: want the I-JSON refusal:\n%s", stderr)
 	}

@@ -117,15 +117,16 @@ func ignoreMembers(old, live lock.Server, ignore []string) lock.Server {
 
 // lockfileVersionFlag registers lock's --lockfile-version.
 func lockfileVersionFlag(fs *flag.FlagSet) {
-	fs.Int("lockfile-version", 0, "write lockfile `version` 1 or 2 (default: the existing file's version, else 1); 2 also pins whole tool definitions, instructions, prompts and resource templates (docs/spec/lockfile-v2.md)")
+	fs.Int("lockfile-version", 0, "write lockfile `version` 1 or 2 (default: the existing file's version, else 2); 2 also pins whole tool definitions, instructions, prompts and resource templates (docs/spec/lockfile-v2.md)")
 }
 
 // settleVersion returns the lockfile version lock writes: --lockfile-version
-// when given, else the existing file's, else 1. Writing version 1 over a
+// when given, else the existing file's, else 2 (a new lockfile pins
+// whole definitions and packages). Writing version 1 over a
 // version 2 file needs --force (it drops pins); an upgrade refreshes every
 // server, so it cannot be combined with --server.
 func settleVersion(fs *flag.FlagSet, prev *lock.Lockfile, lockRel string) (int, error) {
-	version := lock.Version
+	version := lock.VersionV2
 	if prev != nil {
 		version = prev.LockfileVersion
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,17 +32,29 @@ func v2Repo(t *testing.T) *testRepo {
 	return r
 }
 
-// TestLockfileV2Lifecycle: a new file is version 1; --lockfile-version 2
+// TestLockfileV2Lifecycle: a new file is version 2 by default, version 1
+// on request; plain lock keeps a version 1 file at 1; --lockfile-version 2
 // upgrades once (a format change, not drift); plain lock keeps version 2;
 // --lockfile-version 1 needs --force.
 func TestLockfileV2Lifecycle(t *testing.T) {
 	r := v2Repo(t)
 	r.mustRun(ExitOK, "lock")
+	if def := r.read("agentgate.lock"); !bytes.Contains(def, []byte(`"lockfileVersion": 2`)) || !bytes.Contains(def, []byte("definitionHash")) {
+		t.Fatalf("a new lockfile is not version 2:\n%s", def)
+	}
+	if err := os.Remove(filepath.Join(r.dir, "agentgate.lock")); err != nil {
+		t.Fatal(err)
+	}
+	r.mustRun(ExitOK, "lock", "--lockfile-version", "1")
 	v1 := r.read("agentgate.lock")
 	if !bytes.Contains(v1, []byte(`"lockfileVersion": 1`)) || bytes.Contains(v1, []byte("definitionHash")) {
-		t.Fatalf("a new lockfile is not version 1:\n%s", v1)
+		t.Fatalf("--lockfile-version 1 did not write version 1:\n%s", v1)
 	}
-	out, _ := r.mustRun(ExitOK, "lock", "--lockfile-version", "2")
+	out, _ := r.mustRun(ExitOK, "lock")
+	if !strings.Contains(out, "up to date") || !bytes.Equal(r.read("agentgate.lock"), v1) {
+		t.Fatalf("plain lock did not keep version 1 byte for byte:\n%s", out)
+	}
+	out, _ = r.mustRun(ExitOK, "lock", "--lockfile-version", "2")
 	if !strings.Contains(out, "format change") || !strings.Contains(out, "upgraded from lockfileVersion 1 to 2") || !strings.Contains(out, "1 prompt, 1 resource template") {
 		t.Errorf("the upgrade is not reported as a format change:\n%s", out)
 	}
@@ -150,7 +164,7 @@ func TestLockfileV2Drift(t *testing.T) {
 	// v1 misses the annotation flip: the same change against a version 1
 	// lockfile is in sync.
 	r1 := v2Repo(t)
-	r1.mustRun(ExitOK, "lock")
+	r1.mustRun(ExitOK, "lock", "--lockfile-version", "1")
 	r1.commitAll()
 	r1.write("tools.json", strings.Replace(v2Tools, `"destructiveHint": true`, `"destructiveHint": false`, 1))
 	r1.mustRun(ExitOK, "diff")

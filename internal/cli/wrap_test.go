@@ -42,7 +42,7 @@ func TestWrapSymlinkedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, _ := r.mustRun(ExitOK, "wrap")
-	if strings.Count(stdout, "wrapped") != 1 || strings.Count(string(r.read(".mcp.json")), `"guard"`) != 1 {
+	if strings.Count(stdout, ": wrapped ") != 1 || strings.Count(string(r.read(".mcp.json")), `"guard"`) != 1 {
 		t.Errorf("wrap output:\n%s\nfile:\n%s", stdout, r.read(".mcp.json"))
 	}
 	if fi, err := os.Lstat(filepath.Join(r.dir, ".cursor", "mcp.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {

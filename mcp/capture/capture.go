@@ -84,6 +84,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -174,7 +176,10 @@ func Capture(ctx context.Context, servers []config.Resolved, opts Options) (resu
 	if opts.MaxTools <= 0 {
 		opts.MaxTools = DefaultMaxTools
 	}
-	prog := &progress{w: opts.Progress}
+	prog := &progress{w: opts.Progress, wait: opts.Waiting, after: opts.WaitAfter}
+	if prog.after <= 0 {
+		prog.after = wire.DefaultWaitAfter
+	}
 	runs := &registry.Runs{} // npm config get, go env: asked once per run
 	results = make([]Result, len(servers))
 	sem := make(chan struct{}, opts.Concurrency)
@@ -198,9 +203,86 @@ func Capture(ctx context.Context, servers []config.Resolved, opts Options) (resu
 // that safetext.VisibleLine changes (control, escape, bidi or other hidden
 // characters) is shown escaped by it, in double quotes, so a config cannot
 // write terminal escapes through it.
+//
+// Independently, wait (when set) gets "agentgate: waiting for NAME: WHAT
+// (N s)" once a server has stayed in one state for after, and again each
+// time that time doubles; WHAT says what it waits for (waitingFor), N is
+// whole seconds since the server's capture began.
 type progress struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	wait  io.Writer
+	after time.Duration
+}
+
+// watch reports each state of r's capture as report does, and watches
+// for a state that lasts: it returns the function to call with each new
+// state and the one that stops watching.
+func (p *progress) watch(r config.Resolved, start time.Time) (state func(string), stop func()) {
+	if p.wait == nil {
+		return func(s string) { p.report(r.Name, s, start) }, func() {}
+	}
+	states := make(chan string, 1)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		cur, wait := "", p.after
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case cur = <-states:
+				wait = p.after
+				timer.Reset(wait)
+			case <-timer.C:
+				p.waiting(r, cur, start)
+				timer.Reset(wait) // the next line when the wait has doubled
+				wait *= 2
+			}
+		}
+	}()
+	state = func(s string) {
+		p.report(r.Name, s, start)
+		select {
+		case <-states: // a state not yet picked up is superseded
+		default:
+		}
+		states <- s
+	}
+	return state, func() { close(done); <-finished }
+}
+
+// waiting writes the line for r waiting in state.
+func (p *progress) waiting(r config.Resolved, state string, start time.Time) {
+	name := r.Name
+	if v := safetext.VisibleLine(name); v != name {
+		name = `"` + v + `"`
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.wait, "agentgate: waiting for %s: %s (%d s)\n", name, waitingFor(r, state), int(time.Since(start).Seconds()))
+}
+
+// waitingFor says what a server in state is waiting for: a launcher that
+// fetches its package on first use (npx, uvx, docker, ...) before the
+// first answer, the answer to initialize, or the listing.
+func waitingFor(r config.Resolved, state string) string {
+	switch {
+	case strings.HasPrefix(state, "listing"):
+		return "its listing (tools/list)"
+	case r.Transport != config.Stdio:
+		return "the answer to initialize"
+	}
+	base := filepath.Base(r.Command)
+	launcher := strings.TrimSuffix(base, filepath.Ext(base)) // npx.cmd on Windows
+	switch launcher {
+	case "npx", "bunx", "pnpm", "yarn", "npm", "uvx", "uv", "pipx", "docker", "podman", "go":
+		return launcher + " is downloading or starting the package"
+	}
+	return "the answer to initialize"
 }
 
 func (p *progress) report(server, state string, start time.Time) {

@@ -71,7 +71,9 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 	sctx, cancel := context.WithCancelCause(ctx)
 	s.cancel = cancel
 	tctx, cancelT := context.WithTimeout(sctx, s.timeout)
-	prog.report(r.Name, "starting", start)
+	report, stopWatch := prog.watch(r, start)
+	defer stopWatch()
+	report("starting")
 	// The package is resolved (Options.Packages) while the server starts
 	// and lists; a failure to resolve it fails the server once it listed.
 	var pkg *wire.Package
@@ -85,7 +87,7 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 	} else {
 		close(pkgDone)
 	}
-	l, err := s.run(tctx, func(state string) { prog.report(r.Name, state, start) })
+	l, err := s.run(tctx, report)
 	if xerr := s.exchange.Err(); err == nil && xerr != nil {
 		err = s.ambiguous(xerr) // a second answer read after the first was taken
 	}

@@ -66,7 +66,14 @@ func locateTOML(d *doc) error {
 		defer0 := func() {} // records the member once its value is skipped
 		switch {
 		case len(full) == 2 && full[0] == "mcp_servers":
-			get(full[1]).inline = true
+			e := get(full[1])
+			e.inline = true
+			if e.line == 0 {
+				e.line = d.lineOf(lineStart)
+			}
+			if s.i < len(s.b) && s.b[s.i] == '{' {
+				s.inlineEntry(e) // mcp_servers.NAME = { command = "...", args = [...] }
+			}
 		case len(full) > 2 && full[0] == "mcp_servers":
 			e := get(full[1])
 			sub := len(table) != 2 || len(keys) != 1
@@ -107,6 +114,51 @@ func locateTOML(d *doc) error {
 		s.toEOL()
 	}
 	return nil
+}
+
+// inlineEntry reads the inline table at s.i, a server written as
+// NAME = { command = "...", args = [...], ... }: it locates command and
+// args as locateTOML does for a [mcp_servers.NAME] table, and skips every
+// other member. s.i ends after the closing brace, or where it stopped
+// reading (check then refuses what it could not locate).
+func (s *tomlScanner) inlineEntry(e *entry) {
+	s.i++ // '{'
+	for {
+		s.blank()
+		if s.i >= len(s.b) {
+			return
+		}
+		switch s.b[s.i] {
+		case '}':
+			s.i++
+			return
+		case ',':
+			s.i++
+			continue
+		}
+		end := s.i
+		for end < len(s.b) && s.b[end] != '=' && s.b[end] != '\n' {
+			end++
+		}
+		keys, rest, ok := parseTOMLKey(string(s.b[s.i:end]))
+		if !ok || rest != "" || end >= len(s.b) || s.b[end] != '=' {
+			return
+		}
+		s.i = end + 1
+		s.spaces()
+		valStart := s.i
+		switch {
+		case len(keys) == 1 && keys[0] == "command":
+			e.cmdAt = s.i
+			e.cmd = s.str()
+		case len(keys) == 1 && keys[0] == "args":
+			e.argsSeen = true
+			e.args = s.array()
+		}
+		if s.i == valStart {
+			s.skipValue()
+		}
+	}
 }
 
 // tomlEmpty reports whether a TOML value as written is "", ”, [] or {}.

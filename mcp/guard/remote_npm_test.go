@@ -77,7 +77,7 @@ func TestRemoteServerGoesAway(t *testing.T) {
 					ID    int
 					Error *struct{ Message string }
 				}
-				if json.Unmarshal([]byte(r), &m) != nil || m.ID != 3 || m.Error == nil || !strings.Contains(m.Error.Message, "connection refused") {
+				if json.Unmarshal([]byte(r), &m) != nil || m.ID != 3 || m.Error == nil || !serverWentAway(m.Error.Message) {
 					t.Errorf("the call after the server went away: %s", r)
 				}
 			}
@@ -136,9 +136,22 @@ func TestServeURLServerGoesAway(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("guard still runs 60 s after the server went away:\n%s", stderr.String())
 	}
-	for _, want := range []string{`agentgate: guard: "remote": the server exited: the server's event stream ended and could not be reopened: cannot reach`, "guard exits with it"} {
+	for _, want := range []string{`agentgate: guard: "remote": the server exited: the server's event stream ended and could not be reopened: cannot reach`, "guard exits 3 (could not verify)"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
 	}
+}
+
+// serverWentAway reports whether msg says the remote server is gone. Which
+// words the OS gives depends on timing, not on guard: a new connection is
+// refused, and a kept-alive one that the server's exit closed reads EOF or
+// is reset (under load, about 1 in 5 runs took the kept-alive one).
+func serverWentAway(msg string) bool {
+	for _, s := range []string{"connection refused", "EOF", "connection reset by peer", "broken pipe"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -123,7 +123,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	var ee *capture.ExitError
 	if errors.As(err, &ee) {
-		fmt.Fprintf(stderr, "agentgate: guard: %s: server %s; guard exits with it\n", shown(g.Server), ee.How)
+		fmt.Fprintf(stderr, "agentgate: guard: %s: server %s; guard exits 3 (could not verify)\n", shown(g.Server), ee.How)
 		if tail := strings.TrimRight(ee.StderrTail, "\n"); tail != "" {
 			fmt.Fprintf(stderr, "agentgate: guard: %s: its stderr (last lines):\n", shown(g.Server))
 			for _, line := range strings.Split(tail, "\n") {
@@ -133,10 +133,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitUnverified
 	}
 	if err == ErrServerExited {
-		fmt.Fprintf(stderr, "agentgate: guard: %s: the server ended the session; guard exits with it\n", shown(g.Server))
+		fmt.Fprintf(stderr, "agentgate: guard: %s: the server ended the session; guard exits 0\n", shown(g.Server))
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits with it\n", shown(g.Server), safetext.VisibleLine(err.Error()))
+	fmt.Fprintf(stderr, "agentgate: guard: %s: %s; guard exits 3 (could not verify)\n", shown(g.Server), safetext.VisibleLine(err.Error()))
 	return ExitUnverified
 }
 

@@ -222,6 +222,9 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 	cmd := exec.CommandContext(runCtx, h.Path)
 	cmd.Dir, cmd.Env = h.Dir, h.Env
 	sink := &stderrSink{progress: opts.Progress}
+	if sink.progress == nil {
+		sink.progress = opts.Waiting
+	}
 	cmd.Stderr = sink
 	setHelperAttr(cmd)
 	in, err := cmd.StdinPipe()
@@ -340,8 +343,8 @@ func invalidUTF8(v reflect.Value, path string) string {
 	return ""
 }
 
-// stderrSink receives agentgate-mcp's stderr: progress lines (those
-// starting "agentgate: ") go to progress when it is set; everything else
+// stderrSink receives agentgate-mcp's stderr: progress and waiting lines
+// (those starting "agentgate: ") go to progress when it is set; everything else
 // is kept, the last 8 KiB or 40 lines, for the error of a failed helper.
 type stderrSink struct {
 	mu       sync.Mutex

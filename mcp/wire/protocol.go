@@ -92,6 +92,8 @@ type RequestOptions struct {
 	MaxListingBytes  int64         `json:"maxListingBytes"`       // Options.MaxListingBytes
 	MaxTools         int           `json:"maxTools"`              // Options.MaxTools
 	Progress         bool          `json:"progress"`              // Options.Progress was not nil
+	Waiting          bool          `json:"waiting,omitempty"`     // Options.Waiting was not nil
+	WaitAfter        time.Duration `json:"waitAfter,omitempty"`   // Options.WaitAfter, nanoseconds
 	Interactive      bool          `json:"interactive,omitempty"` // Options.Interactive
 	Packages         bool          `json:"packages,omitempty"`    // Options.Packages
 	Root             string        `json:"root,omitempty"`        // Options.Root
@@ -107,23 +109,28 @@ func NewRequest(servers []config.Resolved, opts Options) *Request {
 			MaxResponseBytes: opts.MaxResponseBytes, MaxPages: opts.MaxPages,
 			MaxListingBytes: opts.MaxListingBytes, MaxTools: opts.MaxTools,
 			Progress: opts.Progress != nil, Interactive: opts.Interactive,
+			Waiting: opts.Waiting != nil, WaitAfter: opts.WaitAfter,
 			Packages: opts.Packages, Root: opts.Root,
 		},
 		Servers: servers,
 	}
 }
 
-// CaptureOptions returns the request's options, with progress lines going
-// to progress when the request asks for them.
+// CaptureOptions returns the request's options, with progress and waiting
+// lines going to progress when the request asks for them.
 func (r *Request) CaptureOptions(progress io.Writer) Options {
 	o := Options{
 		Timeout: r.Options.Timeout, Concurrency: r.Options.Concurrency,
 		MaxResponseBytes: r.Options.MaxResponseBytes, MaxPages: r.Options.MaxPages,
 		MaxListingBytes: r.Options.MaxListingBytes, MaxTools: r.Options.MaxTools,
 		Interactive: r.Options.Interactive, Packages: r.Options.Packages, Root: r.Options.Root,
+		WaitAfter: r.Options.WaitAfter,
 	}
 	if r.Options.Progress {
 		o.Progress = progress
+	}
+	if r.Options.Waiting {
+		o.Waiting = progress
 	}
 	return o
 }

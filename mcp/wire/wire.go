@@ -41,6 +41,9 @@ const (
 	DefaultTimeout = 60 * time.Second
 	// DefaultConcurrency servers are contacted at once; they are I/O bound.
 	DefaultConcurrency = 8
+	// DefaultWaitAfter is how long a server may stay in one state before
+	// Options.Waiting hears of it.
+	DefaultWaitAfter = 5 * time.Second
 	// DefaultMaxResponseBytes bounds one tools/list page (64 MiB).
 	DefaultMaxResponseBytes = 64 << 20
 	// DefaultMaxPages bounds the pages of one tools/list listing.
@@ -62,6 +65,12 @@ type Options struct {
 	MaxListingBytes  int64         // per server, all pages; 0 = DefaultMaxListingBytes (Server.MaxListingBytes overrides)
 	MaxTools         int           // per server; 0 = DefaultMaxTools (Server.MaxTools overrides)
 	Progress         io.Writer     // nil = quiet; else a terminal for live progress lines
+	// Waiting, when not nil, gets one line when a server has been in one
+	// state (starting, initializing, listing) for WaitAfter, and again
+	// after each doubling: "agentgate: waiting for NAME: WHAT (N s)", on a
+	// terminal or not, so that a slow start is never silent.
+	Waiting   io.Writer
+	WaitAfter time.Duration // 0 = DefaultWaitAfter
 	// Interactive allows a browser login for a server that needs OAuth
 	// and has no usable token (stdin and stderr are terminals, CI unset).
 	Interactive bool

@@ -34,14 +34,14 @@ hashes_only() { # hashes_only DIR: relock DIR's version 2 file with definitions 
 }
 everything=$(printf '"everything": {"command": "node", "args": ["%s", "stdio"]}' "$EVERYTHING_JS")
 gen=$(printf '"gen": {"command": "%s", "args": ["fakeserver", "-generate", "1000"]}' "$H")
-repo "$W/v1" "$everything"
+repo "$W/v1" "$everything" --lockfile-version 1
 repo "$W/v2" "$everything" --lockfile-version 2
 repo "$W/v2-hashes" "$everything" --lockfile-version 2
 hashes_only "$W/v2-hashes"
 grep -q '"lockfileVersion": 2' "$W/v2/agentgate.lock" || { echo "7 FAIL: the version 2 lockfile is not version 2"; exit 1; }
 echo "   lockfile sizes, server-everything: v1 $(wc -c <"$W/v1/agentgate.lock") B, v2 $(wc -c <"$W/v2/agentgate.lock") B, v2 with definitions = false $(wc -c <"$W/v2-hashes/agentgate.lock") B"
 # 1,000 generated tools (about 256-byte schemas): sizes only.
-repo "$W/gen-v1" "$gen"
+repo "$W/gen-v1" "$gen" --lockfile-version 1
 repo "$W/gen-v2" "$gen" --lockfile-version 2
 repo "$W/gen-v2-hashes" "$gen" --lockfile-version 2
 hashes_only "$W/gen-v2-hashes"
