@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -151,4 +152,49 @@ func assertNoTemp(t *testing.T, dir string, n int) {
 		}
 		t.Errorf("%s holds %v, want %d entries", dir, names, n)
 	}
+}
+
+// TestWriteFilesAllOrNothing: WriteFiles replaces every file or none. A
+// file that cannot be prepared (its directory is missing) leaves every
+// file as it was and no temporary file; a rename that fails after the
+// first file was replaced puts the first one's old content back.
+func TestWriteFilesAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("old "+filepath.Base(p)), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := []FileWrite{{Path: a, Data: []byte("new a"), Old: []byte("old a.json"), Perm: 0o644}, {Path: b, Data: []byte("new b"), Old: []byte("old b.json"), Perm: 0o644}}
+
+	bad := append(slices.Clone(ws), FileWrite{Path: filepath.Join(dir, "missing", "c.json"), Data: []byte("c")})
+	if i, err, restore := WriteFiles(bad); i != 2 || err == nil || restore != nil {
+		t.Errorf("prepare fails: failed %d, %v, %v", i, err, restore)
+	}
+	checkFile(t, a, "old a.json", 0o640)
+	checkFile(t, b, "old b.json", 0o640)
+	assertNoTemp(t, dir, 2)
+
+	rename = func(from, to string) error {
+		if to == b {
+			return errors.New("injected failure")
+		}
+		return os.Rename(from, to)
+	}
+	i, err, restore := WriteFiles(ws)
+	rename = os.Rename
+	if i != 1 || err == nil || err.Error() != "write "+b+": injected failure" || restore != nil {
+		t.Errorf("commit fails: failed %d, %v, %v", i, err, restore)
+	}
+	checkFile(t, a, "old a.json", 0o640)
+	checkFile(t, b, "old b.json", 0o640)
+	assertNoTemp(t, dir, 2)
+
+	if i, err, restore := WriteFiles(ws); i != -1 || err != nil || restore != nil {
+		t.Errorf("failed %d, %v, %v", i, err, restore)
+	}
+	checkFile(t, a, "new a", 0o640)
+	checkFile(t, b, "new b", 0o640)
+	assertNoTemp(t, dir, 2)
 }

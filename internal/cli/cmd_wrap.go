@@ -72,7 +72,7 @@ Examples:
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print the edits as a unified diff, write nothing")
 			jsonFormatFlag(fs)
-			fs.String("on-drift", "", "write `MODE` (withhold, block or warn) as guard's --on-drift; default: guard's own default")
+			fs.String("on-drift", "", "write `MODE` (withhold or block) as guard's --on-drift; default: guard's own default (withhold)")
 		},
 		run: func(e *env, fs *flag.FlagSet, args []string) error { return runWrap(e, fs, args, false) },
 	})
@@ -130,18 +130,21 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate "+name+" -h' for usage")
 	}
 	onDrift := flagValue[string](fs, "on-drift")
-	if onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift) {
-		return invalid(fmt.Errorf("--on-drift %q: use withhold, block or warn", onDrift))
+	switch {
+	case onDrift == "warn":
+		// A committed wrapper that only warns is refused (config's
+		// Guard.Unlike): wrap does not write one.
+		return invalid(errors.New("--on-drift warn: a wrapper that only warns protects nothing, and agentgate refuses it in a client config"),
+			"use --on-drift withhold or block; to try guard out, run agentgate guard --on-drift warn -- COMMAND ARGS... yourself")
+	case onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift):
+		return invalid(fmt.Errorf("--on-drift %q: use withhold or block", onDrift))
 	}
 	ws, err := openWorkspace(e, false, true, "", name)
 	if err != nil {
 		return err
 	}
 	p := ws.project
-	opt := config.WrapOptions{OnDrift: onDrift}
-	if p.Settings.Lockfile != config.DefaultLockfile {
-		opt.Lockfile = p.Settings.Lockfile
-	}
+	opt := config.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
 	// Excluded entries are not wrapped: guard would find no lockfile
 	// entry for them.
 	opt.Select = lockNames(p)
@@ -281,8 +284,10 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outsi
 	return out, nil
 }
 
-// writeEdits prints the edits as a unified diff (--dry-run) or writes each
-// changed file atomically, then says what changed.
+// writeEdits prints the edits as a unified diff (--dry-run) or writes the
+// changed files, all or nothing (atomicfile.WriteFiles: each atomically, none
+// replaced before every one could be prepared, those replaced put back
+// when a later one fails), then says what changed.
 func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	dry := flagValue[bool](fs, "dry-run")
 	color := e.useColor(e.stdout)
@@ -322,15 +327,33 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		}
 		return nil
 	}
+	// All or nothing: every file is prepared before any is replaced, and
+	// a failed replace puts back the files replaced before it.
+	var writes []atomicfile.FileWrite
+	var written []fileEdit
 	for _, f := range edits {
-		if f.unchanged || f.outside.Outside {
-			continue
+		if !f.unchanged && !f.outside.Outside {
+			writes = append(writes, atomicfile.FileWrite{Path: f.abs, Data: f.new, Old: f.old, Perm: 0o644})
+			written = append(written, f)
 		}
-		if err := atomicfile.WriteFile(f.abs, f.new, 0o644); err != nil {
-			return unverified(fmt.Errorf("could not write %s: %v; the file is unchanged", f.rel, err),
-				"make the file writable, then run the command again (files listed above were written)")
+	}
+	if i, err, restore := atomicfile.WriteFiles(writes); err != nil {
+		if restore != nil {
+			var names []string
+			for _, f := range written[:i] {
+				names = append(names, f.rel)
+			}
+			e.rep.setWritten() // some may be left written
+			return unverified(fmt.Errorf("could not write %s: %v; and putting back %s failed: %v", written[i].rel, err, strings.Join(names, ", "), restore),
+				"check those files with git diff, restore them (git checkout -- FILE), make the file writable, then run the command again")
 		}
+		return unverified(fmt.Errorf("could not write %s: %v; no file was changed", written[i].rel, err),
+			"make the file writable, then run the command again")
+	}
+	if len(written) > 0 {
 		e.rep.setWritten()
+	}
+	for _, f := range written {
 		var names []string
 		for _, s := range f.servers {
 			names = append(names, quoteVisible(s))

@@ -190,6 +190,28 @@ func TestExitCodes(t *testing.T) {
 		{name: "lock wrapper guard refuses", setup: func(t *testing.T) *testRepo {
 			return newRepo(t, true, map[string]any{"w": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "w", "--transport", "sse", "--", "npx"}}})
 		}, args: []string{"lock"}, want: ExitInvalid, check: wantStderr(`.mcp.json:3:5: server "w": args: agentgate guard would refuse it: --header and --transport go with --url`)},
+		// issue #24: a wrapper whose env chooses agentgate's binaries, or
+		// whose options are not wrap's, is a config error in every command
+		// that checks; one that is not agentgate is checked as it is.
+		{name: "ci wrapper env AGENTGATE_MCP", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.writeConfig(map[string]any{"notes": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "notes", "--", os.Args[0], "-tools", "notes.json"},
+				"env": map[string]string{"AGENTGATE_FAKESERVER": "1", "AGENTGATE_MCP": "tools/helper"}}})
+			return r
+		}, args: []string{"ci"}, want: ExitInvalid, check: wantStderr(`server "notes": env.AGENTGATE_MCP: the entry's environment chooses agentgate's own binaries`)},
+		{name: "hook wrapper --on-drift warn", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.writeConfig(map[string]any{"notes": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "notes", "--on-drift", "warn", "--", os.Args[0], "-tools", "notes.json"},
+				"env": map[string]string{"AGENTGATE_FAKESERVER": "1"}}})
+			r.git("add", "-A")
+			return r
+		}, args: []string{"hook"}, want: ExitInvalid, check: wantStderr(`server "notes": args: guard's --on-drift warn is not what agentgate wrap writes`)},
+		{name: "ci wrapper --allow-unlocked", setup: func(t *testing.T) *testRepo {
+			r := lockedRepo(t, notesServer)
+			r.writeConfig(map[string]any{"notes": map[string]any{"command": "agentgate", "args": []string{"guard", "--server", "notes", "--allow-unlocked", "--", os.Args[0], "-tools", "notes.json"},
+				"env": map[string]string{"AGENTGATE_FAKESERVER": "1"}}})
+			return r
+		}, args: []string{"ci"}, want: ExitInvalid, check: wantStderr(`guard's --allow-unlocked is not what agentgate wrap writes`)},
 		{name: "guard command not found", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"guard", "--server", "notes", "--", "/nonexistent/agentgate-test-server"}, want: ExitUnverified, check: wantStderr("server \"notes\" did not start")},
 		{name: "help flag", args: []string{"-h"}, want: ExitOK},
@@ -242,7 +264,8 @@ func TestExitCodes(t *testing.T) {
 				}
 			}},
 		{name: "wrap extra argument", args: []string{"wrap", "all"}, want: ExitInvalid},
-		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold, block or warn`)},
+		{name: "wrap bad on-drift", args: []string{"wrap", "--on-drift", "ignore"}, want: ExitInvalid, check: wantStderr(`--on-drift "ignore": use withhold or block`)},
+		{name: "wrap on-drift warn", args: []string{"wrap", "--on-drift", "warn"}, want: ExitInvalid, check: wantStderr(`--on-drift warn: a wrapper that only warns protects nothing`)},
 		{name: "wrap invalid config", setup: func(t *testing.T) *testRepo {
 			r := newRepo(t, true, notesServer)
 			r.write(".cursor/mcp.json", `{"servers": {}}`)

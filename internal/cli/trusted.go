@@ -12,10 +12,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/agentgate/agentgate/internal/safetext"
+	mcpcommand "github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -40,14 +42,22 @@ func trustedRef(e *env, flagValue string) string {
 //
 //   - an enabled server of the same name is defined at ref, with the same
 //     definition as written (config.DefinitionDiff);
+//   - a guard wrapper around it is what agentgate wrap writes with the
+//     agentgate.toml at ref (config.Guard.Unlike: the pull request's own
+//     agentgate.toml may move the lockfile the wrapper names);
 //   - both definitions resolve, and resolve to the same transport, command,
 //     arguments, environment, cwd, URL and headers (an ${input:} answered
 //     differently by the pull request's agentgate.toml, a changed
 //     {file:...}, a variable in cwd or command that now points elsewhere);
-//   - every file inside the work tree that the resolved command, arguments,
-//     env values or cwd name, and every file read while resolving (envFile,
-//     {file:...}), is byte-identical at ref, or is in neither ref nor HEAD
-//     (made by the job, not committed by anyone); see changedLocalFile.
+//   - every file inside the work tree that the resolved command (also as
+//     the OS finds it through the server's PATH), arguments, the words of
+//     a shell command string, env values or cwd name, and every file read
+//     while resolving (envFile, {file:...}), is byte-identical at ref, or
+//     is in neither ref nor HEAD (made by the job, not committed by
+//     anyone); see changedLocalFile;
+//   - it hands no program over as text that agentgate cannot read
+//     (config.ProgramText: a shell command string with operators, globs or
+//     expansions, an inline program such as python -c, a module).
 //
 // Otherwise the server is not started: one failure of exit class 3 naming
 // it and the reason. ok holds the servers to start, already resolved;
@@ -93,6 +103,12 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 			refused = append(refused, refuse(s, fmt.Sprintf("its definition differs from the one at %s (field %q)", ref, field)))
 			continue
 		}
+		if s.Guard != nil {
+			if flag, _ := s.Guard.Unlike(s.Name, trusted.Settings.MovedLockfile()); flag != "" {
+				refused = append(refused, refuse(s, fmt.Sprintf("its guard wrapper is not what agentgate wrap writes with agentgate.toml at %s (guard's %s)", ref, flag)))
+				continue
+			}
+		}
 		now, f := resolveServer(e, ws.project, s)
 		if f != nil {
 			refused = append(refused, *f)
@@ -114,6 +130,10 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 			return nil, nil, settings, classify(ExitUnverified, err)
 		}
 		if why != "" {
+			refused = append(refused, refuse(s, why))
+			continue
+		}
+		if _, why := config.ProgramText(then.Command, then.Args); why != "" {
 			refused = append(refused, refuse(s, why))
 			continue
 		}
@@ -151,10 +171,12 @@ const maxLinkDepth = 8
 
 // changedLocalFile returns why s (resolved) runs repository files that
 // are not those at ref ("" when it does not). It looks at every path a
-// word can name: the command, each argument, each env value (whole, after
-// "=", split at whitespace and at the path-list separator), the files read
-// while resolving (envFile, {file:...}) and the cwd; relative words are
-// taken from the root and from the cwd. Each that is inside the work tree
+// word can name: the command, the program the OS runs for it (found
+// through the server's PATH, as capture finds it), each argument, each
+// word of a shell command string (config.ProgramText), each env value
+// (whole, after "=", split at whitespace and at the path-list separator),
+// the files read while resolving (envFile, {file:...}) and the cwd;
+// relative words are taken from the root and from the cwd. Each that is inside the work tree
 // (outside any .git directory) and is a regular file or a symbolic link
 // must have the same bytes (for a link: the same target, and the target in
 // turn) at ref. A file in neither ref nor HEAD was not committed by anyone
@@ -179,8 +201,16 @@ func changedLocalFile(ws *workspace, ref string, s config.Resolved) (string, err
 		words = append(words, filepath.SplitList(v)...)
 	}
 	add(s.Command)
+	if res, err := mcpcommand.Resolve(runtime.GOOS, mcpcommand.Spec{Command: s.Command, Args: s.Args, Dir: s.Cwd,
+		Env: mcpcommand.MergeEnv(runtime.GOOS, os.Environ(), s.Env)}, mcpcommand.HostProbe); err == nil {
+		add(res.Path)
+	}
 	for _, a := range s.Args {
 		add(a)
+	}
+	shellWords, _ := config.ProgramText(s.Command, s.Args)
+	for _, w := range shellWords {
+		add(w)
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		add(s.Env[k])

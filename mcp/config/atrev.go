@@ -13,8 +13,9 @@ import (
 // when the file does not exist there. paths lists the config files to read
 // besides the ones Load discovers by name (pass the current Project.Files:
 // read cannot list directories, so Continue's files and agentgate.toml's
-// extra files are found through it); agentgate.toml and its relative extra
-// files are always read. Paths outside the root are ignored, and extra
+// extra files are found through it); agentgate.toml, its relative extra
+// files and the files a Windows client would run for agentgate at the root
+// (agentgateNames, in lower case) are always read. Paths outside the root are ignored, and extra
 // files outside the root (absolute or "~/") are read from disk as Load
 // does. The returned Project's Root is "" (the files lived in a temporary
 // directory, removed before LoadAt returns); errors name the files as at
@@ -28,6 +29,9 @@ func LoadAt(paths []string, read func(path string) (data []byte, ok bool, err er
 	want := map[string]bool{SettingsFile: true}
 	for _, f := range projectFiles {
 		want[f.path] = true
+	}
+	for _, n := range agentgateNames { // see plantedAgentgate
+		want[n] = true
 	}
 	for _, p := range paths {
 		want[p] = true

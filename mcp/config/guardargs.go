@@ -284,3 +284,78 @@ func validHeaderName(k string) bool {
 	}
 	return true
 }
+
+// Program is the command of every wrapper agentgate wrap writes, and the
+// only command agentgate sees through (RunsAgentgate).
+const Program = "agentgate"
+
+// RunsAgentgate reports whether a stdio entry with this command and
+// configured environment (the names its env sets, whatever their values)
+// runs the real agentgate: the one definition of the wrapper agentgate
+// sees through, used by every command (lock, diff, ci, verify, pin,
+// servers, the hook, wrap, unwrap) and by --trusted-ref. It does when
+//
+//   - command is exactly "agentgate": the bare name, which the client
+//     looks up in the PATH it was started with, the user's own, where the
+//     user installed agentgate. A path ("tools/agentgate",
+//     "./agentgate", "/usr/local/bin/agentgate") is a file the repository
+//     or the machine chooses, and "agentgate.exe" or "AgentGate" another
+//     name; and
+//   - env does not set PATH (in any case: Windows reads Path as PATH),
+//     which the client would look the name up in instead.
+//
+// Any other entry, "guard" in its args or not, is checked as the program
+// it is: agentgate starts what the client starts.
+func RunsAgentgate(command string, env []string) bool {
+	return command == Program && !slices.ContainsFunc(env, func(k string) bool { return strings.EqualFold(k, "PATH") })
+}
+
+// OwnVariables are the environment variables agentgate and agentgate-mcp
+// read for their own settings: where the helper is (AGENTGATE_MCP), where
+// tokens are kept, a timeout, a trusted revision.
+var OwnVariables = []string{"AGENTGATE_MCP", "AGENTGATE_TIMEOUT", "AGENTGATE_TOKEN_STORE", "AGENTGATE_TRUSTED_REF"}
+
+// OwnVariable reports whether an environment variable, set in the env of
+// an entry agentgate sees through (which is agentgate guard's
+// environment), would choose agentgate's own binaries, code or settings
+// in the client's session: one of OwnVariables (AGENTGATE_MCP replaces
+// guard's helper), or one of the dynamic loader's LD_ and DYLD_ variables
+// (code loaded into agentgate, or where its libraries come from). Names
+// are compared in upper case, as Windows reads them.
+func OwnVariable(name string) bool {
+	n := strings.ToUpper(name)
+	return slices.Contains(OwnVariables, n) || strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_")
+}
+
+// Unlike compares g, a wrapper's options, with what agentgate wrap writes
+// for the entry locked as server in a repository whose agentgate.toml
+// moves the lockfile to lockfile ("" when it does not): --server server;
+// --lockfile absent or lockfile; --on-drift absent, withhold or block (wrap
+// --on-drift block writes it; warn forwards drift, protecting nothing);
+// no --allow-unlocked, --ignore-member, --max-listing-bytes or --max-tools
+// (their settings belong in agentgate.toml, where lock, the hook and ci
+// apply them too). It returns the first option that differs, as guard's
+// command line would say it ("--on-drift warn"), and why it matters; ""
+// when g is what wrap writes.
+func (g Guard) Unlike(server, lockfile string) (flag, why string) {
+	inToml := func(key string) string {
+		return fmt.Sprintf("guard would check the session differently from lock, the hook and ci; set %s in agentgate.toml ([servers.%s]), which all of them apply", key, TOMLKey(server))
+	}
+	switch {
+	case g.Server != server:
+		return "--server " + g.Server, fmt.Sprintf("guard would check the server against the lockfile entry %q, not its own (%q)", g.Server, server)
+	case g.Lockfile != "" && g.Lockfile != lockfile:
+		return "--lockfile " + g.Lockfile, "guard would check the session against another lockfile than the one lock, the hook and ci check"
+	case g.OnDrift == "warn":
+		return "--on-drift warn", "guard would forward drifted and unknown tools, protecting nothing"
+	case g.AllowUnlocked:
+		return "--allow-unlocked", "guard would run the server unchecked when the lockfile does not lock it"
+	case len(g.IgnoreMembers) > 0:
+		return "--ignore-member " + g.IgnoreMembers[0], inToml("ignore-members")
+	case g.MaxListingBytes != 0:
+		return fmt.Sprintf("--max-listing-bytes %d", g.MaxListingBytes), inToml("max-listing-bytes")
+	case g.MaxTools != 0:
+		return fmt.Sprintf("--max-tools %d", g.MaxTools), inToml("max-tools")
+	}
+	return "", ""
+}

@@ -87,6 +87,8 @@ func load(root string) (*Project, Errors) {
 			errs = append(errs, err)
 		} else if err := p.checkServerSettings(defs, skipped); err != nil {
 			errs = append(errs, err)
+		} else {
+			errs = append(errs, p.checkWrappers(defs)...)
 		}
 	}
 	byName := map[string][]Server{}
@@ -175,6 +177,61 @@ func (p *Project) checkServerSettings(defs []Server, skipped []Skipped) *Error {
 		}
 	}
 	return nil
+}
+
+// checkWrappers refuses every wrapper (Server.Guard) of defs whose options
+// are not what agentgate wrap writes for this repository (Guard.Unlike),
+// servers agentgate.toml excludes aside: guard's options decide what it
+// checks in the client's session, and lock, the hook and ci check the
+// server without them. It also refuses every wrapper while the root holds
+// a file a Windows client would run for the bare name agentgate
+// (plantedAgentgate).
+func (p *Project) checkWrappers(defs []Server) Errors {
+	lockfile := p.Settings.MovedLockfile()
+	var errs Errors
+	planted, looked := "", false
+	for _, d := range defs {
+		if d.Guard == nil || p.Settings.Servers[d.Name].Exclude != "" {
+			continue
+		}
+		if !looked {
+			planted, looked = p.plantedAgentgate(), true
+		}
+		if planted != "" {
+			errs = append(errs, &Error{File: d.File, Line: d.Line, Column: d.Column, Server: d.Name, Field: "command",
+				Msg:  fmt.Sprintf("the repository holds %s at its root: on Windows a client looks the bare command agentgate up in its working directory before PATH, and would run that file instead of agentgate", planted),
+				Hint: fmt.Sprintf("remove or rename %s", planted)})
+			continue
+		}
+		if flag, why := d.Guard.Unlike(d.Name, lockfile); flag != "" {
+			errs = append(errs, &Error{File: d.File, Line: d.Line, Column: d.Column, Server: d.Name, Field: "args",
+				Msg: fmt.Sprintf("guard's %s is not what agentgate wrap writes for this repository: %s", flag, why),
+				Hint: fmt.Sprintf("remove it: agentgate wrap writes agentgate guard --server %s%s [--on-drift block] -- COMMAND ARGS... (docs/GUARD.md)",
+					ShellQuote(d.Name), map[bool]string{true: " --lockfile " + ShellQuote(lockfile), false: ""}[lockfile != ""])})
+		}
+	}
+	return errs
+}
+
+// agentgateNames are the files a client on Windows runs for the bare
+// command agentgate when one is in its working directory: Node's spawn
+// (libuv) searches the working directory before PATH, with .com and .exe,
+// and cmd.exe with PATHEXT's .bat and .cmd.
+var agentgateNames = []string{"agentgate", "agentgate.bat", "agentgate.cmd", "agentgate.com", "agentgate.exe"}
+
+// plantedAgentgate returns the name of a file (or link) at p's root that
+// is one of agentgateNames in any case, "" when there is none.
+func (p *Project) plantedAgentgate() string {
+	entries, err := os.ReadDir(p.Root)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if !e.IsDir() && slices.ContainsFunc(agentgateNames, func(n string) bool { return strings.EqualFold(n, e.Name()) }) {
+			return e.Name()
+		}
+	}
+	return ""
 }
 
 func conflict(a, b Server, field string) *Error {

@@ -143,7 +143,7 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 		}
 		i := spec.Arg
 		if s.Guard != nil {
-			g, _, _ := parseGuard(d.servers[s.Name].Command, d.servers[s.Name].Args)
+			g, _, _ := parseGuard(d.servers[s.Name])
 			i += g.cmdAt + 1 // the wrapped command's args follow the command
 		}
 		ed, rawArgv, err := d.setEdit(s.Name, i, to)

@@ -247,6 +247,15 @@ func (x *expander) env() (map[string]string, error) {
 				"create the file (it usually holds secrets and is not committed), or exclude the server in agentgate.toml")
 		}
 		for k, v := range parseDotenv(data) {
+			if x.s.Guard != nil && (OwnVariable(k) || strings.EqualFold(k, "PATH")) {
+				// The client reads the envFile for guard, not for the server.
+				err := ownVariableError(x.s.File, x.s, "envFile", k)
+				if strings.EqualFold(k, "PATH") {
+					err.Msg = fmt.Sprintf("the envFile %s sets PATH, where the client would look agentgate up: this entry may not run the real agentgate", x.s.EnvFile)
+					err.Hint = "remove PATH from the envFile, or write the server without the agentgate guard wrapper"
+				}
+				return nil, err
+			}
 			env[k] = v
 		}
 	}

@@ -25,6 +25,16 @@ const (
 // DefaultLockfile is the lockfile path when agentgate.toml does not set one.
 const DefaultLockfile = "agentgate.lock"
 
+// MovedLockfile is agentgate.toml's lockfile when it moves the lockfile
+// from DefaultLockfile, else "": what agentgate wrap writes as guard's
+// --lockfile.
+func (s Settings) MovedLockfile() string {
+	if s.Lockfile == DefaultLockfile || s.Lockfile == "" {
+		return ""
+	}
+	return s.Lockfile
+}
+
 // Formats lists the client names an [[extra]] file may declare.
 func Formats() []string {
 	f := []string{"codex", "continue", "opencode", "zed"}

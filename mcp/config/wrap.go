@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -34,17 +35,15 @@ type guardCall struct {
 	cmdAt int // stdio: the index in the entry's args of COMMAND
 }
 
-// isAgentgate reports whether command runs agentgate itself (a bare name,
-// a path, with or without a Windows executable extension).
-func isAgentgate(command string) bool { return launcherName(command) == "agentgate" }
-
-// parseGuard reads command and args as the guard wrapper, with guard's own
-// parser (ParseGuardArgs), so that it reads every wrapper as guard would
-// run it and refuses what guard refuses. ok is false when they are not
-// one (the command is not agentgate, or its first argument is not
-// "guard"); err (a *GuardArgsError) says what guard would refuse.
-func parseGuard(command string, args []string) (g guardCall, ok bool, err error) {
-	if !isAgentgate(command) || len(args) == 0 || args[0] != "guard" {
+// parseGuard reads the stdio entry s as the guard wrapper, with guard's
+// own parser (ParseGuardArgs), so that it reads every wrapper as guard
+// would run it and refuses what guard refuses. ok is false when it is not
+// one: it does not run the real agentgate (RunsAgentgate), or its first
+// argument is not "guard"; err (a *GuardArgsError) says what guard would
+// refuse.
+func parseGuard(s Server) (g guardCall, ok bool, err error) {
+	command, args := s.Command, s.Args
+	if !RunsAgentgate(command, slices.Collect(maps.Keys(s.Env))) || len(args) == 0 || args[0] != "guard" {
 		return g, false, nil
 	}
 	g.GuardArgs, err = ParseGuardArgs(args[1:])
@@ -65,7 +64,7 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 		if s.Transport != Stdio {
 			continue
 		}
-		g, ok, err := parseGuard(s.Command, s.Args)
+		g, ok, err := parseGuard(*s)
 		if !ok {
 			continue
 		}
@@ -77,6 +76,11 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 			}
 			errs = append(errs, &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "args", Msg: err.Error(), Hint: hint})
 			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			if OwnVariable(k) {
+				errs = append(errs, ownVariableError(file, *s, "env."+k, k))
+			}
 		}
 		guard := g.Guard
 		s.Guard = &guard
@@ -101,6 +105,16 @@ func seeThrough(file string, res fileResult) (fileResult, error) {
 		return res, errs
 	}
 	return res, nil
+}
+
+// ownVariableError is the error for variable name (OwnVariable), set in
+// the field of the wrapper s.
+func ownVariableError(file string, s Server, field, name string) *Error {
+	return &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: field,
+		Msg: fmt.Sprintf("the entry's environment chooses agentgate's own binaries or settings: %s would apply to agentgate guard in the client's session, "+
+			"while agentgate's own commands check the server without it", name),
+		Hint: fmt.Sprintf("remove %s from the entry's env; if the server needs it, set it after %q: agentgate guard --server %s -- env %s=VALUE COMMAND ARGS...",
+			name, "--", ShellQuote(s.Name), name)}
 }
 
 // WrapOptions are the guard flags `agentgate wrap` writes into every
@@ -145,7 +159,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 		if !ok {
 			continue
 		}
-		if _, already, _ := parseGuard(s.Command, s.Args); already {
+		if _, already, _ := parseGuard(s); already {
 			continue
 		}
 		lockName := e.name
@@ -208,6 +222,19 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 // wrapEntry is wrapEdits for a stdio server, wrapRemoteEdit for a remote
 // one.
 func (d *doc) wrapEntry(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
+	// The entry's env becomes guard's: what agentgate would refuse in the
+	// wrapper (or not see through) is refused before it is written.
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		if OwnVariable(k) || strings.EqualFold(k, "PATH") {
+			err := ownVariableError(d.file, s, "env."+k, k)
+			err.Msg = "cannot wrap: " + err.Msg
+			if strings.EqualFold(k, "PATH") {
+				err.Msg = "cannot wrap: the entry's env sets PATH, where the client would look agentgate up: the wrapper would not run the real agentgate"
+				err.Hint = "set PATH for the server after \"--\" by hand (agentgate guard --server " + ShellQuote(lockName) + " -- env PATH=... COMMAND ARGS...), or leave this server unwrapped"
+			}
+			return nil, nil, err
+		}
+	}
 	if s.Transport == Stdio {
 		return d.wrapEdits(e, s, lockName, opt)
 	}
@@ -321,7 +348,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 		if !ok || len(names) > 0 && !slices.Contains(names, e.name) {
 			continue
 		}
-		g, wrapped, gerr := parseGuard(s.Command, s.Args)
+		g, wrapped, gerr := parseGuard(s)
 		if !wrapped {
 			continue
 		}

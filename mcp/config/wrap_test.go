@@ -14,6 +14,18 @@ import (
 // flag spellings guard's own parser accepts; malformed wrappers are
 // errors naming the server.
 func TestSeeThrough(t *testing.T) {
+	// A wrapper's env choosing agentgate's own binaries or code (issue #24
+	// finding 3): refused, naming the variable; AGENTGATE_UNWRAP (wrap's
+	// own) and the server's other variables are fine.
+	for env, bad := range map[string]bool{"AGENTGATE_MCP": true, "agentgate_mcp": true, "AGENTGATE_TOKEN_STORE": true, "LD_PRELOAD": true,
+		"DYLD_INSERT_LIBRARIES": true, "AGENTGATE_UNWRAP": false, "NODE_ENV": false, "MCP_AGENTGATE_X": false, "AGENTGATE_FAKESERVER": false} {
+		_, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Line: 3, Transport: Stdio, Command: "agentgate",
+			Args: []string{"guard", "--server", "n", "--", "y"}, Env: map[string]string{env: "x"}}}})
+		var es Errors
+		if got := errors.As(err, &es) && len(es) == 1 && es[0].Field == "env."+env && es[0].Line == 3; got != bad || !bad && err != nil {
+			t.Errorf("env %s: error %v, want refused %v", env, err, bad)
+		}
+	}
 	ok := []struct {
 		args      []string
 		cmd       string
@@ -31,7 +43,7 @@ func TestSeeThrough(t *testing.T) {
 		{args: []string{"guard", "--server", "r", "--url=https://h/sse", "--transport", "sse"}, url: "https://h/sse", transport: SSE, guard: Guard{Server: "r"}},
 	}
 	for _, tt := range ok {
-		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Transport: Stdio, Command: "/usr/local/bin/agentgate", Args: tt.args}}})
+		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Transport: Stdio, Command: "agentgate", Args: tt.args}}})
 		if err != nil {
 			t.Errorf("%q: %v", tt.args, err)
 			continue
@@ -61,16 +73,26 @@ func TestSeeThrough(t *testing.T) {
 		{"guard", "--server", "s", "--url", "u", "--transport", "ws"},
 		{"guard", "--server"},
 	} {
-		_, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Line: 3, Transport: Stdio, Command: "agentgate.exe", Args: bad}}})
+		_, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Line: 3, Transport: Stdio, Command: "agentgate", Args: bad}}})
 		var es Errors
 		if !errors.As(err, &es) || len(es) != 1 || es[0].Server != "n" || es[0].Line != 3 || es[0].Field != "args" {
 			t.Errorf("%q: error %v", bad, err)
 		}
 	}
-	// Not a wrapper: left alone.
+	// Not a wrapper, or not one that runs the real agentgate (issue #24
+	// finding 2): left alone, checked as the program it is.
+	wrapper := []string{"guard", "--server", "n", "--", "y"}
 	for _, s := range []Server{
 		{Name: "n", Transport: Stdio, Command: "agentgate", Args: []string{"lock"}},
-		{Name: "n", Transport: Stdio, Command: "not-agentgate", Args: []string{"guard", "--server", "x", "--", "y"}},
+		{Name: "n", Transport: Stdio, Command: "not-agentgate", Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: "tools/agentgate", Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: "./agentgate", Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: "/usr/local/bin/agentgate", Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: `C:\bin\agentgate.exe`, Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: "agentgate.exe", Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: "AgentGate", Args: wrapper},
+		{Name: "n", Transport: Stdio, Command: "agentgate", Args: wrapper, Env: map[string]string{"PATH": "tools"}},
+		{Name: "n", Transport: Stdio, Command: "agentgate", Args: wrapper, Env: map[string]string{"Path": "tools"}},
 	} {
 		res, err := seeThrough("f", fileResult{servers: []Server{s}})
 		if err != nil || res.servers[0].Guard != nil || res.servers[0].Command != s.Command {
@@ -260,5 +282,53 @@ func TestWrapRemoteBadHeaderName(t *testing.T) {
 	if err != nil || string(out) != in || len(names) != 0 || len(left) != 1 || left[0].Server != "r" ||
 		!strings.Contains(left[0].Reason, `header "X(Y)" is not an HTTP header name`) {
 		t.Errorf("wrap: %v %q %+v\n%s", err, names, left, out)
+	}
+}
+
+// TestWrapperEnvFile: the envFile a client reads for a wrapper is guard's
+// environment too: one that sets AGENTGATE_MCP, a loader variable or PATH
+// is refused when the server resolves (exit class 2: not Unverifiable),
+// naming the file, server and variable (issue #24 findings 2 and 3).
+func TestWrapperEnvFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ env, want string }{
+		{"AGENTGATE_MCP=tools/helper\n", "AGENTGATE_MCP would apply to agentgate guard"},
+		{"LD_PRELOAD=tools/x.so\n", "LD_PRELOAD would apply to agentgate guard"},
+		{"PATH=tools\n", "the envFile .env sets PATH, where the client would look agentgate up"},
+		{"TOKEN=abcd1234\n", ""},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, ".env"), []byte(tc.env), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := &Project{Root: dir}
+		s := Server{Name: "n", File: ".vscode/mcp.json", Line: 2, Transport: Stdio, Command: "node", Args: []string{"srv.js"},
+			EnvFile: ".env", Guard: &Guard{Server: "n"}}
+		_, err := p.Resolve(s, func(string) (string, bool) { return "", false })
+		var ce *Error
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.env, err)
+		case tc.want != "" && (!errors.As(err, &ce) || ce.Unverifiable || ce.Field != "envFile" || ce.Server != "n" || !strings.Contains(ce.Msg, tc.want)):
+			t.Errorf("%q: error %v, want a class-2 error on envFile saying %q", tc.env, err, tc.want)
+		}
+		// Not a wrapper: the variables are the server's own.
+		s.Guard = nil
+		if _, err := p.Resolve(s, func(string) (string, bool) { return "", false }); err != nil {
+			t.Errorf("%q without a wrapper: %v", tc.env, err)
+		}
+	}
+}
+
+// TestWrapRefusesGuardEnv: wrap does not write a wrapper agentgate would
+// then refuse or not see through: an entry whose env sets AGENTGATE_MCP
+// or PATH is an error naming it, and the file is not edited.
+func TestWrapRefusesGuardEnv(t *testing.T) {
+	for k, want := range map[string]string{"AGENTGATE_MCP": "cannot wrap: the entry's environment chooses agentgate's own binaries", "PATH": "cannot wrap: the entry's env sets PATH"} {
+		data := []byte(`{"mcpServers": {"s": {"command": "node", "args": ["srv.js"], "env": {"` + k + `": "x"}}}}`)
+		out, wrapped, _, err := WrapFile("claude-code", ".mcp.json", data, WrapOptions{})
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Field != "env."+k || ce.Server != "s" || !strings.Contains(ce.Msg, want) || out != nil || wrapped != nil {
+			t.Errorf("env %s: %v (%q, %v), want an error saying %q", k, err, out, wrapped, want)
+		}
 	}
 }

@@ -77,8 +77,14 @@ func loadWrapped(t testing.TB, dir string, args []string) seeThroughOutcome {
 	}
 	var o seeThroughOutcome
 	p, err := config.Load(dir)
-	o.err = err
 	var ce *config.Error
+	if errors.As(err, &ce) && strings.Contains(ce.Msg, "is not what agentgate wrap writes") {
+		// Read as intended, then refused for the options it asks guard
+		// for (config's checkWrappers): how it reads is what is compared.
+		p, _ = config.Inspect(dir)
+		err = nil
+	}
+	o.err = err
 	const refusal = "agentgate guard would refuse it: "
 	if errors.As(err, &ce) && ce.Server == "n" && ce.Field == "args" && strings.HasPrefix(ce.Msg, refusal) {
 		o.refused = strings.TrimPrefix(ce.Msg, refusal)
