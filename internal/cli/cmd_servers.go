@@ -74,6 +74,9 @@ type serverEntry struct {
 	AlsoIn      []string    `json:"alsoIn,omitempty"`
 	RenamedFrom string      `json:"renamedFrom,omitempty"`
 	Notes       []string    `json:"notes,omitempty"`
+	// ClientCapabilities: what capture declares to the server in
+	// initialize (config.Server.ClientCapabilities).
+	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
 	// Guard is set when the entry runs the server under agentgate guard
 	// (agentgate wrap); the fields above are then the wrapped server's.
 	Guard *config.Guard `json:"guard,omitempty"`
@@ -201,7 +204,8 @@ func clientOf(p *config.Project, file string) string {
 func entryOf(s config.Server, status, reason string) serverEntry {
 	en := serverEntry{Name: s.Name, Status: status, Reason: reason, Client: s.Client, File: s.File, Line: s.Line,
 		Transport: string(s.Transport), FallbackSSE: s.FallbackSSE, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
-		URL: config.StripURL(s.URL), AlsoIn: s.AlsoIn, RenamedFrom: s.RenamedFrom, Notes: s.Notes, Guard: s.Guard}
+		URL: config.StripURL(s.URL), AlsoIn: s.AlsoIn, RenamedFrom: s.RenamedFrom, Notes: s.Notes, Guard: s.Guard,
+		ClientCapabilities: s.ClientCapabilities}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		en.Env = append(en.Env, shown(s, "env."+k, k, s.Env[k]))
 	}

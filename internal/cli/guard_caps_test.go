@@ -147,14 +147,20 @@ func TestGuardInspectorCapabilities(t *testing.T) {
 		return out
 	}
 
+	writeToml := func(toml string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(repo, "agentgate.toml"), []byte(toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// client-capabilities = []: declare none, agentgate's default before
+	// issue #25.
+	writeToml("client-capabilities = []\n")
 	if out, code := run("lock"); code != 0 {
 		t.Fatalf("agentgate lock without client-capabilities: exit %d\n%s", code, out)
 	}
 	before := entries()
-	toml := "client-capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n"
-	if err := os.WriteFile(filepath.Join(repo, "agentgate.toml"), []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeToml("client-capabilities = [\"roots\", \"sampling\", \"elicitation\"]\n")
 	if out, code := run("diff"); code != 1 {
 		t.Errorf("agentgate diff after declaring capabilities, before locking: exit %d, want 1 (new tools)\n%s", code, out)
 	}
@@ -162,6 +168,16 @@ func TestGuardInspectorCapabilities(t *testing.T) {
 		t.Fatalf("agentgate lock with client-capabilities: exit %d\n%s", code, out)
 	}
 	after := entries()
+	// Without the key (issue #25 finding 6), a server of .mcp.json is
+	// captured with what its readers declare (Claude Code: roots and
+	// elicitation; VS Code: the three): the lockfile just written is in
+	// sync.
+	if err := os.Remove(filepath.Join(repo, "agentgate.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := run("diff"); code != 0 {
+		t.Errorf("agentgate diff without client-capabilities, after locking with the three: exit %d, want 0 (.mcp.json's clients declare them)\n%s", code, out)
+	}
 	want := rawListing(t, ev, `{"roots":{},"sampling":{},"elicitation":{}}`)
 	for _, server := range []string{"everything", "remote"} {
 		old, now := toolsByName(before[server]), toolsByName(after[server])

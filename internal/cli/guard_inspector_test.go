@@ -103,6 +103,13 @@ func guardedInspector(ag, ev, httpURL string) map[string][]string {
 func TestGuardInspector(t *testing.T) {
 	ev, ag, httpURL, repo := everythingRepo(t)
 	env := builtEnv()
+	// Declare nothing, so that the Inspector (which declares roots) is
+	// listed a tool the lockfile does not pin: by default .mcp.json's
+	// clients' capabilities would be declared and get-roots-list pinned
+	// (issue #25; TestGuardInspectorCapabilities).
+	if err := os.WriteFile(filepath.Join(repo, "agentgate.toml"), []byte("client-capabilities = []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lockCmd := exec.Command(ag, "lock")
 	lockCmd.Dir, lockCmd.Env = repo, env
 	if out, err := lockCmd.CombinedOutput(); err != nil {

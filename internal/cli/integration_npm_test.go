@@ -149,6 +149,11 @@ func npmRepo(t *testing.T, npmBin string, httpPort, ssePort int) *testRepo {
 command = %q
 args = ["stdio"]
 `, filepath.Join(npmBin, "mcp-server-everything")))
+	// Declare no client capabilities: every transport, and every client's
+	// file, is listed the 13 tools server-everything's sources register
+	// for such a client (by default each file's clients' capabilities are
+	// declared, issue #25: TestGuardInspectorCapabilities).
+	origin.write("agentgate.toml", "client-capabilities = []\n")
 	origin.write("files/README", "server-filesystem serves this directory\n")
 	origin.commitAll()
 

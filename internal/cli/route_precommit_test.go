@@ -103,14 +103,14 @@ func TestPreCommitFilesRegex(t *testing.T) {
 	}
 	paths := []string{
 		".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".codex/config.toml",
-		".gemini/settings.json", ".zed/settings.json", ".roo/mcp.json", ".kiro/settings/mcp.json",
+		".gemini/settings.json", ".qwen/settings.json", ".github/mcp.json", ".zed/settings.json", ".roo/mcp.json", ".kiro/settings/mcp.json",
 		".amazonq/mcp.json", ".junie/mcp/mcp.json", "opencode.json", "opencode.jsonc",
 		".continue/mcpServers/a.yaml", ".continue/mcpServers/b.yml", ".continue/mcpServers/c.json",
 		".continue/mcpServers/.yaml", "agentgate.toml", "agentgate.lock",
 		// near misses
 		"mcp.json", "x.mcp.json", ".mcp.jsonc", ".mcp.json.bak", "sub/.mcp.json", "sub/agentgate.lock",
 		".vscode/settings.json", ".vscode/mcp.jsonc", ".cursor/mcp.jsonc", ".codex/config.json",
-		".gemini/mcp.json", ".kiro/mcp.json", ".junie/mcp.json", "opencode.yaml", "opencode.jsonx",
+		".gemini/mcp.json", ".github/settings.json", ".qwen/mcp.json", ".kiro/mcp.json", ".junie/mcp.json", "opencode.yaml", "opencode.jsonx",
 		".continue/mcpServers/a.toml", ".continue/mcpServers/sub/a.yaml", ".continue/config.yaml",
 		".continue/mcpServers", "agentgate.lock.tmp", "agentgate.tomlx", "docs/agentgate.toml",
 		"agentgateXlock", ".mcpXjson", "README.md",

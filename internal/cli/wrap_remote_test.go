@@ -56,6 +56,11 @@ bearer_token_env_var = "AG_TOKEN"
 env_http_headers = { "X-Team" = "AG_TEAM" }
 startup_timeout_sec = 30
 `,
+		// The client of this test, the MCP Inspector CLI, declares roots:
+		// pin what it is listed (by default each entry would be captured
+		// with its own clients' capabilities, issue #25, and the two
+		// entries would differ).
+		"agentgate.toml": "client-capabilities = [\"roots\"]\n",
 	}
 	for name, data := range files {
 		p := filepath.Join(repo, filepath.FromSlash(name))

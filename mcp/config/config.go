@@ -48,6 +48,11 @@ type Server struct {
 	// BearerTokenEnvVar names the environment variable whose value is sent
 	// as "Authorization: Bearer <value>" (Codex bearer_token_env_var).
 	BearerTokenEnvVar string
+	// HeadersHelper is Codex's http_headers_helper as written: a command
+	// Codex runs to compute the request headers when it connects.
+	// agentgate does not run it: Resolve refuses the server (could not
+	// verify) rather than connect without those headers.
+	HeadersHelper string `json:",omitempty"`
 
 	Syntax VarSyntax // which interpolation syntax the templates use
 

@@ -20,6 +20,8 @@ var projectFiles = []struct{ path, client string }{
 	{".vscode/mcp.json", "vscode"},
 	{".codex/config.toml", "codex"},
 	{".gemini/settings.json", "gemini"},
+	{".qwen/settings.json", "qwen"},
+	{copilotFile, "copilot"},
 	{".zed/settings.json", "zed"},
 	{".roo/mcp.json", "roo"},
 	{".kiro/settings/mcp.json", "kiro"},
@@ -28,6 +30,11 @@ var projectFiles = []struct{ path, client string }{
 	{"opencode.json", "opencode"},
 	{"opencode.jsonc", "opencode"},
 }
+
+// copilotFile is Copilot CLI's repository config, which it reads only
+// when the root has no .mcp.json (a .mcp.json that exists, even empty or
+// invalid, takes its place; Copilot CLI 1.0.102, observed).
+const copilotFile = ".github/mcp.json"
 
 // continueDir holds Continue's per-file server blocks.
 const continueDir = ".continue/mcpServers"
@@ -166,6 +173,11 @@ func discover(root string, st Settings) ([]source, Errors) {
 		out = append(out, source{rel: rel, abs: abs, client: client})
 	}
 	for _, f := range projectFiles {
+		if f.path == copilotFile {
+			if _, err := os.Stat(filepath.Join(root, dotMcpFile)); err == nil {
+				continue // Copilot CLI reads .mcp.json instead
+			}
+		}
 		add(f.path, f.client)
 	}
 	entries, err := os.ReadDir(filepath.Join(root, continueDir))

@@ -40,14 +40,18 @@ func locateJSON(d *doc) error {
 		d.entries = append(d.entries, jsonEntry(d, bom, name, keyOff, e))
 	}
 	servers := member(obj, key)
-	if servers == nil {
-		if d.client == "continue" && (member(obj, "command") != nil || member(obj, "url") != nil) {
-			add(strings.TrimSuffix(path.Base(d.file), path.Ext(d.file)), root.StartOffset, obj)
+	var so *hujson.Object
+	switch {
+	case servers != nil:
+		if so, ok = servers.Value.(*hujson.Object); !ok {
+			return nil
 		}
+	case d.client == "continue" && (member(obj, "command") != nil || member(obj, "url") != nil):
+		add(strings.TrimSuffix(path.Base(d.file), path.Ext(d.file)), root.StartOffset, obj)
 		return nil
-	}
-	so, ok := servers.Value.(*hujson.Object)
-	if !ok {
+	case jsonClients[d.client].bare && bareMembers(obj):
+		so = obj // Copilot CLI: the servers at the top level
+	default:
 		return nil
 	}
 	for i := range so.Members {
@@ -61,6 +65,17 @@ func locateJSON(d *doc) error {
 		}
 	}
 	return nil
+}
+
+// bareMembers is bareServers for hujson: one member of o is an object
+// with "command" or "url".
+func bareMembers(o *hujson.Object) bool {
+	for i := range o.Members {
+		if e, ok := o.Members[i].Value.Value.(*hujson.Object); ok && (member(e, "command") != nil || member(e, "url") != nil) {
+			return true
+		}
+	}
+	return false
 }
 
 // member returns the value of the first member of o named name, or nil.

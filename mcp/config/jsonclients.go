@@ -33,6 +33,10 @@ type jsonClient struct {
 	// singleFile: a file without the servers member that has "command" or
 	// "url" is one server named after the file (Continue).
 	singleFile bool
+	// bare: a file without the servers member is itself the map of
+	// servers when one of its members is an object with "command" or
+	// "url" (Copilot CLI's "Claude-style" form, {"NAME": {...}}).
+	bare bool
 	// transport decides the transport from the "type" member (may be ""),
 	// the URL member used ("" if none) and whether a command is present.
 	// It returns a message and a hint on error.
@@ -97,6 +101,43 @@ var jsonClients = map[string]jsonClient{
 				return StreamableHTTP, true, "", ""
 			}
 			return unknownType(typ, "http", "sse")
+		}},
+	// Qwen Code (a fork of Gemini CLI) reads Gemini's format, but (Qwen
+	// Code 0.15.10, observed with "qwen mcp list") a "url" is SSE whatever
+	// its "type", "httpUrl" is streamable HTTP, mcp.excluded / mcp.allowed
+	// (and the older keys) are not applied, and ${NAME:-default} is not
+	// expanded.
+	"qwen": {syntax: SyntaxQwen, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true, shared: true,
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch urlKey {
+			case "httpUrl":
+				return StreamableHTTP, false, "", ""
+			case "url":
+				return SSE, false, "", ""
+			}
+			return Stdio, false, "", ""
+		}},
+	// Copilot CLI's .github/mcp.json (Copilot CLI 1.0.102, observed): the
+	// servers under "mcpServers" or at the top level; "type" "local" or
+	// "stdio" needs "command", "http" or "sse" needs "url"; without
+	// "type" a command wins over a url, and a bare url is streamable
+	// HTTP. No per-entry disable flag.
+	"copilot": {syntax: SyntaxCopilot, key: "mcpServers", urlKeys: []string{"url"}, cwd: true, bothOK: true, strictKey: true, bare: true,
+		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
+			switch typ {
+			case "":
+				if hasCmd || urlKey == "" {
+					return Stdio, false, "", ""
+				}
+				return StreamableHTTP, false, "", ""
+			case "local", "stdio":
+				return Stdio, false, "", ""
+			case "http":
+				return StreamableHTTP, false, "", ""
+			case "sse":
+				return SSE, false, "", ""
+			}
+			return unknownType(typ, "local", "stdio", "http", "sse")
 		}},
 	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true, strictKey: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
@@ -254,10 +295,13 @@ func parseJSONClient(client, file string, root *node) (fileResult, error) {
 		}
 		return fileResult{servers: []Server{s}}, nil
 	}
-	if err := c.checkKey(p, root); err != nil {
+	serversNode, serversKey := root.get(c.key), c.key
+	if c.bare && serversNode == nil && bareServers(root) {
+		serversNode, serversKey = root, ""
+	} else if err := c.checkKey(p, root); err != nil {
 		return fileResult{}, err
 	}
-	servers, err := p.object(root.get(c.key), c.key)
+	servers, err := p.object(serversNode, serversKey)
 	if err != nil {
 		return fileResult{}, err
 	}
@@ -291,6 +335,18 @@ func parseJSONClient(client, file string, root *node) (fileResult, error) {
 		return s, "", errs
 	})
 	return p.result(res)
+}
+
+// bareServers reports whether a file without its servers member holds
+// the servers at the top level: one member is an object with "command" or
+// "url".
+func bareServers(root *node) bool {
+	for _, k := range root.keys {
+		if e := root.get(k); e != nil && e.kind == kObj && (e.has("command") || e.has("url")) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkKey refuses a file whose servers are under another client's key,

@@ -126,6 +126,8 @@ func load(root string) (*Project, Errors) {
 			first.ClientCapabilities = p.Settings.ClientCapabilities
 			if ss.ClientCapabilities != nil {
 				first.ClientCapabilities = ss.ClientCapabilities
+			} else if p.Settings.ClientCapabilities == nil {
+				first.ClientCapabilities = groupCapabilities(group)
 			}
 			if len(first.ClientCapabilities) == 0 {
 				first.ClientCapabilities = nil
@@ -141,6 +143,18 @@ func load(root string) (*Project, Errors) {
 	})
 	p.Skipped = skipped
 	return p, errs
+}
+
+// groupCapabilities is the default client-capabilities of a server
+// defined by group (one definition per file): the union of what the
+// clients reading each of those files declare (DeclaredCapabilities).
+func groupCapabilities(group []Server) []string {
+	var caps []string
+	for _, d := range group {
+		caps = append(caps, DeclaredCapabilities(d.File, d.Client)...)
+	}
+	slices.Sort(caps)
+	return slices.Compact(caps)
 }
 
 func applyRenames(st Settings, defs []Server) ([]Server, *Error) {
@@ -326,6 +340,7 @@ func identity(s Server) [][2]string {
 		{"cwd", dir("cwd", s.Cwd)},
 		{"url", c("url", s.URL)},
 		{"headers", kv(hdr)},
+		{"http_headers_helper", s.HeadersHelper},
 	}
 }
 

@@ -29,6 +29,9 @@ func TestLoadFixtures(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no fixtures")
 	}
+	// No user Codex config (codexUserDefines): the fixtures do not depend
+	// on the machine's ~/.codex/config.toml.
+	t.Setenv("CODEX_HOME", t.TempDir())
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			ar, err := readArchive(file)
@@ -312,4 +315,48 @@ func dumpResolved(r Resolved) string {
 	secrets := slices.Clone(r.Secrets)
 	fmt.Fprintf(&b, "  secrets: %s\n  redacted describe: %s\n", js(secrets), r.Describe())
 	return b.String()
+}
+
+// TestCodexLayerOverUserServer: issue #25 finding 3, the other half. An
+// entry with only "enabled = false" is valid for Codex 0.171.0 where the
+// user's own Codex config (CODEX_HOME/config.toml) defines the server: it
+// disables the user's server (codex mcp list shows it disabled) and is
+// skipped, with that reason; a user config that does not define it, or
+// that Codex cannot read, leaves the entry refused.
+func TestCodexLayerOverUserServer(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ".codex/config.toml", "[mcp_servers.node_repl]\nenabled = false\n\n[mcp_servers.lab]\nenabled = true\n")
+	home := t.TempDir()
+	t.Setenv("CODEX_HOME", home)
+	for _, tc := range []struct {
+		user string
+		want string // "" = refused
+	}{
+		{"", ""},
+		{"[mcp_servers.other]\ncommand = \"x\"\n", ""},
+		{"[mcp_servers.node_repl]\nenabled = true\n", ""}, // no transport there either
+		{"[mcp_servers.node_repl\ncommand = \"x\"\n", ""}, // invalid TOML: Codex would not start
+		{"[mcp_servers.node_repl]\ncommand = \"node\"\n\n[mcp_servers.lab]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+			"lab: adjusts the server of the same name in your own Codex config ($CODEX_HOME/config.toml), which agentgate does not lock; " +
+				"node_repl: disabled (enabled = false); it adjusts the server of the same name in your own Codex config ($CODEX_HOME/config.toml), which agentgate does not lock"},
+	} {
+		write(t, home, "config.toml", tc.user)
+		p, err := Load(root)
+		if tc.want == "" {
+			if err == nil || !strings.Contains(err.Error(), "Codex refuses the whole file") {
+				t.Errorf("user config %q: Load = %v, want the refusal", tc.user, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("user config %q: %v", tc.user, err)
+		}
+		var got []string
+		for _, s := range p.Skipped {
+			got = append(got, s.Name+": "+s.Reason)
+		}
+		if g := strings.Join(got, "; "); g != tc.want || len(p.Servers) != 0 {
+			t.Errorf("user config %q: skipped %q, servers %d; want %q, none", tc.user, g, len(p.Servers), tc.want)
+		}
+	}
 }

@@ -186,6 +186,9 @@ func (s Server) Describe() string {
 		slices.Sort(hdr)
 		fmt.Fprintf(&b, " [headers: %s]", strings.Join(slices.Compact(hdr), ", "))
 	}
+	if s.HeadersHelper != "" {
+		b.WriteString(" [http_headers_helper]")
+	}
 	if s.Cwd != "" {
 		b.WriteString(" [cwd: " + shellQuote(s.Cwd) + "]")
 	}

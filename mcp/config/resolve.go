@@ -28,6 +28,10 @@ import (
 // environment, an input or a file.
 func (p *Project) Resolve(s Server, lookup func(string) (string, bool)) (Resolved, error) {
 	x := &expander{p: p, s: s, lookup: lookup}
+	if s.HeadersHelper != "" {
+		return Resolved{}, x.fail("http_headers_helper", "Codex runs this command to compute the request headers when it connects; agentgate does not run commands from a config file, and connecting without those headers could list another surface than Codex sees",
+			fmt.Sprintf("give the headers from the environment instead (env_http_headers, bearer_token_env_var), or exclude the server in agentgate.toml ([servers.%s] exclude = \"reason\") and review it by hand", TOMLKey(s.Name)))
+	}
 	r := Resolved{Server: s}
 	r.Syntax, r.EnvFile, r.EnvHeaders, r.BearerTokenEnvVar = SyntaxNone, "", nil, ""
 	var err error

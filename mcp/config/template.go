@@ -12,6 +12,7 @@ const (
 	SyntaxCursor   VarSyntax = "cursor"   // ${env:NAME}, ${userHome}, ${workspaceFolder}, ${workspaceFolderBasename}, ${pathSeparator}, ${/}
 	SyntaxVSCode   VarSyntax = "vscode"   // Cursor's set plus ${input:id}
 	SyntaxGemini   VarSyntax = "gemini"   // $VAR, ${VAR}, ${VAR:-default}
+	SyntaxQwen     VarSyntax = "qwen"     // $VAR, ${VAR} (no defaults: Qwen Code passes ${VAR:-x} on literally)
 	SyntaxRoo      VarSyntax = "roo"      // ${env:VAR}, ${workspaceFolder}
 	SyntaxKiro     VarSyntax = "kiro"     // ${VAR}
 	SyntaxOpencode VarSyntax = "opencode" // {env:VAR}, {file:path}
@@ -31,12 +32,17 @@ const (
 	// it: a leading ~ is the home directory; $NAME, ${NAME} and
 	// ${NAME:-default} are environment variables.
 	SyntaxShell VarSyntax = "shell"
+	// SyntaxCopilot is GitHub Copilot CLI's: $VAR, ${VAR} and
+	// ${VAR:-default} in env values only (SyntaxGemini there), nothing
+	// elsewhere.
+	SyntaxCopilot VarSyntax = "copilot"
 )
 
 // fieldSyntax returns the syntax of one field ("command", "args[0]",
 // "env.NAME", "headers.NAME", "url", "cwd", "envFile") of a server whose
-// client uses syn: the same everywhere for most clients; Amazon Q and
-// Continue's JSON files expand variables in some fields only.
+// client uses syn: the same everywhere for most clients; Amazon Q,
+// Continue's JSON files and Copilot CLI expand variables in some fields
+// only.
 func fieldSyntax(syn VarSyntax, field string) VarSyntax {
 	switch syn {
 	case SyntaxAmazonQ:
@@ -52,6 +58,11 @@ func fieldSyntax(syn VarSyntax, field string) VarSyntax {
 			return SyntaxContinueJSON
 		}
 		return SyntaxContinue
+	case SyntaxCopilot:
+		if strings.HasPrefix(field, "env.") {
+			return SyntaxGemini
+		}
+		return SyntaxNone
 	}
 	return syn
 }
@@ -93,6 +104,8 @@ var syntaxHelp = map[VarSyntax]string{
 	SyntaxCursor:       "${env:NAME}, ${userHome}, ${workspaceFolder}, ${workspaceFolderBasename}, ${pathSeparator} and ${/}",
 	SyntaxVSCode:       "${env:NAME}, ${input:id}, ${userHome}, ${workspaceFolder}, ${workspaceFolderBasename}, ${pathSeparator} and ${/}",
 	SyntaxGemini:       "$NAME, ${NAME} and ${NAME:-default}",
+	SyntaxQwen:         "$NAME and ${NAME} (no defaults)",
+	SyntaxCopilot:      "$NAME, ${NAME} and ${NAME:-default} in env values",
 	SyntaxRoo:          "${env:NAME} and ${workspaceFolder}",
 	SyntaxKiro:         "${NAME}",
 	SyntaxOpencode:     "{env:NAME} and {file:path}",
@@ -106,7 +119,7 @@ var syntaxHelp = map[VarSyntax]string{
 // syntaxSuggest formats a reference to environment variable NAME in each
 // syntax, for "did you mean" hints.
 var syntaxSuggest = map[VarSyntax]string{
-	SyntaxClaude: "${%s}", SyntaxGemini: "${%s}", SyntaxKiro: "${%s}", SyntaxContinueJSON: "${%s}", SyntaxShell: "${%s}",
+	SyntaxClaude: "${%s}", SyntaxGemini: "${%s}", SyntaxKiro: "${%s}", SyntaxContinueJSON: "${%s}", SyntaxShell: "${%s}", SyntaxQwen: "${%s}",
 	SyntaxCursor: "${env:%s}", SyntaxVSCode: "${env:%s}", SyntaxRoo: "${env:%s}", SyntaxWindsurf: "${env:%s}", SyntaxAmazonQ: "${env:%s}",
 	SyntaxOpencode: "{env:%s}", SyntaxContinue: "${{ secrets.%s }}",
 }
@@ -202,7 +215,7 @@ func parseRef(syn VarSyntax, s string) (int, seg, *Error) {
 		}
 		return 0, seg{}, unsupported(syn, m[0])
 	}
-	if syn == SyntaxGemini || syn == SyntaxShell {
+	if syn == SyntaxGemini || syn == SyntaxShell || syn == SyntaxQwen {
 		if m := geminiBare().FindString(s); m != "" {
 			return len(m), seg{kind: segEnv, text: m[1:]}, nil
 		}
@@ -224,7 +237,7 @@ func parseRef(syn VarSyntax, s string) (int, seg, *Error) {
 			return 0, seg{}, unsupported(syn, s[:n])
 		}
 		return 0, seg{}, nil
-	case SyntaxKiro, SyntaxContinueJSON:
+	case SyntaxKiro, SyntaxContinueJSON, SyntaxQwen:
 		if envNameRE().MatchString(inner) {
 			return n, seg{kind: segEnv, text: inner}, nil
 		}

@@ -61,6 +61,9 @@ var (
 		"continue":    {members: jsonRemote, stdioType: "stdio", envKey: "env"},
 		"gemini": {members: []string{"type", "url", "httpUrl", "headers", "oauth"}, envKey: "env",
 			refuse: map[string]string{"authProviderType": "Gemini CLI obtains the credentials of authProviderType itself when it connects; guard cannot"}},
+		"qwen": {members: []string{"type", "url", "httpUrl", "headers", "oauth"}, envKey: "env",
+			refuse: map[string]string{"authProviderType": "Qwen Code obtains the credentials of authProviderType itself when it connects; guard cannot"}},
+		"copilot":  {members: jsonRemote, stdioType: "stdio", envKey: "env"},
 		"roo":      {members: jsonRemote, stdioType: "stdio", envKey: "env"},
 		"kiro":     {members: jsonRemote, envKey: "env"},
 		"junie":    {members: jsonRemote, envKey: "env"},
@@ -73,6 +76,10 @@ var (
 			refuse: map[string]string{
 				"bearer_token":   "a literal bearer_token is not read by agentgate (write it in an environment variable and name it in bearer_token_env_var)",
 				"oauth_resource": "Codex asks for the OAuth resource itself; guard uses the token of 'agentgate auth login'",
+				// Left beside the new "command", it makes Codex refuse the
+				// whole file ("http_headers_helper is not supported for
+				// stdio"; issue #25).
+				"http_headers_helper": "Codex runs http_headers_helper to compute the headers when it connects; guard is given fixed --header values and cannot run it",
 			}},
 		"continue-yaml": {members: []string{"type", "url", "requestOptions"}, stdioType: "stdio", envKey: "env"},
 	}

@@ -274,6 +274,9 @@ type proxy struct {
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
 	toldUnpinned bool
+	// toldWithheld is, by kind, the names the last notifications/message
+	// told the client were withheld (notify.go).
+	toldWithheld map[string]string
 	// clientCaps are the capabilities the client declared in initialize
 	// (caps.go); toldCapabilities is set once the hint about them was
 	// logged.

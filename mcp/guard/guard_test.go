@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +84,73 @@ func TestRugPullAfterListChanged(t *testing.T) {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
+	}
+}
+
+// TestWithheldNotification: issue #25 finding 7. When guard withholds, it
+// also tells the client, which shows it to the person (guard's stderr is
+// shown by no client): a notifications/message at level warning, before
+// the listing, naming the server, each withheld tool and why, and what to
+// run. A second identical listing is not announced again.
+func TestWithheldNotification(t *testing.T) {
+	raws := loadTools(t)
+	c := startFake(t, Options{Pins: lockFor(t, lock.Version, raws)},
+		"-tools", toolsFile(t), "-rugpull-after", "1", "-rugpull-tool", "echo")
+	c.initialize()
+	c.request("1", "tools/list", "")
+	c.seen = nil
+	c.request("2", "tools/list", "")
+	var notes []map[string]any
+	for _, line := range c.seen {
+		var m struct {
+			Method string
+			Params map[string]any
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Method == "notifications/message" {
+			notes = append(notes, m.Params)
+		}
+	}
+	if len(notes) != 1 {
+		t.Fatalf("want one notifications/message before the listing, got %d: %q", len(notes), c.seen)
+	}
+	text, _ := notes[0]["data"].(string)
+	if notes[0]["level"] != "warning" || notes[0]["logger"] != "agentgate" {
+		t.Errorf("level/logger: %v", notes[0])
+	}
+	for _, want := range []string{`withheld 1 of 3 tool(s) of MCP server "fake"`, `"echo" (description changed`, "'agentgate diff'", "'agentgate lock'"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("notification lacks %q: %s", want, text)
+		}
+	}
+	if strings.Contains(text, "ssh") {
+		t.Errorf("the notification repeats the drifted description: %s", text)
+	}
+	c.seen = nil
+	c.request("3", "tools/list", "")
+	for _, line := range c.seen {
+		if strings.Contains(line, "notifications/message") {
+			t.Errorf("the same withheld set announced twice: %s", line)
+		}
+	}
+	if err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWithheldNotificationEscaped: a hostile server's tool name reaches
+// the person through the notification escaped as guard's log escapes it
+// (render.VisibleLine): no terminal escape, bidi override or newline of
+// the server's survives decoding the JSON.
+func TestWithheldNotificationEscaped(t *testing.T) {
+	p := newProxy(Options{Server: "fake"}, nil)
+	var out strings.Builder
+	p.out.Reset(&out)
+	p.notifyWithheld(kindTool, []verdict{{name: "evil\x1b[2J\u202e\nname", drift: driftUnpinned}, {name: "ok"}}, 2)
+	var m struct{ Params struct{ Data string } }
+	if err := json.Unmarshal([]byte(out.String()), &m); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if strings.ContainsAny(m.Params.Data, "\x1b\u202e\n") || !strings.Contains(m.Params.Data, "withheld 1 of 2 tool(s)") {
+		t.Errorf("notification text not escaped: %q", m.Params.Data)
 	}
 }

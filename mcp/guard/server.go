@@ -249,6 +249,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		if pr.own != nil {
 			return
 		}
+		p.notifyWithheld(kind, verdicts, n)
 		if recalled {
 			elems = m.elementsOf(env)
 		}
