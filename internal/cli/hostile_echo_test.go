@@ -59,9 +59,9 @@ func TestHostileEchoedSecretsRedacted(t *testing.T) {
 		}
 	}
 	// Version 1: its lockfile holds hashes only, so what is displayed is
-	// all that can leak. A version 2 lockfile also holds the text; its
-	// redaction is the capture's (hostile_echo_creds_test.go once issue
-	// #24's redaction lands).
+	// all that can leak. A version 2 lockfile also holds the text; the
+	// same echo under both versions, through every output and into the
+	// lockfile, is TestHostileEchoedCredentials (hostile_echo_creds_test.go).
 	_, stderr := r.mustRun(ExitOK, "lock", "--lockfile-version", "1")
 	check("lock stderr", stderr)
 	if !strings.Contains(stderr, "[redacted]") || !strings.Contains(stderr, "zero-width") {
