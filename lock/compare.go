@@ -133,7 +133,7 @@ func compareTools2(old, new []Tool) []ToolDiff {
 				fields = append(fields, "inputSchema")
 			}
 			var members []MemberChange
-			if a.DefinitionHash != "" && b.DefinitionHash != "" && a.DefinitionHash != b.DefinitionHash {
+			if a.DefinitionHash != "" && b.DefinitionHash != "" && (a.DefinitionHash != b.DefinitionHash || redactedDiffers(a.Definition, b.Definition)) {
 				fields = append(fields, "definition")
 				members = DefinitionChanges(a.Definition, b.Definition)
 			}

@@ -63,6 +63,11 @@ type ToolDef struct {
 	Description *string         // nil when absent or null
 	InputSchema json.RawMessage // nil when absent or null; otherwise the raw bytes
 	Raw         json.RawMessage // the whole tool object as listed
+	// Sent, when not nil, says that Description, InputSchema and Raw are
+	// the tool's text redacted (RedactDefinition), and holds the hashes
+	// of the tool as the server sent it, which BuildServer and
+	// BuildServerV2 pin instead of hashing the redacted text.
+	Sent *SentHashes
 }
 
 // Stamp is what a writer puts in generatedBy and generatedAt.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -95,6 +96,56 @@ func (f *scanner) decodeTool(raw []byte) (def ToolDef, sum schemaSum, err error)
 	return def, sum, nil
 }
 
+// DecodeToolV2 is DecodeTool under lockfile version 2's rules, where a
+// string may hold an unpaired surrogate escape (\ud800 not part of a
+// pair), as the tool definition hash accepts it: such a string decodes to
+// WTF-8 (the three bytes UTF-8 would use for the code point), so a
+// description's descriptionHash is the SHA-256 of its WTF-8 bytes, and
+// an inputSchema holding one hashes as HashInputSchemaV2 says. Everything
+// else DecodeTool refuses is refused.
+func DecodeToolV2(raw []byte) (ToolDef, error) {
+	f := getScanner()
+	defer putScanner(f)
+	f.wtf8 = true
+	def, _, err := f.decodeTool(raw)
+	return def, err
+}
+
+// HashInputSchemaV2 is HashInputSchema under lockfile version 2's rules:
+// a schema holding an unpaired surrogate escape (which HashInputSchema
+// refuses) hashes as the SHA-256 of its DefinitionCanonical form (RFC 8785,
+// the surrogate written as a lowercase \udxxx escape); any other schema
+// as HashInputSchema.
+func HashInputSchemaV2(raw []byte) (string, error) {
+	h, err := HashInputSchema(raw)
+	if err == nil {
+		return h, nil
+	}
+	c, cerr := DefinitionCanonical(raw)
+	if cerr != nil || !strings.Contains(string(c), `\ud`) {
+		return "", err
+	}
+	return Sha256Hex(c), nil
+}
+
+// DecodeServerV2 is DecodeServer under lockfile version 2's rules
+// (DecodeToolV2, HashInputSchemaV2, descriptions in WTF-8). Names must
+// still be UTF-8: a name is the tool's identity.
+func DecodeServerV2(raws []json.RawMessage) (Server, []ToolDef, error) {
+	defs := make([]ToolDef, len(raws))
+	for i, raw := range raws {
+		var err error
+		if defs[i], err = DecodeToolV2(raw); err != nil {
+			return Server{}, nil, fmt.Errorf("tools[%d]: %w", i, err)
+		}
+	}
+	srv, err := buildServer(defs, nil, true)
+	if err != nil {
+		return Server{}, nil, err
+	}
+	return srv, defs, nil
+}
+
 // DecodeServer decodes the raw tools one server listed and hashes them:
 // DecodeTool of each, then BuildServer of the results, which it also
 // returns in the order given. It is faster than the two steps apart: each
@@ -112,7 +163,7 @@ func DecodeServer(raws []json.RawMessage) (Server, []ToolDef, error) {
 			return Server{}, nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
 	}
-	srv, err := buildServer(defs, sums)
+	srv, err := buildServer(defs, sums, false)
 	if err != nil {
 		return Server{}, nil, err
 	}
@@ -126,11 +177,12 @@ func DecodeServer(raws []json.RawMessage) (Server, []ToolDef, error) {
 // with an empty, non-nil Tools. Errors are *ToolError: an empty name, text
 // that is not valid UTF-8, an inputSchema that is not I-JSON, or two tools
 // with one name.
-func BuildServer(defs []ToolDef) (Server, error) { return buildServer(defs, nil) }
+func BuildServer(defs []ToolDef) (Server, error) { return buildServer(defs, nil, false) }
 
 // buildServer is BuildServer, taking sums[i], when set, as the hash of
-// defs[i]'s inputSchema.
-func buildServer(defs []ToolDef, sums []schemaSum) (Server, error) {
+// defs[i]'s inputSchema; with v2, under lockfile version 2's rules
+// (DecodeServerV2).
+func buildServer(defs []ToolDef, sums []schemaSum, v2 bool) (Server, error) {
 	tools := make([]Tool, 0, len(defs))
 	for i, d := range defs {
 		switch {
@@ -138,15 +190,23 @@ func buildServer(defs []ToolDef, sums []schemaSum) (Server, error) {
 			return Server{}, &ToolError{Field: "name", Msg: "must not be empty"}
 		case !utf8.ValidString(d.Name):
 			return Server{}, &ToolError{Field: "name", Msg: "is not valid UTF-8"}
-		case d.Description != nil && !utf8.ValidString(*d.Description):
+		case d.Description != nil && !utf8.ValidString(*d.Description) && !v2:
 			return Server{}, &ToolError{Tool: d.Name, Field: "description", Msg: "is not valid UTF-8"}
+		}
+		if d.Sent != nil {
+			tools = append(tools, Tool{Name: d.Name, NameHash: HashName(d.Name), DescriptionHash: d.Sent.Description, InputSchemaHash: d.Sent.InputSchema})
+			continue
 		}
 		var ih string
 		if sums != nil && sums[i].ok {
 			ih = hex.EncodeToString(sums[i].sum[:])
 		} else {
+			hash := HashInputSchema
+			if v2 {
+				hash = HashInputSchemaV2
+			}
 			var err error
-			if ih, err = HashInputSchema(d.InputSchema); err != nil {
+			if ih, err = hash(d.InputSchema); err != nil {
 				return Server{}, &ToolError{Tool: d.Name, Field: "inputSchema", Msg: err.Error()}
 			}
 		}

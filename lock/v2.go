@@ -63,9 +63,25 @@ type Listing struct {
 	ResourceTemplates [][]byte // nil or empty: none (or not advertised)
 	Resources         [][]byte // nil: resources are not locked
 	LockResources     bool     // lock Resources (an empty list when none)
+	// Sent holds, for each element above that reaches BuildServerV2
+	// redacted (RedactDefinition), the definition hash of the element as
+	// the server sent it, which is pinned instead of the redacted text's;
+	// InstructionsSent is the same for Instructions (the instructions
+	// hash of the text as sent).
+	Sent             map[ElementRef]string
+	InstructionsSent *string
 }
 
-// BuildServerV2 is BuildServer plus the version 2 pins: each tool's
+// ElementRef names one element of a Listing: its kind (KindPrompt,
+// KindResourceTemplate or KindResource) and its index in that list.
+type ElementRef struct {
+	Kind  string
+	Index int
+}
+
+// BuildServerV2 is BuildServer under version 2's rules (see
+// DecodeServerV2: descriptions and schemas may hold unpaired surrogates)
+// plus the version 2 pins: each tool's
 // definitionHash (and, when definitions is true, its canonical
 // definition), the toolsSetHash, the instructions hash (and text), and
 // the prompts, resource templates and (when l.LockResources) resources,
@@ -76,7 +92,7 @@ type Listing struct {
 // uriTemplate, a resource without a string uri and name, two prompts or
 // templates of one name or two resources of one uri on one server.
 func BuildServerV2(defs []ToolDef, l Listing, definitions bool) (Server, error) {
-	srv, err := BuildServer(defs)
+	srv, err := buildServer(defs, nil, true)
 	if err != nil {
 		return Server{}, err
 	}
@@ -92,6 +108,12 @@ func BuildServerV2(defs []ToolDef, l Listing, definitions bool) (Server, error) 
 		}
 		t := &srv.Tools[byName[d.Name]]
 		t.DefinitionHash = Sha256Hex(c)
+		if d.Sent != nil {
+			if d.Sent.Definition == "" {
+				return Server{}, &ToolError{Tool: d.Name, Msg: "the tool definition has no canonical form"}
+			}
+			t.DefinitionHash = d.Sent.Definition
+		}
 		if definitions {
 			t.Definition = string(c)
 		}
@@ -100,21 +122,25 @@ func BuildServerV2(defs []ToolDef, l Listing, definitions bool) (Server, error) 
 	srv.ToolsSetHash = SetHash(set)
 	if l.Instructions != nil {
 		srv.InstructionsHash = InstructionsHash(l.Instructions)
+		if l.InstructionsSent != nil {
+			h := *l.InstructionsSent
+			srv.InstructionsHash = &h
+		}
 		if definitions {
 			s := *l.Instructions
 			srv.Instructions = &s
 		}
 	}
 	var setHash string
-	if srv.Prompts, setHash, err = buildEntries(KindPrompt, l.Prompts, definitions); err != nil {
+	if srv.Prompts, setHash, err = buildEntries(KindPrompt, l.Prompts, l.Sent, definitions); err != nil {
 		return Server{}, err
 	}
 	srv.PromptsSetHash = setHash
-	if srv.ResourceTemplates, _, err = buildEntries(KindResourceTemplate, l.ResourceTemplates, definitions); err != nil {
+	if srv.ResourceTemplates, _, err = buildEntries(KindResourceTemplate, l.ResourceTemplates, l.Sent, definitions); err != nil {
 		return Server{}, err
 	}
 	if l.LockResources {
-		if srv.Resources, _, err = buildEntries(KindResource, l.Resources, definitions); err != nil {
+		if srv.Resources, _, err = buildEntries(KindResource, l.Resources, l.Sent, definitions); err != nil {
 			return Server{}, err
 		}
 	}
@@ -150,7 +176,7 @@ func entryID(kind string, e Entry) string {
 	return e.Name
 }
 
-func buildEntries(kind string, raws [][]byte, definitions bool) ([]Entry, string, error) {
+func buildEntries(kind string, raws [][]byte, sent map[ElementRef]string, definitions bool) ([]Entry, string, error) {
 	out := make([]Entry, 0, len(raws))
 	set := make([]SetEntry, 0, len(raws))
 	key := entryKey(kind)
@@ -188,6 +214,9 @@ func buildEntries(kind string, raws [][]byte, definitions bool) ([]Entry, string
 		}
 		c := appendRecipeCanonical(nil, v)
 		e.DefinitionHash = Sha256Hex(c)
+		if h, ok := sent[ElementRef{kind, i}]; ok {
+			e.DefinitionHash = h
+		}
 		if definitions {
 			e.Definition = string(c)
 		}

@@ -143,6 +143,15 @@ type InstructionsDiff struct {
 	OldHash, NewHash *string
 }
 
+// redactedDiffers reports whether two kept texts of one definition (or
+// instructions) with equal hashes differ where one holds the marker
+// Redacted: the reader cannot check a redacted text against its hash, so
+// a redacted text that is not what the live server's text redacts to
+// (a lockfile edited to show other words beside a marker) is a change.
+func redactedDiffers(a, b string) bool {
+	return a != "" && b != "" && a != b && (holdsRedacted(a) || holdsRedacted(b))
+}
+
 // compareV2 compares the version 2 pins of one server in two lockfiles.
 // It reports nothing when either side has no version 2 pins (a version 1
 // file, or a server kept from one): an upgrade is a format change, not
@@ -153,7 +162,7 @@ func compareV2(o, n Server) ([]EntryDiff, *InstructionsDiff) {
 	}
 	var instr *InstructionsDiff
 	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
-	if !eq(o.InstructionsHash, n.InstructionsHash) {
+	if !eq(o.InstructionsHash, n.InstructionsHash) || o.Instructions != nil && n.Instructions != nil && redactedDiffers(*o.Instructions, *n.Instructions) {
 		instr = &InstructionsDiff{Old: o.Instructions, New: n.Instructions, OldHash: o.InstructionsHash, NewHash: n.InstructionsHash}
 	}
 	var out []EntryDiff
@@ -181,7 +190,7 @@ func compareEntryLists(kind string, old, new []Entry) []EntryDiff {
 			j++
 		default:
 			a, b := old[i], new[j]
-			if a.DefinitionHash != b.DefinitionHash || a.URI != b.URI || a.Name != b.Name {
+			if a.DefinitionHash != b.DefinitionHash || a.URI != b.URI || a.Name != b.Name || redactedDiffers(a.Definition, b.Definition) {
 				out = append(out, EntryDiff{Kind: kind, Name: entryID(kind, a), Change: Changed, Members: DefinitionChanges(a.Definition, b.Definition)})
 			}
 			i++

@@ -16,7 +16,10 @@ import (
 // uriTemplate or uri) are the entry's, that a tool's descriptionHash and
 // inputSchemaHash are those of its definition, that toolsSetHash and
 // promptsSetHash are the set hashes of the entries, and that
-// instructionsHash is the hash of instructions when the text is kept.
+// instructionsHash is the hash of instructions when the text is kept;
+// all but the name checks are skipped for a kept text that holds the
+// marker Redacted (agentgate replaced a secret there: its hashes are over
+// the text as sent, which the file does not hold).
 // A definition holds JSON (written indented); any whitespace is accepted.
 //
 // root is data's tree (see parseRecipe), from Parse's scan.
@@ -159,7 +162,7 @@ func (p *v2parser) server(obj *rv, path, name string) (Server, error) {
 		}
 		s := in.s
 		srv.Instructions = &s
-		if srv.InstructionsHash == nil || *InstructionsHash(&s) != *srv.InstructionsHash {
+		if srv.InstructionsHash == nil || *InstructionsHash(&s) != *srv.InstructionsHash && !holdsRedacted(s) {
 			return Server{}, &IntegrityError{Line: line(p.data, in.off), Server: name, Field: "instructionsHash",
 				Msg: "is not the hash of the instructions kept beside it: the text or its hash was edited by hand or damaged"}
 		}
@@ -271,8 +274,8 @@ func (p *v2parser) tools(obj *rv, spath, server string) ([]Tool, error) {
 			if s, ok := def.member("inputSchema"); ok {
 				schema = appendRecipeCanonical(nil, s)
 			}
-			ih, herr := HashInputSchema(schema)
-			if HashDescription(desc) != t.DescriptionHash || herr != nil || ih != t.InputSchemaHash {
+			ih, herr := HashInputSchemaV2(schema)
+			if (HashDescription(desc) != t.DescriptionHash || herr != nil || ih != t.InputSchemaHash) && !holdsRedacted(t.Definition) {
 				return nil, &IntegrityError{Line: line(p.data, v.off), Server: server, Tool: t.Name, Field: "descriptionHash",
 					Msg: "descriptionHash or inputSchemaHash is not that of the tool's definition: the file was edited by hand or damaged"}
 			}
@@ -292,7 +295,9 @@ func (p *v2parser) definition(def *rv, server, kind, name, uri, hash string) (st
 		return "", ierr("the definition is not a JSON object")
 	}
 	c := appendRecipeCanonical(nil, def)
-	if Sha256Hex(c) != hash {
+	// A redacted definition hashes to its definitionHash only as the
+	// server sent it, which the file does not hold.
+	if Sha256Hex(c) != hash && !holdsRedacted(string(c)) {
 		return "", ierr("is not the definition hash of the definition kept beside it: the definition or its hash was edited by hand or damaged")
 	}
 	if n, ok := def.member("name"); !ok || n.kind != '"' || n.s != name {

@@ -291,7 +291,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 	}
 	tw.Flush()
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.shown, c.labels, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
 		label := "HEAD"
 		if rep.LockfileUncommitted {
 			label = "working tree"

@@ -123,7 +123,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 	lf := lock.NewVersion(version, mergeEntries(ws.project.Servers, l.servers, old), st, old)
 	d := lock.Compare(old, lf)
 	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: d, cap: l,
-		labels: labelDiff(ws.project.Settings, d, old, lf, l.shown)}, nil
+		labels: labelDiff(ws.project.Settings, d, old, lf, l.defs)}, nil
 }
 
 // mergeEntries is the lockfile's servers after a capture: for each
@@ -241,7 +241,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	reportDiffServers(e.rep, ws, c)
 	color := e.useColor(out)
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.shown, c.labels, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
 		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old),
 			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}

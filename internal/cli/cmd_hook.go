@@ -152,7 +152,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 					plural(len(c.cap.failures), "server"), c.failedNames()),
 				Hints: []string{"fix the servers above and commit again"}}
 		}
-		fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.shown, c.labels, e.useColor(e.stdout)))
+		fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.defs, c.labels, e.useColor(e.stdout)))
 		return c.verdict(ws.lockRel, "nothing was written; fix the servers above and commit again")
 	}
 	if err := unstagedScripts(e, ws, c.live, plan.capture); err != nil {
@@ -173,7 +173,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	e.rep.setWritten()
 	color := e.useColor(e.stdout)
 	d := lock.Compare(hv.lf, c.live)
-	fmt.Fprint(e.stdout, render.Summary(d, c.cap.shown, labelDiff(ws.project.Settings, d, hv.lf, c.live, c.cap.shown), color))
+	fmt.Fprint(e.stdout, render.Summary(d, c.cap.defs, labelDiff(ws.project.Settings, d, hv.lf, c.live, c.cap.defs), color))
 	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.data), c.shownData(hv.lf), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s; review it, then run:\n  git add %s\n", ws.lockRel, ws.lockRel)
 	return drift(fmt.Errorf("the staged %s does not match the live surface; the working tree now has the live one", ws.lockRel),

@@ -221,7 +221,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 			names = append(names, sd.Name)
 		}
 	}
-	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.shown), names, triage.High,
+	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.defs), names, triage.High,
 		"agentgate: high triage labels on what this lock pins for the first time (docs/TRIAGE.md):")
 	return nil
 }

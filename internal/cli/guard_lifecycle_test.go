@@ -54,6 +54,11 @@ func TestGuardLifecycle(t *testing.T) {
 			g := startGuardRun(t, bin)
 			tc.end(t, g)
 			g.waitGone(t)
+			select {
+			case <-g.stderrDone:
+			case <-time.After(10 * time.Second):
+				t.Error("stderr still open 10 s after every process is gone")
+			}
 			if got := g.exitCode(); got != tc.code {
 				t.Errorf("agentgate exited %d, want %d\nstderr:\n%s", got, tc.code, g.stderr.String())
 			}
@@ -73,10 +78,14 @@ type guardRun struct {
 	stdin          io.WriteCloser
 	stdout, stderr *testenv.SyncBuffer
 	done           chan struct{}
-	waitErr        error
-	agentgate      testenv.Proc
-	helper         testenv.Proc   // agentgate-mcp
-	tree           []testenv.Proc // the fake server and its child
+	// stderrDone is closed when every writer of stderr has closed it and
+	// the test's copy holds all of it: a process that is gone may still
+	// have bytes in the pipe.
+	stderrDone chan struct{}
+	waitErr    error
+	agentgate  testenv.Proc
+	helper     testenv.Proc   // agentgate-mcp
+	tree       []testenv.Proc // the fake server and its child
 }
 
 // startGuardRun starts agentgate guard, in a process group of its own, in
@@ -128,7 +137,8 @@ func startGuardRun(t *testing.T, bin string) *guardRun {
 			}
 		}
 	}()
-	go func() { io.Copy(g.stderr, errR); errR.Close() }()
+	g.stderrDone = make(chan struct{})
+	go func() { io.Copy(g.stderr, errR); errR.Close(); close(g.stderrDone) }()
 	go func() { g.waitErr = g.cmd.Wait(); close(g.done) }()
 	t.Cleanup(func() {
 		testenv.KillGroup(g.cmd.Process.Pid)

@@ -142,7 +142,7 @@ func TestHelperBroken(t *testing.T) {
 			[]string{"the response does not start with a JSON header: invalid character 'U'"}},
 		{"silent", "exit 0", []string{"the response does not start with a JSON header: EOF"}},
 		{"other version", "head -n 1 >/dev/null; echo '{\"protocol\":1,\"agentgate\":\"v0.0.1\",\"refused\":\"x\",\"results\":[]}'; exit 2",
-			[]string{"agentgate devel (protocol 3) and agentgate-mcp v0.0.1 (protocol 1) are different versions",
+			[]string{"agentgate devel (protocol " + strconv.Itoa(wire.ProtocolVersion) + ") and agentgate-mcp v0.0.1 (protocol 1) are different versions",
 				"are different versions\nagentgate: hint: install agentgate and agentgate-mcp together, from one checkout, into one directory: go install ./cmd/... (or go build -o DIR/ ./cmd/..., DIR being agentgate's directory); for the latest release: go install github.com/agentgate/agentgate/cmd/...@latest\n"}},
 	}
 	for _, tc := range tests {

@@ -114,3 +114,45 @@ func TestLockNPMPackageFromRegistry(t *testing.T) {
 		t.Error("a failed lock changed agentgate.lock")
 	}
 }
+
+// TestLockRefusesDistTagThatIsNoVersion: a registry whose dist-tag (and
+// versions key) is not a semver version, such as a shell payload, is
+// could not verify (exit 3) for `agentgate lock --lockfile-version 2`,
+// naming the version; no lockfile is written (issue #24 item 17: it was
+// recorded as package.version with exit 0).
+func TestLockRefusesDistTagThatIsNoVersion(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the npx shim is a shell script")
+	}
+	mem := testenv.NPMBin(t, "mcp-server-memory")
+	for _, bad := range []string{"1.0.0 && touch x", "npm:other@1.0.0", "v1.0.0", `1.0.0"`} {
+		t.Run(bad, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				s := sha512.Sum512([]byte("tarball"))
+				json.NewEncoder(w).Encode(map[string]any{"name": "@fake/memory", "dist-tags": map[string]string{"latest": bad},
+					"versions": map[string]any{bad: map[string]any{"name": "@fake/memory", "version": bad,
+						"dist": map[string]any{"integrity": "sha512-" + base64.StdEncoding.EncodeToString(s[:])}}}})
+			}))
+			t.Cleanup(srv.Close)
+			bin := t.TempDir()
+			if err := os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\nexec "+mem+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			t.Setenv("NPM_CONFIG_REGISTRY", srv.URL)
+			t.Setenv("NPM_CONFIG_CACHE", t.TempDir())
+			r := newRepo(t, true, nil)
+			r.writeConfig(map[string]any{"memory": map[string]any{
+				"command": "npx", "args": []string{"-y", "@fake/memory@latest"},
+				"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(t.TempDir(), "memory.jsonl")},
+			}})
+			_, stderr := r.mustRun(ExitUnverified, "lock", "--lockfile-version", "2", "--timeout", "60s")
+			if !strings.Contains(stderr, "which is not a semver version") || !strings.Contains(stderr, "memory") {
+				t.Errorf("stderr does not say why:\n%s", stderr)
+			}
+			if _, err := os.Stat(filepath.Join(r.dir, "agentgate.lock")); err == nil {
+				t.Errorf("lock wrote agentgate.lock:\n%s", r.read("agentgate.lock"))
+			}
+		})
+	}
+}

@@ -241,9 +241,12 @@ type failure struct {
 
 // live is what a capture run produced.
 type live struct {
-	servers  map[string]lock.Server             // every server captured and hashed
-	defs     map[string]map[string]lock.ToolDef // server -> tool name -> definition, as sent
-	shown    map[string]map[string]lock.ToolDef // the same for display: secrets redacted (shownDefs)
+	servers map[string]lock.Server // every server captured and hashed
+	// defs is server -> tool name -> definition, as agentgate-mcp passes
+	// it on: as sent, except that a tool whose text echoed a credential
+	// comes redacted, with the hashes of what was sent (ToolDef.Sent;
+	// mcp/capture's redactResult), so these are what agentgate displays.
+	defs     map[string]map[string]lock.ToolDef
 	elapsed  map[string]time.Duration
 	failures []failure // sorted by server
 
@@ -291,7 +294,6 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 	l := &live{
 		servers:  map[string]lock.Server{},
 		defs:     map[string]map[string]lock.ToolDef{},
-		shown:    map[string]map[string]lock.ToolDef{},
 		elapsed:  map[string]time.Duration{},
 		failures: failures,
 		raw:      map[string]wire.Result{},
@@ -307,7 +309,6 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		}
 		return s
 	}
-	echoed := newEchoRedactor(resolved)
 	ctx := e.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -344,7 +345,9 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 				msg: msg, stderr: redact(res.StderrTail), hints: hints})
 			continue
 		}
-		srv, defs, err := decodeServer(res.Tools)
+		// Options.Packages is set exactly for lockfile version 2 (lock,
+		// compareLive), whose rules the tools are read under.
+		srv, defs, err := decodeServer(res.Tools, res.Sent, opts.Packages)
 		if err != nil {
 			l.failures = append(l.failures, failure{server: s.Name, file: where(s), code: ExitUnverified,
 				msg: "invalid tools/list reply: " + redact(err.Error()),
@@ -354,7 +357,6 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 		}
 		l.servers[s.Name] = srv
 		l.defs[s.Name] = defs
-		l.shown[s.Name] = shownDefs(defs, echoed)
 		l.raw[s.Name] = res
 		l.files[s.Name] = where(s)
 		if len(defs) == 0 {
@@ -368,11 +370,34 @@ func captureResolved(e *env, resolved []config.Resolved, failures []failure, opt
 	return l
 }
 
-// decodeServer decodes and hashes the raw tools of one server.
-func decodeServer(raws []json.RawMessage) (lock.Server, map[string]lock.ToolDef, error) {
-	srv, defs, err := lock.DecodeServer(raws)
+// decodeServer decodes and hashes the raw tools of one server, under
+// lockfile version 2's rules when v2 is set (lock.DecodeServerV2: a
+// description or schema may hold an unpaired surrogate); the tools sent
+// names (redacted by agentgate-mcp) are pinned by the hashes it gives.
+func decodeServer(raws []json.RawMessage, sent []wire.Sent, v2 bool) (lock.Server, map[string]lock.ToolDef, error) {
+	decode := lock.DecodeServer
+	if v2 {
+		decode = lock.DecodeServerV2
+	}
+	srv, defs, err := decode(raws)
 	if err != nil {
 		return lock.Server{}, nil, err
+	}
+	redacted := false
+	for _, s := range sent {
+		if s.List == wire.ListTools && s.Index >= 0 && s.Index < len(defs) {
+			defs[s.Index].Sent = &lock.SentHashes{Description: s.DescriptionHash, InputSchema: s.InputSchemaHash, Definition: s.DefinitionHash}
+			redacted = true
+		}
+	}
+	if redacted {
+		build := lock.BuildServer
+		if v2 {
+			build = func(defs []lock.ToolDef) (lock.Server, error) { return lock.BuildServerV2(defs, lock.Listing{}, false) }
+		}
+		if srv, err = build(defs); err != nil {
+			return lock.Server{}, nil, err
+		}
 	}
 	byName := make(map[string]lock.ToolDef, len(defs))
 	for _, d := range defs {
@@ -454,7 +479,7 @@ func printFailure(e *env, f failure) {
 // description. Text that is locked unchanged was warned about when it was
 // new; 'agentgate verify' lists it.
 func (l *live) warnHidden(e *env, prev *lock.Lockfile) {
-	for _, server := range slices.Sorted(maps.Keys(l.shown)) {
+	for _, server := range slices.Sorted(maps.Keys(l.defs)) {
 		old := map[string]lock.Tool{}
 		if ps, ok := prevServer(prev, server); ok {
 			for _, t := range ps.Tools {
@@ -465,7 +490,7 @@ func (l *live) warnHidden(e *env, prev *lock.Lockfile) {
 		for _, t := range l.servers[server].Tools {
 			live[t.Name] = t
 		}
-		warnSuspicious(e, server, l.shown[server], func(name string, description bool) bool {
+		warnSuspicious(e, server, l.defs[server], func(name string, description bool) bool {
 			o, ok := old[name]
 			return ok && (!description || o.DescriptionHash == live[name].DescriptionHash)
 		})

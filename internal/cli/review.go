@@ -60,7 +60,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 		r.Servers = append(r.Servers, st)
 	}
 	r.Diff = run.c.diff
-	r.Live = run.c.cap.shown
+	r.Live = run.c.cap.defs
 	r.Labels = run.c.labels
 	r.UnifiedDiff = render.UnifiedDiff(run.data, run.c.shownData(run.c.old), "a/"+r.Lockfile+" ("+run.against+")", "b/"+r.Lockfile+" (live)", false)
 	return r

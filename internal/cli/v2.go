@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
 )
 
@@ -25,7 +26,15 @@ func (l *live) toV2(e *env, p *config.Project) {
 	for _, name := range slices.Sorted(maps.Keys(l.raw)) {
 		res := l.raw[name]
 		defs := slices.Collect(maps.Values(l.defs[name]))
-		lst := lock.Listing{Instructions: res.Instructions, LockResources: res.Resources != nil}
+		lst := lock.Listing{Instructions: res.Instructions, LockResources: res.Resources != nil, Sent: map[lock.ElementRef]string{}}
+		if res.InstructionsSent != "" {
+			lst.InstructionsSent = &res.InstructionsSent
+		}
+		for _, s := range res.Sent {
+			if kind, ok := map[string]string{wire.ListPrompts: lock.KindPrompt, wire.ListTemplates: lock.KindResourceTemplate, wire.ListResources: lock.KindResource}[s.List]; ok {
+				lst.Sent[lock.ElementRef{Kind: kind, Index: s.Index}] = s.DefinitionHash
+			}
+		}
 		for _, r := range res.Prompts {
 			lst.Prompts = append(lst.Prompts, r)
 		}

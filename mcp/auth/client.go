@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/config"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -168,15 +169,14 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL string, c Clien
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
 			// The body may echo what was sent: show only the OAuth error.
+			// The code and the description may echo a credential the
+			// request sent: redacted first, then cut.
 			msg := "HTTP " + re.Response.Status
 			if re.ErrorCode != "" {
-				msg = re.ErrorCode
+				held := sentCredentials(c, params)
+				msg = held.Clip(re.ErrorCode, 200, false)
 				if re.ErrorDescription != "" {
-					d := re.ErrorDescription
-					if len(d) > 200 {
-						d = d[:200] + "..."
-					}
-					msg += " (" + d + ")"
+					msg += " (" + held.Clip(re.ErrorDescription, 200, false) + ")"
 				}
 			}
 			return nil, failed(step, "%s refused: %s", redactQuery(tokenURL), msg)
@@ -190,6 +190,23 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL string, c Clien
 		return nil, refused(step, "token type %q is not Bearer", tok.TokenType)
 	}
 	return tok, nil
+}
+
+// sentCredentials is, for redaction, every credential a token request
+// sends: the client secret (and "id:secret", whose base64 is the Basic
+// credential), and the refresh token, authorization code and PKCE
+// verifier among params.
+func sentCredentials(c Client, params url.Values) config.Resolved {
+	var r config.Resolved
+	if c.Secret != "" {
+		r.Secrets = append(r.Secrets, c.Secret, c.ID+":"+c.Secret, url.QueryEscape(c.ID)+":"+url.QueryEscape(c.Secret))
+	}
+	for _, k := range []string{"refresh_token", "code", "code_verifier", "client_secret"} {
+		if v := params.Get(k); v != "" {
+			r.Secrets = append(r.Secrets, v)
+		}
+	}
+	return r
 }
 
 // unwrapURLError finds the *url.Error (or *Error) inside an x/oauth2 error.

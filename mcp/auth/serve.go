@@ -85,7 +85,10 @@ func Serve(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, geten
 			if r.Line > 0 {
 				file = fmt.Sprintf("%s:%d", r.File, r.Line)
 			}
-			fmt.Fprintf(stderr, "agentgate: error: server %q (%s): %s: %s\n", name, file, req.Action, safetext.VisibleLine(err.Error()))
+			// Messages are redacted where they are made; the server's
+			// configured secrets (headers, the client secret) once more
+			// here, for every action.
+			fmt.Fprintf(stderr, "agentgate: error: server %q (%s): %s: %s\n", name, file, req.Action, safetext.VisibleLine(r.Redact(err.Error())))
 			for _, h := range Hints(err, s.Name) {
 				fmt.Fprintf(stderr, "agentgate: hint: %s\n", h)
 			}

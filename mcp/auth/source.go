@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,7 +70,8 @@ type Source struct {
 	mu      sync.Mutex
 	loaded  bool
 	entry   *Entry
-	tried   bool // Authorize ran once: a second 401 is final
+	held    []string // every credential of every entry this source used
+	tried   bool     // Authorize ran once: a second 401 is final
 	lastErr error
 }
 
@@ -91,6 +93,7 @@ func (src *Source) Header(ctx context.Context) string {
 	if !src.loaded {
 		src.loaded = true
 		if e, _, err := src.opts.Store.Get(src.s.key()); err == nil && e != nil && e.ServerURL == src.s.URL {
+			src.hold(e)
 			src.entry = e
 		} else if err != nil {
 			src.lastErr = failed("token store", "%v", err)
@@ -148,7 +151,32 @@ func (src *Source) Authorize(ctx context.Context, ch Challenge) (string, error) 
 	return "Bearer " + e.AccessToken, nil
 }
 
+// Credentials returns every credential the source has held so far, for
+// redaction: the client secret (agentgate.toml's or a dynamically
+// registered client's), and each access and refresh token it loaded,
+// refreshed or obtained (a refreshed token does not make the old one
+// safe to print).
+func (src *Source) Credentials() []string {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	out := slices.Clone(src.held)
+	if src.s.ClientSecret != "" {
+		out = append(out, src.s.ClientSecret)
+	}
+	return out
+}
+
+// hold records e's credentials (Credentials).
+func (src *Source) hold(e *Entry) {
+	for _, v := range []string{e.AccessToken, e.RefreshToken, e.ClientSecret} {
+		if v != "" && !slices.Contains(src.held, v) {
+			src.held = append(src.held, v)
+		}
+	}
+}
+
 func (src *Source) save(e *Entry) {
+	src.hold(e)
 	src.entry = e
 	if _, err := src.opts.Store.Put(src.s.key(), e); err != nil {
 		fmt.Fprintf(src.opts.Browser.promptOr(io.Discard), "agentgate: %s: warning: the new token could not be stored: %v\n", src.s.Name, err)

@@ -166,6 +166,15 @@ func (m *Remote) FallbackOK() bool { return m.rt.fallbackOK() }
 // AuthFailure is why OAuth could not authorize the server, or nil.
 func (m *Remote) AuthFailure() error { return m.rt.authFailure() }
 
+// Credentials returns every OAuth credential the remote's token source
+// has held (auth.Source.Credentials); nil without OAuth.
+func (m *Remote) Credentials() []string {
+	if m.rt.auth == nil {
+		return nil
+	}
+	return m.rt.auth.Credentials()
+}
+
 // CloseIdle closes the idle connections.
 func (m *Remote) CloseIdle() { m.rt.closeIdle() }
 

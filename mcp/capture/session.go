@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -110,6 +111,9 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 	}
 	res := Result{Server: r.Name, Tools: l.tools, Prompts: l.prompts, ResourceTemplates: l.templates, Resources: l.resources,
 		Instructions: s.instructions, Package: pkg, Protocol: s.protocol, Elapsed: time.Since(start)}
+	if err == nil {
+		err = redactResult(&res, s.held())
+	}
 	tools := l.tools
 	if err != nil {
 		res = Result{Server: r.Name, Protocol: s.protocol, Elapsed: res.Elapsed}
@@ -379,14 +383,14 @@ func (s *session) procDetail(withStderr bool) string {
 // fragment of a secret where the tail starts mid-line.
 func (s *session) stderrTail() string {
 	tail, midLine := s.proc.tail.String()
-	return s.r.RedactEdges(s.redact(tail), midLine, false)
+	return s.held().RedactEdges(s.redact(tail), midLine, false)
 }
 
 // clip is text from the server redacted, then cut to at most max bytes
 // (config.Resolved.Clip); truncated says the text was already cut at its
 // end.
 func (s *session) clip(text string, max int, truncated bool) string {
-	return s.r.Clip(s.redact(text), max, truncated)
+	return s.held().Clip(s.redact(text), max, truncated)
 }
 
 // httpDetail adds the last HTTP failure, for HTTP servers.
@@ -400,9 +404,27 @@ func (s *session) httpDetail() string {
 	return ""
 }
 
-// redact removes every secret of the server from text.
+// redact removes every secret of the server from text, and every
+// credential the session holds (held).
 func (s *session) redact(text string) string {
-	return redact(s.r, text)
+	return redact(s.held(), text)
+}
+
+// held is the server's definition with every credential the session
+// holds among its Secrets: the configured values (env, headers, URL
+// userinfo and query, the OAuth client secret) and, for a remote server,
+// the OAuth tokens and client secrets its token source has held
+// (Remote.Credentials). Only this process knows the tokens: whatever
+// leaves it (messages, the stderr tail, the listing: redactResult) is
+// redacted with this set.
+func (s *session) held() config.Resolved {
+	r := s.r
+	if s.rt != nil {
+		if c := s.rt.Credentials(); len(c) > 0 {
+			r.Secrets = append(slices.Clone(r.Secrets), c...)
+		}
+	}
+	return r
 }
 
 // redact removes r's secrets from text, with r.Redact and, in case that is

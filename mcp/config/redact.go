@@ -18,7 +18,14 @@ import (
 // around them, and too short to be credentials.
 const MinSecretLen = 4
 
-// Redacted replaces a secret in redacted text.
+// MinEchoedSecretLen is the shortest secret replaced inside the text a
+// server sends (descriptions, schemas, definitions, instructions: see
+// mcp/capture's redaction): shorter values ("true", "info") are words,
+// not credentials, and replacing them would garble honest text.
+const MinEchoedSecretLen = 8
+
+// Redacted replaces a secret in redacted text (the same marker as
+// lock.Redacted, which the lockfile's readable definitions hold).
 const Redacted = "[redacted]"
 
 // Redact replaces every secret value in text by "[redacted]": each secret

@@ -79,7 +79,11 @@ type verdict struct {
 // the version 1 field hashes (name, description, inputSchema), and with a
 // version 2 lockfile lock.BuildServerV2 for the definition hash too.
 func (p *Pins) checkTool(raw []byte) verdict {
-	def, err := lock.DecodeTool(raw)
+	decode := lock.DecodeTool
+	if p.v2() {
+		decode = lock.DecodeToolV2 // what lock pins for version 2 (an unpaired surrogate)
+	}
+	def, err := decode(raw)
 	if err != nil {
 		return verdict{drift: "not a tool definition agentgate can hash"}
 	}

@@ -10,12 +10,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,7 +171,30 @@ func TestNPMErrors(t *testing.T) {
 	multi := fakePackument(base, "multi", map[string]string{"latest": "1.0.0"}, []string{"1.0.0"})
 	multi["versions"].(map[string]any)["1.0.0"].(map[string]any)["dist"].(map[string]any)["integrity"] = "sha1-2jmj7l5rSw0yVb/vlWAYkK/YBwk= " + integrityOf("multi", "1.0.0")
 	f.packs["/multi"] = multi
+	// Packuments whose dist-tag (and versions key) is not a version
+	// (issue #24 item 17): a shell payload, an alias spec, a "v" prefix,
+	// a quote, a leading zero, a space.
+	bad := map[string]string{"shell": "1.0.0 && touch x", "alias": "npm:other@1.0.0", "vprefix": "v1.0.0",
+		"quote": `1.0.0"`, "zero": "01.0.0", "space": " 1.0.0", "eq": "=1.0.0"}
+	for name, v := range bad {
+		f.packs["/"+name] = fakePackument(base, name, map[string]string{"latest": v}, []string{v})
+	}
 	r := npmResolver(t, map[string]string{"NPM_CONFIG_REGISTRY": base})
+	for _, name := range slices.Sorted(maps.Keys(bad)) {
+		// By the dist-tag: refused, naming the version.
+		got, err := r.Resolve(context.Background(), npmSpec(t, name+"@latest"), nil)
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "which is not a semver version") || !strings.Contains(err.Error(), strconv.Quote(bad[name])) {
+			t.Errorf("%s@latest (dist-tag latest %q): got %+v, %v; want ErrProtocol naming the version", name, bad[name], got, err)
+		}
+		// By a range (no version is "*"): never a package either (what
+		// node-semver's loose parser reads is refused above; the rest
+		// satisfies no range).
+		for _, arg := range []string{name, name + "@*", name + "@^1"} {
+			if got, err := r.Resolve(context.Background(), npmSpec(t, arg), nil); err == nil {
+				t.Errorf("%s (dist-tag latest %q): resolved to %+v", arg, bad[name], got)
+			}
+		}
+	}
 	if got, err := r.Resolve(context.Background(), npmSpec(t, "multi"), nil); err != nil || got.Integrity != integrityOf("multi", "1.0.0") {
 		t.Errorf("multi-hash integrity: %+v %v", got, err)
 	}

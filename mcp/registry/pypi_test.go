@@ -164,6 +164,9 @@ func TestPyPIResolve(t *testing.T) {
 
 func TestPyPIEdges(t *testing.T) {
 	html := newFakePyPI(t, map[string][]pyFile{"p": {{name: "p-1.0.tar.gz", body: "x"}}}, "text/html")
+	// A file name whose version pep440.Parse reads only by trimming white
+	// space (issue #24 item 17: never recorded as the version).
+	spaced := newFakePyPI(t, map[string][]pyFile{"p": {{name: "p-1.0 .tar.gz", body: "x"}}}, "application/vnd.pypi.simple.v1+json")
 	nohash := newFakePyPI(t, map[string][]pyFile{"p": {{name: "p-1.0.tar.gz", body: "x", noHash: true}}}, "application/vnd.pypi.simple.v1+json")
 	for _, c := range []struct {
 		env  map[string]string
@@ -175,6 +178,7 @@ func TestPyPIEdges(t *testing.T) {
 		{map[string]string{"UV_INDEX_URL": html.URL + "/simple"}, ErrProtocol, `answered "text/html", not the PEP 691 JSON simple API`},
 		{map[string]string{"UV_DEFAULT_INDEX": nohash.URL + "/simple", "UV_INDEX_URL": "http://127.0.0.1:1/"}, ErrProtocol, "file p-1.0.tar.gz has no sha256 hash"},
 		{map[string]string{"UV_INDEX_URL": "http://user:tok3n@127.0.0.1:1/simple"}, ErrUnreachable, "from http://127.0.0.1:1/simple (configured by UV_INDEX_URL)"},
+		{map[string]string{"UV_INDEX_URL": spaced.URL + "/simple"}, ErrProtocol, `the index names version "1.0 ", which is not a PEP 440 version`},
 	} {
 		r := npmResolver(t, c.env)
 		_, err := r.Resolve(context.Background(), pySpec(t, "uvx", "p"), nil)

@@ -25,6 +25,13 @@ const maxSafeInt = 1<<53 - 1
 
 var looseVersionRE = lazyRegexp(`^[v=\s]*(\d+)\.(\d+)\.(\d+)(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$`)
 
+// strictSemverRE is a version as SemVer 2.0.0 (semver.org) writes it and
+// as npm publishes it (npm publish cleans a version to this form before it
+// reaches a packument): MAJOR.MINOR.PATCH without leading zeros, an
+// optional prerelease and build, nothing else (no "v", "=", spaces or
+// other characters). A version agentgate records must match it.
+var strictSemverRE = lazyRegexp(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
 // parseSemver parses a version as node-semver's loose parser does.
 func parseSemver(s string) (semVersion, bool) {
 	m := looseVersionRE().FindStringSubmatch(strings.TrimSpace(s))

@@ -25,7 +25,9 @@ package wire
 // then one result per requested server, in request order, each giving the
 // byte length of every raw tool), followed by the raw bytes of every tool
 // of every result, concatenated in order. Raw tools are never re-encoded,
-// so they arrive byte for byte. Errors travel as stage, message, hints
+// so they arrive byte for byte, except an element mcp/capture redacted
+// (it echoed a credential of the session), which travels redacted with
+// the hashes of what the server sent ("sent", "instructionsSent"). Errors travel as stage, message, hints
 // and a kind naming their sentinel, so that errors.Is and *Error (with
 // its Hints) survive the trip.
 //
@@ -61,10 +63,12 @@ import (
 // ProtocolVersion is the version of the protocol between agentgate and
 // agentgate-mcp. Both also compare their agentgate versions (Version), so
 // this changes when the framing changes: builds from a checkout all call
-// themselves "devel", and only this number tells them apart. 3: the
+// themselves "devel", and only this number tells them apart. 4: results
+// carry the hashes of redacted elements (Result.Sent), which an older
+// agentgate would ignore and hash the redacted text instead; 3: the
 // greeting, and `agentgate-mcp guard` given agentgate's versions
 // (GuardArgs); 2: the request is one line and EOF after it cancels.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // MaxRequestBytes bounds the request agentgate-mcp reads (server
 // definitions are small).
@@ -165,6 +169,9 @@ type wireResult struct {
 	ResourceSizes []int64  `json:"resourceSizes,omitempty"`
 	Instructions  *string  `json:"instructions,omitempty"`
 	Package       *Package `json:"package,omitempty"`
+	// Result.Sent and Result.InstructionsSent (protocol 4).
+	Sent             []Sent `json:"sent,omitempty"`
+	InstructionsSent string `json:"instructionsSent,omitempty"`
 }
 
 // lists returns the raw lists of res in the order their bytes travel, with
@@ -362,6 +369,7 @@ func WriteResponse(w io.Writer, results []Result) error {
 		wr := wireResult{Protocol: res.Protocol, Elapsed: int64(res.Elapsed), StderrTail: res.StderrTail, ToolSizes: []int64{}}
 		if res.Err == nil {
 			wr.Instructions, wr.Package = res.Instructions, res.Package
+			wr.Sent, wr.InstructionsSent = res.Sent, res.InstructionsSent
 		}
 		if res.Err != nil {
 			we := &wireError{Msg: res.Err.Error(), Kind: kindName(res.Err)}
@@ -496,6 +504,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 			res.Err = &Error{Server: s.Name, File: s.File, Stage: wr.Error.Stage, Msg: wr.Error.Msg, Hints: wr.Error.Hints, Kind: kind}
 		} else {
 			res.Instructions, res.Package = wr.Instructions, wr.Package
+			res.Sent, res.InstructionsSent = wr.Sent, wr.InstructionsSent
 			for _, l := range lists(&res, &wr) {
 				if *l.sizes == nil {
 					continue

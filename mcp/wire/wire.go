@@ -103,12 +103,40 @@ type Result struct {
 	// Package is the package the stdio server runs, resolved to one
 	// immutable artefact; nil for a remote server or a command no package
 	// is attributed to.
-	Package    *Package
-	Protocol   string        // negotiated protocol version
-	Elapsed    time.Duration // from start to the last page or the error
-	Err        error         // nil on success; messages are already redacted
-	StderrTail string        // bounded tail of a stdio server's stderr, redacted
+	Package *Package
+	// Sent lists the elements of the lists above that agentgate-mcp
+	// redacted before they left it (the server echoed a credential it
+	// holds for the session: see mcp/capture), each with the hashes of
+	// the element as the server sent it, which agentgate pins instead of
+	// hashing the redacted bytes. InstructionsSent is the instructions
+	// hash of the instructions as sent when Instructions was redacted,
+	// else "".
+	Sent             []Sent
+	InstructionsSent string
+	Protocol         string        // negotiated protocol version
+	Elapsed          time.Duration // from start to the last page or the error
+	Err              error         // nil on success; messages are already redacted
+	StderrTail       string        // bounded tail of a stdio server's stderr, redacted
 }
+
+// Sent is one element of a Result that was redacted, with the hashes of
+// the element as the server sent it, in lock's forms (lock.SentHashes:
+// wire does not import lock).
+type Sent struct {
+	List            string `json:"list"`                      // ListTools, ListPrompts, ListTemplates or ListResources
+	Index           int    `json:"index"`                     // the element's index in that list
+	DescriptionHash string `json:"descriptionHash,omitempty"` // tools: descriptionHash
+	InputSchemaHash string `json:"inputSchemaHash,omitempty"` // tools: inputSchemaHash
+	DefinitionHash  string `json:"definitionHash"`            // definitionHash
+}
+
+// The lists of a Result, as Sent.List names them.
+const (
+	ListTools     = "tools"
+	ListPrompts   = "prompts"
+	ListTemplates = "resourceTemplates"
+	ListResources = "resources"
+)
 
 // Package is what lock.Package holds (see there for each ecosystem's
 // forms), as it travels from agentgate-mcp to agentgate: wire does not

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -314,6 +315,9 @@ func TestRequestCarriesDefinitions(t *testing.T) {
 }
 
 // TestReadRequestRejects: what agentgate-mcp refuses to read.
+// pv is ProtocolVersion as the messages and errors write it.
+var pv = strconv.Itoa(ProtocolVersion)
+
 func TestReadRequestRejects(t *testing.T) {
 	tests := []struct {
 		name, in, want string
@@ -321,9 +325,9 @@ func TestReadRequestRejects(t *testing.T) {
 	}{
 		{"empty", "", "not a JSON object", false},
 		{"garbage", "hello", "not a JSON object", false},
-		{"other version", `{"protocol":3,"agentgate":"v0.0.0-other"}`, "agentgate v0.0.0-other (protocol 3) and agentgate-mcp " + Version() + " (protocol 3) are different versions", true},
+		{"other version", `{"protocol":` + pv + `,"agentgate":"v0.0.0-other"}`, "agentgate v0.0.0-other (protocol " + pv + ") and agentgate-mcp " + Version() + " (protocol " + pv + ") are different versions", true},
 		{"other protocol", `{"protocol":1,"agentgate":"` + Version() + `"}`, "(protocol 1)", true},
-		{"bad servers", `{"protocol":3,"agentgate":"` + Version() + `","servers":{}}`, "does not decode", false},
+		{"bad servers", `{"protocol":` + pv + `,"agentgate":"` + Version() + `","servers":{}}`, "does not decode", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -343,7 +347,7 @@ func TestReadRequestRejects(t *testing.T) {
 func TestReadResponseRejects(t *testing.T) {
 	one := []config.Resolved{{Server: config.Server{Name: "a"}}}
 	h := func(rest string) string {
-		return `{"protocol":3,"agentgate":"` + Version() + `"` + rest
+		return `{"protocol":` + pv + `,"agentgate":"` + Version() + `"` + rest
 	}
 	tests := []struct{ name, in, want string }{
 		{"empty", "", "does not start with a JSON header"},
@@ -358,7 +362,7 @@ func TestReadResponseRejects(t *testing.T) {
 		{"unknown kind", h(`,"results":[{"error":{"stage":"start","msg":"m","kind":"nope"},"toolSizes":[]}]}`) + "\n", `unknown error kind "nope"`},
 		{"error and tools", h(`,"results":[{"error":{"stage":"start","msg":"m"},"toolSizes":[2]}]}`) + "\n{}", "both an error and tools"},
 		{"refused", h(`,"refused":"why","results":[]}`) + "\n", "refused the request: why"},
-		{"version", `{"protocol":3,"agentgate":"v0.0.0-other","results":[]}` + "\n", "different versions"},
+		{"version", `{"protocol":` + pv + `,"agentgate":"v0.0.0-other","results":[]}` + "\n", "different versions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -393,7 +397,7 @@ func TestReadGreeting(t *testing.T) {
 		{"no versions", "{}\n", "greeting naming the helper's versions", false},
 		{"no newline", strings.TrimSuffix(greeting(), "\n"), "does not start with a JSON header: EOF", false},
 		{"too long", strings.Repeat(" ", 70<<10) + "{}\n", "longer than 65536 bytes", false},
-		{"another version", `{"protocol":3,"agentgate":"v0.0.0-other"}` + "\n", "agentgate-mcp v0.0.0-other (protocol 3) are different versions", true},
+		{"another version", `{"protocol":` + pv + `,"agentgate":"v0.0.0-other"}` + "\n", "agentgate-mcp v0.0.0-other (protocol " + pv + ") are different versions", true},
 		{"protocol 2 refusal", `{"protocol":2,"agentgate":"` + Version() + `","refused":"x","results":[]}` + "\n", "agentgate-mcp " + Version() + " (protocol 2) are different versions", true},
 	}
 	for _, tc := range tests {
@@ -450,7 +454,7 @@ func TestHelperProcess(t *testing.T) {
 		{"garbage", "does not start with a JSON header", "", ErrHelperFailed},
 		{"crash", "exit status 2, and the response does not start with a JSON header: EOF", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n", ErrHelperFailed},
 		{"trailing", "bytes after its tools", "", ErrHelperFailed},
-		{"other", "agentgate " + Version() + " (protocol 3) and agentgate-mcp v0.0.0-other (protocol 3) are different versions", "", ErrHelperVersion},
+		{"other", "agentgate " + Version() + " (protocol " + pv + ") and agentgate-mcp v0.0.0-other (protocol " + pv + ") are different versions", "", ErrHelperVersion},
 	}
 	for _, tc := range failures {
 		t.Run(tc.mode, func(t *testing.T) {
