@@ -25,7 +25,7 @@ func init() {
 		summary: "run an MCP server behind a proxy that withholds what agentgate.lock does not pin",
 		usage: `Usage: agentgate guard --server NAME [OPTIONS] -- COMMAND [ARGS...]
        agentgate guard --server NAME [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
-OPTIONS: [--lockfile PATH] [--on-drift block|warn] [--allow-unlocked]
+OPTIONS: [--lockfile PATH] [--on-drift block|warn] [--allow-unlocked] [--allow-unpinned-package]
          [--ignore-member PATH]... [--max-listing-bytes N] [--max-tools N]
 
 Guard is what an MCP client starts instead of the server: it starts the
@@ -45,10 +45,18 @@ Messages from the server that do not parse, repeat a member name or are
 not JSON-RPC are refused. Every decision is one line on stderr; stdout
 carries nothing but protocol. See docs/GUARD.md.
 
+Before it starts a stdio server, guard compares the package its command
+runs with the lockfile's (version 2): an unpinned spec (npx -y pkg, uvx
+tool, docker run image:tag) runs the locked exact version instead (for
+npx, checked against the locked integrity, offline when npm's cache holds
+it); another version, package or an edited repository script is refused
+(exit 3) unless --allow-unpinned-package.
+
 Flags are read as every agentgate command reads them: -flag or --flag,
 --flag=value or --flag value; they end at "--" or at the first argument
 that is not a flag, and what follows is the server's command as given.
-The OPTIONS are --allow-unlocked, --ignore-member PATH (repeatable),
+The OPTIONS are --allow-unlocked, --allow-unpinned-package (also
+agentgate.toml's allow-unpinned-package), --ignore-member PATH (repeatable),
 --max-listing-bytes N and --max-tools N; the last three default to the
 server's settings in agentgate.toml (--ignore-member adds to its
 ignore-members, the limits replace its own). agentgate wrap and
@@ -64,8 +72,9 @@ Exit codes: 0 the client ended the session (it closed stdin, or sent
 SIGINT or SIGTERM: guard stopped the server) or the server exited with
 status 0; 2 bad flags, no lockfile, a damaged
 lockfile, or a server the lockfile does not lock (unless --allow-unlocked);
-3 the server did not start or ended the session (its stderr tail is
-printed), agentgate-mcp is missing or of another version.
+3 the server did not start, was refused for running another package than
+the lockfile pins, or ended the session (its stderr tail is printed),
+agentgate-mcp is missing or of another version.
 
 Examples:
   agentgate guard --server memory -- npx -y @modelcontextprotocol/server-memory@2026.1.26
@@ -92,8 +101,10 @@ func runGuard(e *env, fs *flag.FlagSet, args []string) error {
 	g.Lockfile = lockPath
 	maxBytes, maxTools := st.MaxListingBytes, st.MaxTools
 	var ignore []string
+	g.AllowUnpinnedPackage = g.AllowUnpinnedPackage || st.AllowUnpinnedPackage
 	if ss, ok := st.Servers[g.Server]; ok {
 		ignore = ss.IgnoreMembers
+		g.AllowUnpinnedPackage = g.AllowUnpinnedPackage || ss.AllowUnpinnedPackage
 		maxBytes = cmp.Or(ss.MaxListingBytes, maxBytes)
 		maxTools = cmp.Or(ss.MaxTools, maxTools)
 	}

@@ -91,8 +91,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			if err != nil {
 				return "", "", err
 			}
-			version, digest := lockedVersion(spec, k)
-			return version, digest, nil
+			return k.Version, k.Integrity, nil
 		})
 		var names []string
 		for _, d := range done {
@@ -133,20 +132,4 @@ func lockedPackage(lf *lock.Lockfile, lockRel, name string, spec config.PackageS
 			Hint: "the config changed since it was locked: " + lockPackagesHint}
 	}
 	return k, nil
-}
-
-// lockedVersion is what PackageSpec.PinnedArg needs from the locked
-// package k: the version (for OCI the resolved tag) and, for OCI, the
-// manifest digest.
-func lockedVersion(spec config.PackageSpec, k *lock.Package) (version, digest string) {
-	if spec.Ecosystem == config.EcoOCI {
-		return k.Version, k.Integrity
-	}
-	return k.Version, ""
-}
-
-// pinArg is the argument `agentgate pin` writes for spec from the locked
-// package k.
-func pinArg(spec config.PackageSpec, k *lock.Package) (string, error) {
-	return spec.PinnedArg(lockedVersion(spec, k))
 }

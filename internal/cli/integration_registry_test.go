@@ -93,6 +93,11 @@ func TestLockNPMPackageFromRegistry(t *testing.T) {
 	if !strings.Contains(out, "1.0.0") || !strings.Contains(out, "1.1.0") {
 		t.Errorf("diff does not show the version change:\n%s", out)
 	}
+	// ci too: the unpinned spec would run another version than the lock
+	// (agentgate guard runs the locked one; ci is where the release shows).
+	if out, _ := r.mustRun(ExitDrift, "ci", "--timeout", "60s"); !strings.Contains(out, "1.1.0") {
+		t.Errorf("ci does not show the version change:\n%s", out)
+	}
 
 	// The registry is down: exit 3, nothing written.
 	mu.Lock()

@@ -16,7 +16,6 @@ import (
 
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
 // packageCheck is the offline view of one server's package.
@@ -56,16 +55,9 @@ func checkPackages(p *config.Project, lf *lock.Lockfile) ([]packageCheck, error)
 }
 
 // samePackage reports whether the lockfile's package k is the package
-// spec names (same ecosystem and name; a Go package path may lie inside
-// the locked module).
+// spec names (config.PackageSpec.Runs).
 func samePackage(spec config.PackageSpec, k *lock.Package) bool {
-	if k == nil || spec.Ecosystem != k.Ecosystem {
-		return false
-	}
-	if spec.Ecosystem == config.EcoGo {
-		return spec.Name == k.Name || strings.HasPrefix(spec.Name, k.Name+"/")
-	}
-	return spec.Name == k.Name
+	return k != nil && spec.Runs(k.Ecosystem, k.Name)
 }
 
 // fileRel is the root-relative path of a file spec of s: the spec's path
@@ -85,11 +77,11 @@ func fileRel(s config.Server, spec config.PackageSpec) (string, bool) {
 }
 
 // pinnedSpec is the exact spec `agentgate pin` writes for spec from the
-// locked package k (samePackage): the argument pinArg gives, without a
+// locked package k (samePackage): the argument PinnedTo gives, without a
 // --package= or --from= prefix (name@version for npm and Go,
 // name==version for PyPI, image:tag@digest for OCI, each as written).
 func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
-	arg, err := pinArg(spec, k)
+	arg, err := spec.PinnedTo(k.Version, k.Integrity)
 	if err != nil {
 		return spec.String() + " (it cannot: " + err.Error() + ")"
 	}
@@ -97,38 +89,6 @@ func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
 		_, arg, _ = strings.Cut(arg, "=")
 	}
 	return arg
-}
-
-// versionDiffers reports whether an exact spec names another version than
-// the locked package k (samePackage): npm and Go compare versions (npm's
-// loose "v"/"=" prefix ignored); PyPI compares under PEP 440 after == or
-// @ (mcp/pep440: 1.0 == 1.0.0, case, a "v" prefix, pre/post/dev
-// spellings) and as text, case-insensitively, after === (arbitrary
-// equality); OCI the digest with the locked integrity (and the tag, when
-// both have one).
-func versionDiffers(spec config.PackageSpec, k *lock.Package) (locked, written string, differs bool) {
-	switch spec.Ecosystem {
-	case config.EcoOCI:
-		tag, digest, _ := strings.Cut(spec.Version, "@")
-		if digest != k.Integrity {
-			return k.Integrity, digest, true
-		}
-		if tag != "" && k.Version != "" && tag != k.Version {
-			return k.Version, tag, true
-		}
-		return "", "", false
-	case config.EcoNPM:
-		v := strings.TrimLeft(spec.Version, "v=")
-		return k.Version, v, v != k.Version
-	case config.EcoPyPI:
-		if !strings.Contains(spec.Raw, "===") {
-			if eq, ok := pep440.Equal(spec.Version, k.Version); ok {
-				return k.Version, spec.Version, !eq
-			}
-		}
-		return k.Version, spec.Version, !strings.EqualFold(strings.TrimSpace(spec.Version), strings.TrimSpace(k.Version))
-	}
-	return k.Version, spec.Version, spec.Version != k.Version
 }
 
 // offlinePackageDrift names each server of checks (only those in names,
@@ -172,7 +132,7 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 		if !c.spec.Exact {
 			continue // what an unpinned spec runs today needs the registry: ci checks it
 		}
-		if locked, written, differs := versionDiffers(c.spec, k); differs {
+		if locked, written, differs := c.spec.VersionDiffers(k.Version, k.Integrity); differs {
 			problems = append(problems, fmt.Sprintf("%s runs %s; the lockfile pins %s (package: %s -> %s)",
 				who, c.spec.String(), k.String(), locked, written))
 		}
@@ -182,8 +142,8 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 
 // unpinnedNotes names every server whose command runs a package without
 // an exact version (with the exact spec `agentgate pin` would write, from
-// lf's package entry, or "not locked yet") and every command no package
-// can be attributed to.
+// lf's package entry, which agentgate guard starts instead, or "not
+// locked yet") and every command no package can be attributed to.
 func unpinnedNotes(checks []packageCheck) []string {
 	var out []string
 	for _, c := range checks {
@@ -192,9 +152,10 @@ func unpinnedNotes(checks []packageCheck) []string {
 		case c.unpin != nil:
 			out = append(out, fmt.Sprintf("%s is unpinnable: %s", who, c.unpin.Reason))
 		case c.ok && !c.spec.Exact:
-			pin := "not locked yet: lock it with --lockfile-version 2 to pin the exact version"
+			pin := "not locked yet: lock it with --lockfile-version 2 to pin the exact version (agentgate guard starts it as configured until then)"
 			if samePackage(c.spec, c.locked) {
-				pin = "agentgate pin would write " + pinnedSpec(c.spec, c.locked)
+				exact := pinnedSpec(c.spec, c.locked)
+				pin = "agentgate pin would write " + exact + "; agentgate guard starts " + exact + ", not what the registry serves today (a newer release is drift for agentgate ci)"
 			}
 			raw := c.spec.Raw
 			if strings.HasPrefix(raw, "-") { // --package=SPEC, --from=SPEC

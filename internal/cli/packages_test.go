@@ -84,7 +84,8 @@ func TestVerifyPackages(t *testing.T) {
 	for _, want := range []string{
 		`agentgate: note: server "fetch" (.mcp.json:3) runs pypi package "mcp-server-fetch" with no exact version; agentgate pin would write mcp-server-fetch==2025.4.7`,
 		`agentgate: note: server "gh" (.mcp.json:9) runs oci package "ghcr.io/github/github-mcp-server" with no exact version; agentgate pin would write ghcr.io/github/github-mcp-server:latest@` + gh.Integrity,
-		`agentgate: note: server "mem" (.mcp.json:18) runs npm package "` + memName + `" with no exact version; agentgate pin would write ` + memName + `@` + memVersion,
+		`agentgate: note: server "mem" (.mcp.json:18) runs npm package "` + memName + `" with no exact version; agentgate pin would write ` + memName + `@` + memVersion +
+			`; agentgate guard starts ` + memName + `@` + memVersion + `, not what the registry serves today (a newer release is drift for agentgate ci)` + "\n",
 		`agentgate: note: server "new" (.mcp.json:25) runs npm package "@scope/other" with no exact version; not locked yet`,
 		`agentgate: note: server "script" (.mcp.json:33) is unpinnable: python runs inline code or a module, not a file`,
 	} {

@@ -160,6 +160,11 @@ type Settings struct {
 	// fails (exit 1) when a stdio server runs a package spec without an
 	// exact version or a command no package can be attributed to.
 	RequirePinnedPackages bool
+	// AllowUnpinnedPackage is `allow-unpinned-package = true`: agentgate
+	// guard starts a command that runs another package than the lockfile
+	// pins, with a warning, instead of refusing it (guard's
+	// --allow-unpinned-package; [servers.NAME] has the key too).
+	AllowUnpinnedPackage bool
 
 	pos map[string]pos // positions of tables, for errors
 }
@@ -180,6 +185,8 @@ type ServerSettings struct {
 	MaxTools        int
 	// CrossOriginRedirects: follow redirects to another origin.
 	CrossOriginRedirects bool
+	// AllowUnpinnedPackage: Settings.AllowUnpinnedPackage for this server.
+	AllowUnpinnedPackage bool
 	// Resources locks the server's static resources (resources/list) in a
 	// version 2 lockfile.
 	Resources bool

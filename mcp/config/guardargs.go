@@ -23,7 +23,7 @@ var OnDriftModes = []string{"withhold", "block", "warn"}
 
 // GuardArgs is guard's command line after "guard":
 //
-//	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn] [--allow-unlocked]
+//	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn] [--allow-unlocked] [--allow-unpinned-package]
 //	[--ignore-member PATH ...] [--max-listing-bytes N] [--max-tools N]
 //	-- COMMAND [ARGS...]
 //
@@ -63,6 +63,7 @@ func (g *GuardArgs) Register(fs *flag.FlagSet) {
 	fs.StringVar(&g.Lockfile, "lockfile", "", "lockfile `path` (default: the repository's, see above)")
 	fs.StringVar(&g.OnDrift, "on-drift", "", "what to do with a listing that differs from the lockfile: withhold (the default), block or warn")
 	fs.BoolVar(&g.AllowUnlocked, "allow-unlocked", false, "run the server even without a lockfile entry for it (its listings then pass unchecked)")
+	fs.BoolVar(&g.AllowUnpinnedPackage, "allow-unpinned-package", false, "start the server even when its command runs another package, version or file than agentgate.lock pins (a warning instead of a refusal)")
 	fs.Var(guardList{&g.IgnoreMembers}, "ignore-member", "a tool member `path` left out of the comparison, as agentgate.toml's ignore-members (repeatable; added to agentgate.toml's)")
 	fs.Int64Var(&g.MaxListingBytes, "max-listing-bytes", 0, "the largest listing page guard reads, in `bytes` (default: agentgate.toml's max-listing-bytes, else capture's limit)")
 	fs.IntVar(&g.MaxTools, "max-tools", 0, "the most tools a listing page may hold (default: agentgate.toml's max-tools, else capture's limit)")
@@ -79,7 +80,7 @@ func GuardArgsOf(fs *flag.FlagSet, rest []string) GuardArgs {
 	g := GuardArgs{
 		Guard: Guard{
 			Server: get("server").(string), Lockfile: get("lockfile").(string), OnDrift: get("on-drift").(string),
-			AllowUnlocked: get("allow-unlocked").(bool), IgnoreMembers: get("ignore-member").([]string),
+			AllowUnlocked: get("allow-unlocked").(bool), AllowUnpinnedPackage: get("allow-unpinned-package").(bool), IgnoreMembers: get("ignore-member").([]string),
 			MaxListingBytes: get("max-listing-bytes").(int64), MaxTools: get("max-tools").(int),
 		},
 		URL: get("url").(string), Headers: get("header").([]string), Transport: get("transport").(string),
@@ -188,7 +189,7 @@ func (g GuardArgs) Mode() string {
 
 // Argv is the command line that parses back as g (after "guard"), in the
 // order agentgate wrap writes it: --server, --lockfile, --on-drift,
-// --allow-unlocked, --ignore-member, --max-listing-bytes, --max-tools,
+// --allow-unlocked, --allow-unpinned-package, --ignore-member, --max-listing-bytes, --max-tools,
 // --url, --header, --transport, then "--" and the command. Flags at
 // their zero value are left out.
 func (g GuardArgs) Argv() []string {
@@ -202,6 +203,9 @@ func (g GuardArgs) Argv() []string {
 	add("--on-drift", g.OnDrift)
 	if g.AllowUnlocked {
 		args = append(args, "--allow-unlocked")
+	}
+	if g.AllowUnpinnedPackage {
+		args = append(args, "--allow-unpinned-package")
 	}
 	for _, m := range g.IgnoreMembers {
 		args = append(args, "--ignore-member", m)
@@ -332,9 +336,9 @@ func OwnVariable(name string) bool {
 // moves the lockfile to lockfile ("" when it does not): --server server;
 // --lockfile absent or lockfile; --on-drift absent, withhold or block (wrap
 // --on-drift block writes it; warn forwards drift, protecting nothing);
-// no --allow-unlocked, --ignore-member, --max-listing-bytes or --max-tools
-// (their settings belong in agentgate.toml, where lock, the hook and ci
-// apply them too). It returns the first option that differs, as guard's
+// no --allow-unlocked, --allow-unpinned-package, --ignore-member,
+// --max-listing-bytes or --max-tools (their settings belong in
+// agentgate.toml, where lock, the hook and ci apply them too). It returns the first option that differs, as guard's
 // command line would say it ("--on-drift warn"), and why it matters; ""
 // when g is what wrap writes.
 func (g Guard) Unlike(server, lockfile string) (flag, why string) {
@@ -350,6 +354,8 @@ func (g Guard) Unlike(server, lockfile string) (flag, why string) {
 		return "--on-drift warn", "guard would forward drifted and unknown tools, protecting nothing"
 	case g.AllowUnlocked:
 		return "--allow-unlocked", "guard would run the server unchecked when the lockfile does not lock it"
+	case g.AllowUnpinnedPackage:
+		return "--allow-unpinned-package", "guard would start the server even when its command runs another package, version or file than the lockfile pins; set allow-unpinned-package in agentgate.toml ([servers." + TOMLKey(server) + "]) if that is wanted, where reviewers see it"
 	case len(g.IgnoreMembers) > 0:
 		return "--ignore-member " + g.IgnoreMembers[0], inToml("ignore-members")
 	case g.MaxListingBytes != 0:

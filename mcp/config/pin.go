@@ -79,13 +79,13 @@ type Pin struct {
 // PinFile rewrites, in data (a config file of client, named file relative
 // to the root), the package spec of every stdio server that runs a
 // package without an exact version, to the version locked returns for it
-// (version, and for OCI the manifest digest), with minimal edits (see
+// (the locked version and integrity: PinnedTo), with minimal edits (see
 // SetArgument). Exact specs, remote servers and commands no package is
 // attributed to are left alone. Servers running under the guard wrapper
 // are pinned inside it. An error from locked, for any server, fails the
 // whole file: every server's error is returned (an Errors) and nothing is
 // pinned.
-func PinFile(client, file string, data []byte, locked func(s Server, spec PackageSpec) (version, digest string, err error)) ([]byte, []Pin, error) {
+func PinFile(client, file string, data []byte, locked func(s Server, spec PackageSpec) (version, integrity string, err error)) ([]byte, []Pin, error) {
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, err
@@ -121,7 +121,7 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 			}
 			errs = append(errs, &e)
 		}
-		version, digest, err := locked(s, spec)
+		version, integrity, err := locked(s, spec)
 		if errors.Is(err, SkipPin) {
 			continue
 		}
@@ -129,7 +129,7 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 			fail(err)
 			continue
 		}
-		to, err := spec.PinnedArg(version, digest)
+		to, err := spec.PinnedTo(version, integrity)
 		if err != nil {
 			fail(err)
 			continue

@@ -55,7 +55,7 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 		return st, Errors(errorsOf(err))
 	}
 	p := &parser{file: file, client: "agentgate", syn: SyntaxNone}
-	p.add(p.known(root, "", "lockfile", "timeout", "concurrency", "max-listing-bytes", "max-tools", "hook", "ignore", "extra", "servers", "inputs", "rename", "definitions", "require-pinned-packages", "client-capabilities"))
+	p.add(p.known(root, "", "lockfile", "timeout", "concurrency", "max-listing-bytes", "max-tools", "hook", "ignore", "extra", "servers", "inputs", "rename", "definitions", "require-pinned-packages", "allow-unpinned-package", "client-capabilities"))
 	if n := root.get("lockfile"); n != nil {
 		lf, perr := p.plain(n, "", "lockfile")
 		switch {
@@ -121,6 +121,14 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 			p.add(perr)
 		} else {
 			st.RequirePinnedPackages = v
+		}
+	}
+	if n := root.get("allow-unpinned-package"); n != nil {
+		v, _, perr := p.boolean(n, "", "allow-unpinned-package")
+		if perr != nil {
+			p.add(perr)
+		} else {
+			st.AllowUnpinnedPackage = v
 		}
 	}
 	p.add(p.extras(root.get("extra"), &st))
@@ -225,7 +233,7 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 		if _, err := p.table(e, f); err != nil {
 			return err
 		}
-		if err := p.known(e, f+".", "exclude", "timeout", "max-listing-bytes", "max-tools", "cross-origin-redirects", "resources", "ignore-members", "oauth", "client-capabilities", "labels"); err != nil {
+		if err := p.known(e, f+".", "exclude", "timeout", "max-listing-bytes", "max-tools", "cross-origin-redirects", "allow-unpinned-package", "resources", "ignore-members", "oauth", "client-capabilities", "labels"); err != nil {
 			return err
 		}
 		var ss ServerSettings
@@ -246,6 +254,11 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 		}
 		if v := e.get("cross-origin-redirects"); v != nil {
 			if ss.CrossOriginRedirects, _, err = p.boolean(v, "", f+".cross-origin-redirects"); err != nil {
+				return err
+			}
+		}
+		if v := e.get("allow-unpinned-package"); v != nil {
+			if ss.AllowUnpinnedPackage, _, err = p.boolean(v, "", f+".allow-unpinned-package"); err != nil {
 				return err
 			}
 		}

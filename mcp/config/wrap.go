@@ -20,13 +20,17 @@ import (
 //
 // for a remote one. Guard holds the options that are not the server.
 type Guard struct {
-	Server          string   `json:"server,omitempty"` // --server: the lockfile entry guard checks against
-	Lockfile        string   `json:"lockfile,omitempty"`
-	OnDrift         string   `json:"onDrift,omitempty"`
-	AllowUnlocked   bool     `json:"allowUnlocked,omitempty"`
-	IgnoreMembers   []string `json:"ignoreMembers,omitempty"`
-	MaxListingBytes int64    `json:"maxListingBytes,omitempty"`
-	MaxTools        int      `json:"maxTools,omitempty"`
+	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
+	Lockfile      string `json:"lockfile,omitempty"`
+	OnDrift       string `json:"onDrift,omitempty"`
+	AllowUnlocked bool   `json:"allowUnlocked,omitempty"`
+	// AllowUnpinnedPackage (--allow-unpinned-package) starts a command
+	// that runs another package than the lockfile pins, with a warning,
+	// instead of refusing it (mcp/guard, runpkg.go).
+	AllowUnpinnedPackage bool     `json:"allowUnpinnedPackage,omitempty"`
+	IgnoreMembers        []string `json:"ignoreMembers,omitempty"`
+	MaxListingBytes      int64    `json:"maxListingBytes,omitempty"`
+	MaxTools             int      `json:"maxTools,omitempty"`
 }
 
 // guardCall is a parsed wrapper.

@@ -196,6 +196,7 @@ func TestSeeThroughGuardFlags(t *testing.T) {
 			"npx", []string{"pkg"}, Guard{Server: "s", MaxTools: 50, MaxListingBytes: 1000, IgnoreMembers: []string{"_meta", "annotations.title"}}},
 		{[]string{"guard", "--server", "s", "--allow-unlocked=1", "--", "x"}, "x", []string{}, Guard{Server: "s", AllowUnlocked: true}},
 		{[]string{"guard", "--server", "s", "-allow-unlocked=F", "--", "x"}, "x", []string{}, Guard{Server: "s"}},
+		{[]string{"guard", "--server", "s", "--allow-unpinned-package", "--", "x"}, "x", []string{}, Guard{Server: "s", AllowUnpinnedPackage: true}},
 		// Go's flag package takes 0x10 as 16 (strconv base 0).
 		{[]string{"guard", "-server=s", "-max-tools=0x10", "--", "x"}, "x", []string{}, Guard{Server: "s", MaxTools: 16}},
 		// No "--": the first argument that is not a flag is the command.
@@ -229,6 +230,7 @@ func TestSeeThroughGuardFlags(t *testing.T) {
 		{[]string{"guard", "--server", "s", "--url", "http://h/", "--header", "A: 1", "--header", "a: 2"}, `header "a" is given twice`},
 		{[]string{"guard", "--server", "s", "--url", "http://h/", "--header", "A B: 1"}, `"A B: 1" is not Name:value`},
 		{[]string{"guard", "--server", "s", "--allow-unlocked=yes", "--", "x"}, `invalid boolean value "yes" for -allow-unlocked`},
+		{[]string{"guard", "--server", "s", "--allow-unpinned-package=maybe", "--", "x"}, `invalid boolean value "maybe" for -allow-unpinned-package`},
 		{[]string{"guard", "--server", "s", "--max-tools", "many", "--", "x"}, `invalid value "many" for flag -max-tools`},
 		{[]string{"guard", "--server", "s", "--max-tools=-1", "--", "x"}, "--max-tools -1: want a positive number"},
 		{[]string{"guard", "--server", "s", "--ignore-member", "name", "--", "x"}, `--ignore-member "name": bad member path`},
@@ -262,7 +264,7 @@ func TestSeeThroughGuardFlags(t *testing.T) {
 func TestGuardArgsArgv(t *testing.T) {
 	for _, g := range []GuardArgs{
 		{Guard: Guard{Server: "s"}, Command: []string{"x"}},
-		{Guard: Guard{Server: "-s", Lockfile: "a b.lock", OnDrift: "warn", AllowUnlocked: true, IgnoreMembers: []string{"_meta", "icons"}, MaxListingBytes: 7, MaxTools: 3},
+		{Guard: Guard{Server: "-s", Lockfile: "a b.lock", OnDrift: "warn", AllowUnlocked: true, AllowUnpinnedPackage: true, IgnoreMembers: []string{"_meta", "icons"}, MaxListingBytes: 7, MaxTools: 3},
 			Command: []string{"--", "-x", ""}},
 		{Guard: Guard{Server: "r"}, URL: "http://h/", Headers: []string{"A: 1", "B:2"}, Transport: "sse"},
 	} {

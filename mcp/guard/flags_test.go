@@ -202,6 +202,8 @@ var guardArgvTable = []struct {
 	{[]string{"--server", "t", "--server", "s", "--", "node"}, true},
 	{[]string{"--server", "s", "--lockfile", "other.lock", "--", "node"}, true},
 	{[]string{"--server", "x", "--allow-unlocked", "--", "node"}, true},
+	{[]string{"--server", "s", "--allow-unpinned-package", "--", "node"}, true},
+	{[]string{"--server", "s", "--allow-unpinned-package=nope", "--", "node"}, false},
 	{[]string{"--server", "s", "--url", "http://127.0.0.1:1/mcp", "--header", "A: 1", "--header", "B:2", "--transport", "http"}, true},
 	{[]string{"--server", "s", "--url", "http://127.0.0.1:1/sse", "--transport=sse"}, true},
 	{[]string{"--server", "s", "--url", "http://127.0.0.1:1/mcp"}, true},

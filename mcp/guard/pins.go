@@ -19,6 +19,9 @@ type Pins struct {
 	// not pinned, and resources/list passes unchecked.
 	Resources    map[string]lock.Entry
 	Instructions *string // v2: the pinned instructions hash; nil: none sent when locked
+	// Package is the package the lockfile pins for the server (version 2;
+	// nil: none): what guard starts (runpkg.go).
+	Package *lock.Package
 	// Ignore are agentgate.toml's ignore-members for the server: with a
 	// version 2 lockfile that keeps definitions, a definition that differs
 	// from its pin only in these members passes (lock.OnlyIgnored), as
@@ -36,7 +39,7 @@ func PinsOf(lf *lock.Lockfile, server string) (p *Pins, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	p = &Pins{Version: lf.LockfileVersion, Tools: map[string]lock.Tool{}}
+	p = &Pins{Version: lf.LockfileVersion, Tools: map[string]lock.Tool{}, Package: srv.Package}
 	for _, t := range srv.Tools {
 		p.Tools[t.Name] = t
 	}

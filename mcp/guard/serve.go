@@ -95,6 +95,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		up, err = remote(ctx, r, stderr)
 	} else {
 		r.Transport, r.Command, r.Args = config.Stdio, g.Command[0], g.Command[1:]
+		var code int
+		if r, code = startPinned(ctx, r, g, pins, stdin, stdout, stderr); code != ExitOK {
+			return code
+		}
 		up, err = start(r, stderr)
 	}
 	if err != nil {

@@ -43,6 +43,10 @@
 //	        the least a stdio proxy does, as a floor for guard: start CMD and
 //	        copy the bytes both ways, streaming or (-whole) each line of
 //	        CMD's read whole before it is written; -pipe widens the pipes.
+//	npm-registry -url-file F DIR...
+//	        pack the npm package directories and serve them as a loopback
+//	        npm registry (internal/testing/npmregistry) until SIGTERM; its
+//	        URL goes to F.
 //	fakeserver ARGS...
 //	        the fake MCP server (internal/demo's server, run by internal/testing/fakeserver), e.g. -generate 10000.
 //
@@ -56,7 +60,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness ratio|rss|hash|render|genrepo|genlocks|listing-bytes|phases|rtt|relay|fakeserver ...")
+		fmt.Fprintln(os.Stderr, "usage: harness ratio|rss|hash|render|genrepo|genlocks|listing-bytes|phases|rtt|relay|npm-registry|fakeserver ...")
 		os.Exit(2)
 	}
 	var err error
@@ -86,6 +90,8 @@ func main() {
 		err = cmdRelay(args)
 	case "rtt":
 		err = cmdRTT(args)
+	case "npm-registry":
+		err = cmdNPMRegistry(args)
 	case "fakeserver":
 		os.Exit(runFake(args))
 	default:
