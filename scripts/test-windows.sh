@@ -84,11 +84,14 @@ SKIP[mcp/registry]='^(TestGoProxyReal|TestNPMRealRegistry|TestSemverAgainstNodeS
 # Wine 8.0's CreateSymbolicLinkW reports success and creates nothing
 # (os.Symlink returns nil, os.Lstat then finds no file): the symlink cases.
 SKIP[internal/atomicfile]='^TestWriteFileThroughSymlink$'
+SKIP[mcp/config]='^FuzzShellWords$'
 # SKIPSUB[pkg] is one TEST/SUBTEST pattern: those subtests are skipped,
 # TEST's others run in a pass of their own (-test.skip cannot mix a
 # subtest pattern with the top-level names above).
 declare -A SKIPSUB
-SKIPSUB[mcp/config]='^TestHostileOutsideFilesAreNotQuoted$/^symlink$'
+# TestLoadFixtures/qwen: its cwd expectation is written with / (open: the
+# fixture is not OS-neutral yet). FuzzShellWords runs the real /bin/sh.
+SKIPSUB[mcp/config]='^(TestHostileOutsideFilesAreNotQuoted|TestLoadFixtures)$/^(symlink|qwen)$'
 # GNU diff is the independent oracle of the diff tests; there is no
 # diff.exe in the prefix.
 SKIP[render]='^(TestUnifiedDiffMatchesGNUDiff|TestUnifiedDiffLockfileEditsMatchGNUDiff|TestUnifiedDiffLarge)$'
