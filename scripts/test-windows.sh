@@ -91,9 +91,8 @@ SKIP[mcp/config]='^FuzzShellWords$'
 # TEST's others run in a pass of their own (-test.skip cannot mix a
 # subtest pattern with the top-level names above).
 declare -A SKIPSUB
-# TestLoadFixtures/qwen: its cwd expectation is written with / (open: the
-# fixture is not OS-neutral yet). FuzzShellWords runs the real /bin/sh.
-SKIPSUB[mcp/config]='^(TestHostileOutsideFilesAreNotQuoted|TestLoadFixtures)$/^(symlink|qwen)$'
+# FuzzShellWords (SKIP above) runs the real /bin/sh.
+SKIPSUB[mcp/config]='^TestHostileOutsideFilesAreNotQuoted$/^symlink$'
 # GNU diff is the independent oracle of the diff tests; there is no
 # diff.exe in the prefix.
 SKIP[render]='^(TestSBOM|TestSBOMSchemaCatches|TestSBOMHostileNames|TestUnifiedDiffMatchesGNUDiff|TestUnifiedDiffLockfileEditsMatchGNUDiff|TestUnifiedDiffLarge)$'

@@ -155,8 +155,8 @@ const rootMark = "AGENTGATEFIXTUREROOT"
 type pathMap struct{ os, fixture string }
 
 // underRoot returns r with every path at or below one of dirs (the
-// command, the arguments, the working directory, the environment's values
-// and the files read) written as the fixture writes the directory,
+// command, the arguments, the working directory, the environment's values,
+// the secrets and the files read) written as the fixture writes the directory,
 // followed by the rest in slashes: the fixtures' form on every OS. A
 // client's ${workspaceFolder}/x is text, so on Windows the rest may hold
 // either separator. Only the directory and the separators change; a path
@@ -193,6 +193,12 @@ func underRoot(r Resolved, dirs ...pathMap) Resolved {
 			env[k] = rel(v)
 		}
 		r.Env = env
+	}
+	if r.Secrets != nil {
+		r.Secrets = slices.Clone(r.Secrets)
+		for i, s := range r.Secrets {
+			r.Secrets[i] = rel(s)
+		}
 	}
 	if r.Files != nil {
 		r.Files = slices.Clone(r.Files)
