@@ -81,7 +81,6 @@ declare -A SKIP
 SKIP[mcp/capture]='^(TestNPMEverythingThreeTransports|TestNPMFilesystemAndMemory|TestNPMEverythingClientCapabilities|TestCapturePackageFile|TestConformance.*)$'
 # The runtime-package tests (issue #30) run the real npx: no Node for Windows here.
 SKIP[mcp/guard]='^(TestNPMEverythingThroughGuard|TestNPMEverythingPassThrough|TestGuardRunsLockedNPMPackage|TestGuardNPMPackageBadInput|TestGuardChecksLockedFile|TestGuardNPMRegistryAnswersNPMOtherwise|TestGuardUnattributableCommand|TestGuardNPMExec)$'
-# The SBOM tests read the CycloneDX schemas from testdata/cyclonedx/node_modules (npm, not in the Wine run).
 SKIP[mcp/registry]='^(TestGoProxyReal|TestNPMRealRegistry|TestSemverAgainstNodeSemver)$'
 # Wine 8.0's CreateSymbolicLinkW reports success and creates nothing
 # (os.Symlink returns nil, os.Lstat then finds no file): the symlink cases.
@@ -95,7 +94,7 @@ declare -A SKIPSUB
 SKIPSUB[mcp/config]='^TestHostileOutsideFilesAreNotQuoted$/^symlink$'
 # GNU diff is the independent oracle of the diff tests; there is no
 # diff.exe in the prefix.
-SKIP[render]='^(TestSBOM|TestSBOMSchemaCatches|TestSBOMHostileNames|TestUnifiedDiffMatchesGNUDiff|TestUnifiedDiffLockfileEditsMatchGNUDiff|TestUnifiedDiffLarge)$'
+SKIP[render]='^(TestUnifiedDiffMatchesGNUDiff|TestUnifiedDiffLockfileEditsMatchGNUDiff|TestUnifiedDiffLarge)$'
 
 # OPEN[pkg] is a -test.run pattern: tests of pkg known to fail on Windows
 # for reasons of agentgate's own (its tests or its code), not Wine's,
