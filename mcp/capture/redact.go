@@ -6,7 +6,6 @@ package capture
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -28,15 +27,14 @@ type echoRedactor struct {
 }
 
 // newEchoRedactor redacts every secret of held of at least
-// config.MinEchoedSecretLen bytes, in every form held.SecretForms lists;
-// nil when there is none.
+// config.MinEchoedSecretLen bytes, in every form held.SecretForms lists
+// (longest first, as forms must be); nil when there is none.
 func newEchoRedactor(held config.Resolved) *echoRedactor {
 	held.Secrets = slices.DeleteFunc(slices.Clone(held.Secrets), func(v string) bool { return len(v) < config.MinEchoedSecretLen })
 	forms := held.SecretForms()
 	if len(forms) == 0 {
 		return nil
 	}
-	slices.SortFunc(forms, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b)) })
 	x := &echoRedactor{forms: forms, chars: map[rune]bool{}}
 	args := make([]string, 0, 2*len(forms))
 	for i, f := range forms {

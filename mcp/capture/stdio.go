@@ -266,32 +266,34 @@ func (p *pump) run(onTooLarge func(), onAmbiguous func(error)) {
 			onTooLarge()
 			return
 		}
-		for i, line := range lines {
-			complete := err == nil || i < len(lines)-1
-			if t := bytes.TrimSpace(line); len(t) > 0 && complete && json.Valid(t) {
-				if aerr := checkMembers(t); aerr != nil {
-					onAmbiguous(aerr)
-					return
-				}
-				if p.exchange != nil {
-					if xerr := p.exchange.Received(t); xerr != nil {
-						onAmbiguous(xerr)
-						return
-					}
-				}
-			}
-		}
+		// msgs[i] is lines[i] trimmed when it is a whole JSON message.
+		msgs := make([][]byte, len(lines))
 		for i, line := range lines {
 			t := bytes.TrimSpace(line)
-			if len(t) == 0 {
+			if len(t) == 0 || err != nil && i == len(lines)-1 || !json.Valid(t) {
 				continue
 			}
-			if complete := err == nil || i < len(lines)-1; complete && json.Valid(t) {
-				if _, werr := p.dst.Write(append(t, '\n')); werr != nil {
+			if aerr := checkMembers(t); aerr != nil {
+				onAmbiguous(aerr)
+				return
+			}
+			if p.exchange != nil {
+				if xerr := p.exchange.Received(t); xerr != nil {
+					onAmbiguous(xerr)
 					return
 				}
-			} else {
-				p.noteBad(t, !complete)
+			}
+			msgs[i] = t
+		}
+		for i, t := range msgs {
+			if t == nil {
+				if bad := bytes.TrimSpace(lines[i]); len(bad) > 0 {
+					p.noteBad(bad, err != nil && i == len(lines)-1)
+				}
+				continue
+			}
+			if _, werr := p.dst.Write(append(t, '\n')); werr != nil {
+				return
 			}
 		}
 		if err != nil {

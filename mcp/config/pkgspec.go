@@ -468,14 +468,6 @@ var (
 	pypiNameRE = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
 )
 
-// pep440Exact reports whether v, written after == or @, names one
-// version: any spelling PEP 440 accepts ("1.0", "V1.0", "1.0-1",
-// "1.0.RC1"), but not a prefix match ("1.0.*") or a specifier set.
-func pep440Exact(v string) bool {
-	_, ok := pep440.Parse(v)
-	return ok && strings.TrimSpace(v) == v
-}
-
 // pypiSpec parses a PEP 508 requirement as uv and pipx accept it on the
 // command line: name, name[extras], name==1.2.3, name===1.2.3, name@1.2.3
 // (uv), name@latest (uv), name>=1,<2. URLs, paths and git specs are not
@@ -500,13 +492,13 @@ func pypiSpec(command, launcher, spec string, arg int, raw string) (PackageSpec,
 	case rest == "":
 	case strings.HasPrefix(rest, "@"):
 		p.Version = strings.TrimSpace(rest[1:])
-		p.Exact = pep440Exact(p.Version)
+		p.Exact = pep440.Valid(p.Version)
 	case strings.HasPrefix(rest, "==="):
 		p.Version = strings.TrimSpace(rest[3:])
 		p.Exact = p.Version != "" && !strings.ContainsAny(p.Version, ",;*")
 	case strings.HasPrefix(rest, "==") && !strings.Contains(rest, ","):
 		p.Version = strings.TrimSpace(rest[2:])
-		p.Exact = pep440Exact(p.Version)
+		p.Exact = pep440.Valid(p.Version)
 	case strings.ContainsAny(rest[:1], "<>=!~"):
 		p.Version = rest
 	default:

@@ -56,6 +56,15 @@ func atoiSat(s string) int {
 	return n
 }
 
+// Valid reports whether s is one version as it may be recorded: any
+// spelling Parse accepts ("1.0", "V1.0", "1.0-1", "1.0.RC1"), without the
+// surrounding white space Parse tolerates; not a prefix match ("1.0.*")
+// or a specifier set.
+func Valid(s string) bool {
+	_, ok := Parse(s)
+	return ok && strings.TrimSpace(s) == s
+}
+
 // Parse parses a version; ok is false for text PEP 440 rejects.
 func Parse(s string) (v Version, ok bool) {
 	m := versionRE().FindStringSubmatch(s)

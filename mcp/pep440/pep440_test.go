@@ -59,6 +59,22 @@ func TestNormalisation(t *testing.T) {
 	}
 }
 
+// Valid, as its doc states: every spelling Parse accepts, but no
+// surrounding white space, prefix match or specifier set.
+func TestValid(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"1.0", true}, {"V1.0", true}, {"1.0-1", true}, {"1.0.RC1", true},
+		{" 1.0", false}, {"1.0 ", false}, {"1.0\n", false}, {"1.0.*", false}, {">=1.0", false}, {"", false},
+	} {
+		if got := Valid(c.in); got != c.ok {
+			t.Errorf("Valid(%q) = %v, want %v", c.in, got, c.ok)
+		}
+	}
+}
+
 // PEP 440: "trailing zeros in the release segment" compare as absent
 // ("1.0 == 1.0.0"), and versions that differ only there share a Key.
 func TestEquality(t *testing.T) {

@@ -98,7 +98,7 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 	if err != nil {
 		return Package{}, err
 	}
-	if !strictSemverRE().MatchString(v) {
+	if !strictSemver(v) {
 		return Package{}, f.fail(ErrProtocol, "%s: the packument names version %q, which is not a semver version (npm publishes only versions of the form 1.2.3, 1.2.3-rc.1); agentgate does not pin it", RedactURL(u), v)
 	}
 	pv := p.Versions[v]

@@ -65,13 +65,19 @@ func (r *Resolver) NPXInstalled(spec config.PackageSpec, args []string, arg, ver
 	}
 	// npx's own cache: the project's install of another version (or
 	// none) is not what it runs.
-	cache, _ := launcherOption(spec, args, "--cache")
-	if cache == "" {
-		cache = r.npmCacheDir(r.loadNPMConfig())
-	}
+	cache := r.npxCacheDir(spec, args)
 	sum := sha512.Sum512([]byte(arg))
 	dir := filepath.Join(cache, "_npx", hex.EncodeToString(sum[:])[:16])
 	return readInstall("npx's cache", dir, name, version)
+}
+
+// npxCacheDir is the npm cache npx uses for the server: its --cache
+// option, else npm's cache setting (npmCacheDir).
+func (r *Resolver) npxCacheDir(spec config.PackageSpec, args []string) string {
+	if cache, _ := launcherOption(spec, args, "--cache"); cache != "" {
+		return cache
+	}
+	return r.npmCacheDir(r.loadNPMConfig())
 }
 
 // readInstall reads dir/node_modules/NAME: ok when its package.json says
@@ -130,11 +136,7 @@ func (r *Resolver) CheckInstalled(in Installed, spec config.PackageSpec, args []
 		return fmt.Errorf("%s (%s, %s) holds %s@%s with integrity %s; agentgate.lock pins %s: the installed package is not the locked one", in.Where, in.Dir, in.Record, spec.Name, in.Version, in.Integrity, integrity)
 	}
 	if in.Resolved != "" {
-		cache, _ := launcherOption(spec, args, "--cache")
-		if cache == "" {
-			cache = r.npmCacheDir(r.loadNPMConfig())
-		}
-		if _, err := checkNPMCache(cache, in.Resolved, integrity); err != nil {
+		if _, err := checkNPMCache(r.npxCacheDir(spec, args), in.Resolved, integrity); err != nil {
 			return err
 		}
 	}
@@ -148,10 +150,7 @@ func (r *Resolver) CheckInstalled(in Installed, spec config.PackageSpec, args []
 // NAME/PATH with the same bytes. ok is false when the cache no longer
 // holds the tarball (npm cache clean): nothing to compare with.
 func (r *Resolver) CompareFiles(in Installed, spec config.PackageSpec, args []string, integrity string) (ok bool, err error) {
-	cache, _ := launcherOption(spec, args, "--cache")
-	if cache == "" {
-		cache = r.npmCacheDir(r.loadNPMConfig())
-	}
+	cache := r.npxCacheDir(spec, args)
 	algo, digest := strongestSRI(integrity)
 	if algo != "sha512" {
 		return false, fmt.Errorf("integrity %s is not a sha512 digest", integrity)

@@ -131,9 +131,9 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 		return Package{}, firstErr
 	}
 	fi := &failer{spec: f.spec, eco: f.eco, registry: redactString(from.ix.url), source: from.ix.source}
-	// pep440.Parse tolerates surrounding white space; a version agentgate
-	// records (and pin writes into a config) holds none.
-	if _, ok := pep440.Parse(best.raw); !ok || strings.TrimSpace(best.raw) != best.raw || best.raw == "" {
+	// A version agentgate records (and pin writes into a config) holds
+	// none of the white space pep440.Parse tolerates.
+	if !pep440.Valid(best.raw) {
 		return Package{}, fi.fail(ErrProtocol, "%s: the index names version %q, which is not a PEP 440 version; agentgate does not pin it", RedactURL(from.base), best.raw)
 	}
 	integrity, err := PyPIIntegrity(best.files)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"strconv"
 	"strings"
+
+	"golang.org/x/mod/semver"
 )
 
 // npm's version and range grammar (node-semver, which npm uses to pick a
@@ -25,12 +27,17 @@ const maxSafeInt = 1<<53 - 1
 
 var looseVersionRE = lazyRegexp(`^[v=\s]*(\d+)\.(\d+)\.(\d+)(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$`)
 
-// strictSemverRE is a version as SemVer 2.0.0 (semver.org) writes it and
-// as npm publishes it (npm publish cleans a version to this form before it
-// reaches a packument): MAJOR.MINOR.PATCH without leading zeros, an
-// optional prerelease and build, nothing else (no "v", "=", spaces or
-// other characters). A version agentgate records must match it.
-var strictSemverRE = lazyRegexp(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+// strictSemver reports whether v is a version as SemVer 2.0.0
+// (semver.org) writes it and as npm publishes it (npm publish cleans a
+// version to this form before it reaches a packument): MAJOR.MINOR.PATCH
+// without leading zeros, an optional prerelease and build, nothing else
+// (no "v", "=", spaces or other characters). That is x/mod/semver's
+// grammar without its "v" and its shorthands ("v1.2" for "v1.2.0"). A
+// version agentgate records must match it.
+func strictSemver(v string) bool {
+	sv := "v" + v
+	return semver.IsValid(sv) && strings.HasPrefix(sv, semver.Canonical(sv))
+}
 
 // parseSemver parses a version as node-semver's loose parser does.
 func parseSemver(s string) (semVersion, bool) {
