@@ -157,7 +157,7 @@ var urlRe = lazy(`(?i)\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,
 func urls(t texts) []string {
 	var out []string
 	for _, p := range t.pieces {
-		for _, u := range urlRe.get().FindAllString(p.raw, -1) {
+		for _, u := range urlRe().FindAllString(p.raw, -1) {
 			u = strings.TrimRight(u, ".,;:!?")
 			if !slices.Contains(out, u) {
 				out = append(out, u)
@@ -289,7 +289,7 @@ func newParams(kind string, ov, nv any) []Label {
 			}
 		case KindResourceTemplate:
 			if t, ok := get(v, "uriTemplate").(string); ok {
-				for _, m := range templateVar.get().FindAllStringSubmatch(t, -1) {
+				for _, m := range templateVar().FindAllStringSubmatch(t, -1) {
 					for _, n := range strings.Split(m[1], ",") {
 						all = append(all, strings.TrimRight(strings.TrimLeft(n, "+#./;?&"), "*"))
 					}
