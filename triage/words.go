@@ -162,14 +162,12 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			out[id] = append(out[id], match{path: t.pathsAt(from, to), text: j[from:to], at: from})
 		}
 		if w&1 != 0 && item.Kind != KindInstructions {
-			switch {
-			case shadowBefore().MatchString(before):
-				b := shadowBefore().FindStringIndex(before)
+			if b := shadowBefore().FindStringIndex(before); b != nil {
 				add(ToolShadowing, lo-len(before)+b[0], hi)
-			case shadowAfter().MatchString(after):
-				add(ToolShadowing, lo, hi+shadowAfter().FindStringIndex(after)[1])
-			case shadowFar().MatchString(after):
-				add(ToolShadowing, lo, hi+shadowFar().FindStringIndex(after)[1])
+			} else if e := shadowAfter().FindStringIndex(after); e != nil {
+				add(ToolShadowing, lo, hi+e[1])
+			} else if e := shadowFar().FindStringIndex(after); e != nil {
+				add(ToolShadowing, lo, hi+e[1])
 			}
 		}
 		if w&2 != 0 {
