@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -126,7 +127,7 @@ func isFlagTag(r rune) bool { return r >= 0xE0061 && r <= 0xE007A || r >= 0xE003
 // around is the text around the first hidden character of s.
 func around(s string) string {
 	for i, r := range s {
-		if safetext.Kind(r) != "" && r != '\n' && r != '\t' {
+		if safetext.Kind(r) != "" {
 			lo := max(0, i-40)
 			for lo > 0 && !utf8.RuneStart(s[lo]) {
 				lo--
@@ -268,7 +269,7 @@ func newParams(kind string, ov, nv any) []Label {
 		switch kind {
 		case KindTool:
 			if props, ok := get(v, "inputSchema", "properties").(map[string]any); ok {
-				all = slices.Sorted(mapKeys(props))
+				all = slices.Sorted(maps.Keys(props))
 			}
 			if req, ok := get(v, "inputSchema", "required").([]any); ok {
 				for _, r := range req {
