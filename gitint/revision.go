@@ -21,7 +21,7 @@ var errUnsupportedRevision = errors.New("not a revision form agentgate reads")
 // Repository.ResolveRevision resolves it. ResolveRevision itself cannot be
 // called: it is a method of go-git's root package, which links go-git's
 // transports and with them package net (agentgate must not:
-// TestLeanBinaries), and the parser it uses is go-git's internal/revision,
+// TestLayers), and the parser it uses is go-git's internal/revision,
 // which no other module can import. So this file follows its rules over
 // go-git's storage packages; TestResolveRevisionAgainstGit checks it
 // against git rev-parse. rev is a base followed by any number of suffixes:

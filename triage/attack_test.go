@@ -2,6 +2,7 @@ package triage
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,7 +100,7 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 	for path, val := range a.Set {
 		v = setPath(v, path, val)
 	}
-	for _, path := range slices.Sorted(mapKeys(toAny(a.Append))) {
+	for _, path := range slices.Sorted(maps.Keys(a.Append)) {
 		cur, _ := getPath(v, path).(string)
 		v = setPath(v, path, cur+a.Append[path])
 	}
@@ -115,14 +116,6 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 	}
 	s := Surface{Server: serverName(a.Target), Names: append(names, c.context(a.Target, t)...)}
 	return Change(old, newItem, s)
-}
-
-func toAny(m map[string]string) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func getPath(v any, path string) any {

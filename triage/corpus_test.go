@@ -20,7 +20,7 @@ import (
 //     consecutive releases is one benign change;
 //   - attacks/*.json: attacks written on top of those real tools, each
 //     naming the item it attacks and the labels it expects; the files
-//     named heldout-*.json were written after the rules and never tuned
+//     named heldout*.json were written after the rules and never tuned
 //     against.
 
 // surface is one captured release.

@@ -2,6 +2,7 @@ package triage
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -113,7 +114,7 @@ func TestCorpus(t *testing.T) {
 		pct(all.hit, all.n), pct(recall["dev"].hit, recall["dev"].n), pct(recall["held-out"].hit, recall["held-out"].n))
 	fmt.Fprintf(&w, "annotation-only attacks (medium by design) with their expected labels: %s\n", pct(medOnly.hit, medOnly.n))
 	fmt.Fprintf(&w, "\n| attack class | high label |\n|---|---|\n")
-	for _, k := range slices.Sorted(mapKeysT(classes)) {
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		fmt.Fprintf(&w, "| %s | %s |\n", k, pct(classes[k].hit, classes[k].n))
 	}
 	fmt.Fprintf(&w, "\n| label | expected and found | expected, missed | found, not expected |\n|---|---|---|---|\n")
@@ -147,14 +148,4 @@ func allOf(want, got []string) bool {
 		}
 	}
 	return true
-}
-
-func mapKeysT[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

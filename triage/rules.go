@@ -48,7 +48,7 @@ var vocab = map[string]string{
 var vocabRe = lazy(`\{[a-z0-9]+\}`)
 
 func expand(p string) string {
-	return vocabRe.get().ReplaceAllStringFunc(p, func(k string) string {
+	return vocabRe().ReplaceAllStringFunc(p, func(k string) string {
 		if v, ok := vocab[k[1:len(k)-1]]; ok {
 			return v
 		}
@@ -297,18 +297,10 @@ func (r *rule) mayMatch(text string) bool {
 	return false
 }
 
-// lazyRe is a regular expression compiled on first use.
-type lazyRe struct {
-	once sync.Once
-	src  string
-	re   *regexp.Regexp
-}
-
-func lazy(src string) *lazyRe { return &lazyRe{src: src} }
-
-func (l *lazyRe) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
-	return l.re
+// lazy returns a function that compiles src on its first call, so that
+// the agentgate binary starts without paying for the expression.
+func lazy(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // inScope reports whether a piece at path is one a rule of scope reads.

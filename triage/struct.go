@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -126,7 +127,7 @@ func isFlagTag(r rune) bool { return r >= 0xE0061 && r <= 0xE007A || r >= 0xE003
 // around is the text around the first hidden character of s.
 func around(s string) string {
 	for i, r := range s {
-		if safetext.Kind(r) != "" && r != '\n' && r != '\t' {
+		if safetext.Kind(r) != "" {
 			lo := max(0, i-40)
 			for lo > 0 && !utf8.RuneStart(s[lo]) {
 				lo--
@@ -157,7 +158,7 @@ var urlRe = lazy(`(?i)\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,
 func urls(t texts) []string {
 	var out []string
 	for _, p := range t.pieces {
-		for _, u := range urlRe.get().FindAllString(p.raw, -1) {
+		for _, u := range urlRe().FindAllString(p.raw, -1) {
 			u = strings.TrimRight(u, ".,;:!?")
 			if !slices.Contains(out, u) {
 				out = append(out, u)
@@ -268,7 +269,7 @@ func newParams(kind string, ov, nv any) []Label {
 		switch kind {
 		case KindTool:
 			if props, ok := get(v, "inputSchema", "properties").(map[string]any); ok {
-				all = slices.Sorted(mapKeys(props))
+				all = slices.Sorted(maps.Keys(props))
 			}
 			if req, ok := get(v, "inputSchema", "required").([]any); ok {
 				for _, r := range req {
@@ -289,7 +290,7 @@ func newParams(kind string, ov, nv any) []Label {
 			}
 		case KindResourceTemplate:
 			if t, ok := get(v, "uriTemplate").(string); ok {
-				for _, m := range templateVar.get().FindAllStringSubmatch(t, -1) {
+				for _, m := range templateVar().FindAllStringSubmatch(t, -1) {
 					for _, n := range strings.Split(m[1], ",") {
 						all = append(all, strings.TrimRight(strings.TrimLeft(n, "+#./;?&"), "*"))
 					}

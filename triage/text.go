@@ -3,7 +3,9 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -109,10 +111,10 @@ func walk(t *texts, names *[]piece, path string, v any) {
 		t.add(path, v)
 	case []any:
 		for i, e := range v {
-			walk(t, names, path+"["+itoa(i)+"]", e)
+			walk(t, names, path+"["+strconv.Itoa(i)+"]", e)
 		}
 	case map[string]any:
-		keys := slices.Sorted(mapKeys(v))
+		keys := slices.Sorted(maps.Keys(v))
 		if path == "" {
 			keys = readingOrder(keys)
 		}
@@ -122,7 +124,7 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			}
 			p := memberPath(path, k)
 			if props, ok := v[k].(map[string]any); ok && k == "properties" {
-				for _, name := range slices.Sorted(mapKeys(props)) {
+				for _, name := range slices.Sorted(maps.Keys(props)) {
 					if strings.TrimSpace(name) != "" {
 						*names = append(*names, piece{path: memberPath(p, name), raw: name, norm: Normalize(name)})
 					}
@@ -159,23 +161,6 @@ func readingOrder(keys []string) []string {
 		}
 	}
 	return out
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }
 
 // memberPath is lock's member path notation: "a.b", or a["x.y"] for a
@@ -219,7 +204,7 @@ var fold = cases.Fold()
 func Normalize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r == utf8.RuneError || safetext.Kind(r) != "" && r != '\n' && r != '\t' {
+		if r == utf8.RuneError || safetext.Kind(r) != "" {
 			continue
 		}
 		b.WriteRune(r)

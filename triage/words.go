@@ -146,7 +146,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	}
 	out := map[string][]match{}
 	j := t.joined
-	for _, loc := range nameToken.get().FindAllStringIndex(j, -1) {
+	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
 		lo, hi := loc[0], loc[1]
 		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
 			hi--
@@ -162,19 +162,17 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			out[id] = append(out[id], match{path: t.pathsAt(from, to), text: j[from:to], at: from})
 		}
 		if w&1 != 0 && item.Kind != KindInstructions {
-			switch {
-			case shadowBefore.get().MatchString(before):
-				b := shadowBefore.get().FindStringIndex(before)
+			if b := shadowBefore().FindStringIndex(before); b != nil {
 				add(ToolShadowing, lo-len(before)+b[0], hi)
-			case shadowAfter.get().MatchString(after):
-				add(ToolShadowing, lo, hi+shadowAfter.get().FindStringIndex(after)[1])
-			case shadowFar.get().MatchString(after):
-				add(ToolShadowing, lo, hi+shadowFar.get().FindStringIndex(after)[1])
+			} else if e := shadowAfter().FindStringIndex(after); e != nil {
+				add(ToolShadowing, lo, hi+e[1])
+			} else if e := shadowFar().FindStringIndex(after); e != nil {
+				add(ToolShadowing, lo, hi+e[1])
 			}
 		}
 		if w&2 != 0 {
 			add(ToolShadowing, lo, hi)
-			if b := callBefore.get().FindStringIndex(before); b != nil {
+			if b := callBefore().FindStringIndex(before); b != nil {
 				add(NewInstruction, lo-len(before)+b[0], hi)
 			}
 		}

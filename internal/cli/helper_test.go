@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -163,43 +162,6 @@ func TestHelperBroken(t *testing.T) {
 				t.Errorf("agentgate.lock changed:\n%s", after)
 			}
 		})
-	}
-}
-
-// TestLeanBinaries: agentgate and git-agentgate must not link mcp-go (nor
-// the JSON Schema validator it drags in, whose init costs milliseconds on
-// every commit hook: issue #5); agentgate-mcp must. See mcp/wire. Nor may
-// they link package net (with cgo, the usual build, it makes the binary
-// dynamically linked: ld.so and cgo start-up cost ~1 ms on every run), nor
-// go-git's root package (its transports: SSH, HTTP, OpenPGP; see
-// gitint/gogit.go and internal/demo/git.go), nor internal/testing/fakehttp
-// (net/http). agentgate does link internal/demo, whose stdio server is
-// demo-server: that is what keeps the server free of package net.
-func TestLeanBinaries(t *testing.T) {
-	deps := func(pkg string) string {
-		cmd := exec.Command("go", "list", "-deps", pkg)
-		cmd.Dir = testenv.RepoRoot(t)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		return string(out)
-	}
-	for _, pkg := range []string{"./cmd/agentgate", "./cmd/git-agentgate"} {
-		for _, dep := range strings.Fields(deps(pkg)) {
-			if strings.HasPrefix(dep, "github.com/mark3labs/") || strings.HasPrefix(dep, "github.com/santhosh-tekuri/") || dep == "github.com/agentgate/agentgate/mcp/capture" {
-				t.Errorf("%s links %s: live capture belongs in cmd/agentgate-mcp (mcp/wire runs it)", pkg, dep)
-			}
-			if dep == "net" || dep == "github.com/go-git/go-git/v5" || dep == "github.com/agentgate/agentgate/internal/testing/fakehttp" {
-				t.Errorf("%s links %s, which costs every agentgate start a millisecond or more (issue #5)", pkg, dep)
-			}
-		}
-	}
-	if !strings.Contains(deps("./cmd/agentgate"), "\ngithub.com/agentgate/agentgate/internal/demo\n") {
-		t.Errorf("cmd/agentgate does not link internal/demo: is demo-server still demo.Serve? (then this test no longer keeps the server free of package net)")
-	}
-	if !strings.Contains(deps("./cmd/agentgate-mcp"), "github.com/mark3labs/mcp-go/client\n") {
-		t.Errorf("cmd/agentgate-mcp does not link mcp-go's client")
 	}
 }
 
