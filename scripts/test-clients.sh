@@ -24,6 +24,20 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 
 if [ -z "${AG_CLIENTS_INNER:-}" ]; then
+	# ip(8) brings loopback up inside the namespace; jq reads the reports.
+	# As root they are installed, as scripts/test.sh installs its tools,
+	# so that a fresh CI machine runs the clients rather than skipping them.
+	missing=()
+	command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+	command -v jq >/dev/null 2>&1 || missing+=(jq)
+	if [ ${#missing[@]} -gt 0 ]; then
+		if [ "$(id -u)" = 0 ]; then
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+		else
+			echo "scripts/test-clients.sh: missing ${missing[*]}; run: sudo apt-get install -y ${missing[*]}" >&2
+			exit 2
+		fi
+	fi
 	if [ "$(id -u)" = 0 ]; then ns=(unshare --net); else ns=(unshare -rn); fi
 	if ! "${ns[@]}" true 2>/dev/null || ! command -v ip >/dev/null 2>&1; then
 		echo "scripts/test-clients.sh: SKIPPED: cannot create a loopback-only network namespace here (${ns[*]} or ip(8) from iproute2 is unavailable); the real clients are never run with the network" >&2
