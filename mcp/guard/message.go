@@ -165,13 +165,13 @@ func exactInteger(n []byte) bool {
 }
 
 // jsonString decodes the JSON string v: directly when it is plain
-// printable ASCII (memoID), else with encoding/json. ok is false when v
+// printable ASCII (capture.PlainID), else with encoding/json. ok is false when v
 // is not a string.
 func jsonString(v []byte) (s string, ok bool) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
-	if memoID(v) {
+	if capture.PlainID(v) {
 		return string(v[1 : len(v)-1]), true
 	}
 	return s, json.Unmarshal(v, &s) == nil
