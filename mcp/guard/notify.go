@@ -27,10 +27,7 @@ func (p *proxy) notifyWithheld(kind string, verdicts []verdict, n int) {
 		if v.drift == "" {
 			continue
 		}
-		name := fmt.Sprintf("#%d (no name)", i)
-		if v.name != "" {
-			name = shown(v.name)
-		}
+		name := v.label(i)
 		names = append(names, name)
 		items = append(items, name+" ("+visible(v.drift)+")")
 	}

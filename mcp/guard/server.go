@@ -225,10 +225,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		if v.drift == "" {
 			continue
 		}
-		name := fmt.Sprintf("#%d (no name)", i)
-		if v.name != "" {
-			name = shown(v.name)
-		}
+		name := v.label(i)
 		p.logf("%s %s: %s: %s", kind, name, v.drift, action)
 		if kind == kindTool && v.drift == driftUnpinned && v.name != "" {
 			if hint := p.capabilitiesHint(name); hint != "" {
