@@ -77,6 +77,7 @@ package guard
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -339,15 +340,20 @@ func (p *proxy) send(msg []byte) {
 }
 
 // sendError answers the client's request id with a JSON-RPC error.
-func (p *proxy) sendError(id []byte, code int, msg string) {
+func (p *proxy) sendError(id []byte, code int, msg string) { p.send(errorLine(id, code, msg)) }
+
+// errorLine is the JSON-RPC error response (without its newline) to the
+// request id (a raw JSON value), with code and msg, which encoding/json
+// writes (invalid UTF-8 becomes U+FFFD).
+func errorLine(id []byte, code int, msg string) []byte {
 	b := []byte(`{"jsonrpc":"2.0","id":`)
 	b = append(b, id...)
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"message":`...)
-	b = strconv.AppendQuoteToASCII(b, msg)
-	b = append(b, `}}`...)
-	p.send(b)
+	m, _ := json.Marshal(msg) // a string always marshals
+	b = append(b, m...)
+	return append(b, `}}`...)
 }
 
 // logf writes one decision: "agentgate: guard: SERVER: " and the text.
