@@ -177,6 +177,28 @@ func jsonString(v []byte) (s string, ok bool) {
 	return s, json.Unmarshal(v, &s) == nil
 }
 
+// soleID returns the raw value of the id member of the JSON object msg
+// when it has exactly one (nil otherwise, or when msg is not an object),
+// and whether msg has a method member: what a refused message's answer
+// can go by (refuse, refuseClient).
+func soleID(msg []byte) (id []byte, method bool) {
+	ms, _ := capture.ObjectMembers(msg)
+	n := 0
+	for _, m := range ms {
+		switch m.Name {
+		case "id":
+			id = msg[m.Start:m.End]
+			n++
+		case "method":
+			method = true
+		}
+	}
+	if n != 1 {
+		return nil, method
+	}
+	return id, method
+}
+
 // member returns the raw value of the member name in the JSON object obj,
 // matched by exact name; nil when absent or obj is not an object.
 func member(obj []byte, name string) []byte {

@@ -81,19 +81,10 @@ func (p *proxy) sendRaw(env *envelope) { p.send(env.raw) }
 // is a response (one "id" member) to a pending request, that request is
 // answered instead (refusePending).
 func (p *proxy) refuse(msg []byte, public, detail string) {
-	var id []byte
-	n := 0
-	if ms, ok := capture.ObjectMembers(msg); ok {
-		for _, m := range ms {
-			if m.Name == "id" {
-				id = msg[m.Start:m.End]
-				n++
-			}
-		}
-	}
+	id, method := soleID(msg)
 	var pr pending
 	found := false
-	if key, ok := capture.IDKey(id); ok && n == 1 && member(msg, "method") == nil {
+	if key, ok := capture.IDKey(id); ok && !method {
 		p.mu.Lock()
 		pr, found = p.pending[key]
 		delete(p.pending, key)
