@@ -266,11 +266,10 @@ type proxy struct {
 	mu       sync.Mutex
 	pending  map[string]pending
 	withheld map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
-	// seen holds, by kind, the names (uris) a listing showed since the
-	// session started or the server last said the list changed, and
-	// current the kinds listed since then (own.go).
+	// seen holds, by kind listed since the session started or the
+	// server last said the list changed, the names (uris) a listing
+	// showed since then (own.go).
 	seen       map[string]map[string]bool
-	current    map[string]bool
 	clientGone bool
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
@@ -284,14 +283,14 @@ type proxy struct {
 	clientCaps       []string
 	toldCapabilities bool
 
-	// The server loop's own: memos of listings, the verdict cache, and
-	// plain, which turns both off (the plain path the fast one is tested
-	// against; memo.go).
 	// The client loop's own: the server's input, where guard's own
 	// listings are written, and their count (own.go).
 	upIn   io.Writer
 	ownSeq int
 
+	// The server loop's own: memos of listings, the verdict cache, and
+	// plain, which turns both off (the plain path the fast one is tested
+	// against; memo.go).
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict
@@ -320,7 +319,7 @@ func newProxy(opts Options, out io.Writer) *proxy {
 	}
 	return &proxy{opts: opts, mode: opts.Mode, out: bufio.NewWriterSize(out, 64<<10), w: out,
 		pending: map[string]pending{}, withheld: map[string]map[string]bool{},
-		seen: map[string]map[string]bool{}, current: map[string]bool{}}
+		seen: map[string]map[string]bool{}}
 }
 
 // send writes one message (without its newline) to the client. A message

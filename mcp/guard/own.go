@@ -51,7 +51,6 @@ func (o *ownListing) answer(ok bool, cursor []byte) {
 func (p *proxy) forget(kind string) {
 	p.mu.Lock()
 	delete(p.seen, kind)
-	delete(p.current, kind)
 	p.mu.Unlock()
 }
 
@@ -62,7 +61,8 @@ func (p *proxy) knows(kind, name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if kind == kindResource {
-		return p.current[kind]
+		_, listed := p.seen[kind]
+		return listed
 	}
 	return p.seen[kind][name]
 }

@@ -193,7 +193,6 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		seen = map[string]bool{}
 		p.seen[kind] = seen
 	}
-	p.current[kind] = true
 	for _, v := range verdicts {
 		if v.name == "" {
 			continue
