@@ -126,21 +126,9 @@ func (p *proxy) refuseClient(t []byte, bad *badMessage) {
 	id, code := []byte("null"), codeInvalidRequest
 	if bad.notJSON {
 		code = codeParse
-	} else if ms, ok := capture.ObjectMembers(t); ok {
-		var ids [][]byte
-		method := false
-		for _, m := range ms {
-			switch m.Name {
-			case "id":
-				ids = append(ids, t[m.Start:m.End])
-			case "method":
-				method = true
-			}
-		}
-		if len(ids) == 1 && method && (ids[0][0] == '"' || exactInteger(ids[0])) {
-			if _, ok := capture.IDKey(ids[0]); ok {
-				id = ids[0]
-			}
+	} else if sole, method := soleID(t); method && sole != nil && (sole[0] == '"' || exactInteger(sole)) {
+		if _, ok := capture.IDKey(sole); ok {
+			id = sole
 		}
 	}
 	p.logf("refused a message of the client's: %s: not forwarded, answered with an error", visible(bad.detail))

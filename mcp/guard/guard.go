@@ -77,6 +77,7 @@ package guard
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -265,11 +266,10 @@ type proxy struct {
 	mu       sync.Mutex
 	pending  map[string]pending
 	withheld map[string]map[string]bool // kind -> name (a resource's uri) -> withheld by the last listing that showed it
-	// seen holds, by kind, the names (uris) a listing showed since the
-	// session started or the server last said the list changed, and
-	// current the kinds listed since then (own.go).
+	// seen holds, by kind listed since the session started or the
+	// server last said the list changed, the names (uris) a listing
+	// showed since then (own.go).
 	seen       map[string]map[string]bool
-	current    map[string]bool
 	clientGone bool
 	// toldUnpinned is set once the log said that this server's
 	// resources are not pinned (resources/list passes unchecked).
@@ -283,14 +283,14 @@ type proxy struct {
 	clientCaps       []string
 	toldCapabilities bool
 
-	// The server loop's own: memos of listings, the verdict cache, and
-	// plain, which turns both off (the plain path the fast one is tested
-	// against; memo.go).
 	// The client loop's own: the server's input, where guard's own
 	// listings are written, and their count (own.go).
 	upIn   io.Writer
 	ownSeq int
 
+	// The server loop's own: memos of listings, the verdict cache, and
+	// plain, which turns both off (the plain path the fast one is tested
+	// against; memo.go).
 	memos     []*memo
 	memoHits  int
 	cache     map[string]map[string]verdict
@@ -319,7 +319,7 @@ func newProxy(opts Options, out io.Writer) *proxy {
 	}
 	return &proxy{opts: opts, mode: opts.Mode, out: bufio.NewWriterSize(out, 64<<10), w: out,
 		pending: map[string]pending{}, withheld: map[string]map[string]bool{},
-		seen: map[string]map[string]bool{}, current: map[string]bool{}}
+		seen: map[string]map[string]bool{}}
 }
 
 // send writes one message (without its newline) to the client. A message
@@ -339,15 +339,20 @@ func (p *proxy) send(msg []byte) {
 }
 
 // sendError answers the client's request id with a JSON-RPC error.
-func (p *proxy) sendError(id []byte, code int, msg string) {
+func (p *proxy) sendError(id []byte, code int, msg string) { p.send(errorLine(id, code, msg)) }
+
+// errorLine is the JSON-RPC error response (without its newline) to the
+// request id (a raw JSON value), with code and msg, which encoding/json
+// writes (invalid UTF-8 becomes U+FFFD).
+func errorLine(id []byte, code int, msg string) []byte {
 	b := []byte(`{"jsonrpc":"2.0","id":`)
 	b = append(b, id...)
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, `,"message":`...)
-	b = strconv.AppendQuoteToASCII(b, msg)
-	b = append(b, `}}`...)
-	p.send(b)
+	m, _ := json.Marshal(msg) // a string always marshals
+	b = append(b, m...)
+	return append(b, `}}`...)
 }
 
 // logf writes one decision: "agentgate: guard: SERVER: " and the text.

@@ -139,7 +139,7 @@ func TestWithheldNotification(t *testing.T) {
 
 // TestWithheldNotificationEscaped: a hostile server's tool name reaches
 // the person through the notification escaped as guard's log escapes it
-// (render.VisibleLine): no terminal escape, bidi override or newline of
+// (safetext.VisibleLine): no terminal escape, bidi override or newline of
 // the server's survives decoding the JSON.
 func TestWithheldNotificationEscaped(t *testing.T) {
 	p := newProxy(Options{Server: "fake"}, nil)

@@ -14,7 +14,7 @@ import (
 // of every element with the pins), kept with the outcome. A later message
 // of the server's that is byte for byte the same except for the value of
 // its id, when the new value is a plain integer or a plain ASCII string
-// (memoID), is the same JSON object with the same members and the same
+// (capture.PlainID), is the same JSON object with the same members and the same
 // result: replacing one scalar token by another keeps the text valid JSON
 // with the same structure, and no check reads the id's value but the
 // pending lookup, which guard still does for the new id. So guard reuses
@@ -38,16 +38,10 @@ type memo struct {
 
 // Bounds of the memos and of the verdict cache.
 const (
-	memoCount    = 4
-	memoBytes    = 32 << 20
-	maxMemoIDLen = capture.MaxPlainID
-	cacheBytes   = 32 << 20
+	memoCount  = 4
+	memoBytes  = 32 << 20
+	cacheBytes = 32 << 20
 )
-
-// memoID reports whether b is an id value the fast path accepts in place
-// of a memo's: a plain id (capture.PlainID), at most maxMemoIDLen bytes:
-// one JSON token that idKey reads without escapes.
-func memoID(b []byte) bool { return capture.PlainID(b) }
 
 // recall returns the memo t repeats, with t's envelope (the memo's, its
 // offsets moved by the difference in length of the ids), or nil.
@@ -59,11 +53,11 @@ func (p *proxy) recall(t []byte) (*memo, envelope) {
 		idAt, idEnd := m.env.idAt, m.env.idAt+len(m.env.id)
 		suffix := len(m.msg) - idEnd
 		n := len(t) - suffix - idAt // the new id's length
-		if n <= 0 || n > maxMemoIDLen || !bytes.Equal(t[:idAt], m.msg[:idAt]) {
+		if n <= 0 || n > capture.MaxPlainID || !bytes.Equal(t[:idAt], m.msg[:idAt]) {
 			continue
 		}
 		id := t[idAt : idAt+n]
-		if !memoID(id) || !bytes.Equal(t[idAt+n:], m.msg[idEnd:]) {
+		if !capture.PlainID(id) || !bytes.Equal(t[idAt+n:], m.msg[idEnd:]) {
 			continue
 		}
 		env := m.env

@@ -165,16 +165,38 @@ func exactInteger(n []byte) bool {
 }
 
 // jsonString decodes the JSON string v: directly when it is plain
-// printable ASCII (memoID), else with encoding/json. ok is false when v
+// printable ASCII (capture.PlainID), else with encoding/json. ok is false when v
 // is not a string.
 func jsonString(v []byte) (s string, ok bool) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
-	if memoID(v) {
+	if capture.PlainID(v) {
 		return string(v[1 : len(v)-1]), true
 	}
 	return s, json.Unmarshal(v, &s) == nil
+}
+
+// soleID returns the raw value of the id member of the JSON object msg
+// when it has exactly one (nil otherwise, or when msg is not an object),
+// and whether msg has a method member: what a refused message's answer
+// can go by (refuse, refuseClient).
+func soleID(msg []byte) (id []byte, method bool) {
+	ms, _ := capture.ObjectMembers(msg)
+	n := 0
+	for _, m := range ms {
+		switch m.Name {
+		case "id":
+			id = msg[m.Start:m.End]
+			n++
+		case "method":
+			method = true
+		}
+	}
+	if n != 1 {
+		return nil, method
+	}
+	return id, method
 }
 
 // member returns the raw value of the member name in the JSON object obj,

@@ -20,17 +20,14 @@ import (
 // is sent before the listing it describes, once per distinct set of
 // withheld names of a kind (a client that lists again is not told
 // again, unless the set changed). Names and reasons are shown as guard's
-// log shows them (escaped by render.VisibleLine).
+// log shows them (escaped by safetext.VisibleLine).
 func (p *proxy) notifyWithheld(kind string, verdicts []verdict, n int) {
 	var items, names []string
 	for i, v := range verdicts {
 		if v.drift == "" {
 			continue
 		}
-		name := fmt.Sprintf("#%d (no name)", i)
-		if v.name != "" {
-			name = shown(v.name)
-		}
+		name := v.label(i)
 		names = append(names, name)
 		items = append(items, name+" ("+visible(v.drift)+")")
 	}

@@ -13,16 +13,13 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // OwnListTimeout bounds a listing guard sends itself, every page
 // together; a call waiting for one that does not finish in time is
 // refused.
 var OwnListTimeout = 10 * time.Second
-
-// maxOwnPages bounds the pages of one of guard's own listings (capture's
-// MaxPages default).
-const maxOwnPages = 1000
 
 // listChanged maps each list_changed notification to the kind of
 // definitions whose listing it makes stale.
@@ -54,7 +51,6 @@ func (o *ownListing) answer(ok bool, cursor []byte) {
 func (p *proxy) forget(kind string) {
 	p.mu.Lock()
 	delete(p.seen, kind)
-	delete(p.current, kind)
 	p.mu.Unlock()
 }
 
@@ -65,23 +61,25 @@ func (p *proxy) knows(kind, name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if kind == kindResource {
-		return p.current[kind]
+		_, listed := p.seen[kind]
+		return listed
 	}
 	return p.seen[kind][name]
 }
 
-// ownList lists kind (listMethod) from the server itself, every page,
-// each answer checked and recorded as the client's would be (server.go)
-// but not forwarded, and reports whether the whole listing came in time
-// (OwnListTimeout). It runs in the client loop, the only writer of the
-// server's input; the client's next message waits meanwhile. Its ids are
-// strings ("agentgate-guard-N") no pending request of the client's has.
+// ownList lists kind (listMethod) from the server itself, every page (at
+// most wire.DefaultMaxPages, capture's bound too), each answer checked
+// and recorded as the client's would be (server.go) but not forwarded,
+// and reports whether the whole listing came in time (OwnListTimeout).
+// It runs in the client loop, the only writer of the server's input; the
+// client's next message waits meanwhile. Its ids are strings
+// ("agentgate-guard-N") no pending request of the client's has.
 func (p *proxy) ownList(kind string) bool {
 	method := listMethod[kind]
 	deadline := time.NewTimer(OwnListTimeout)
 	defer deadline.Stop()
 	var cursor []byte
-	for page := 1; page <= maxOwnPages; page++ {
+	for page := 1; page <= wire.DefaultMaxPages; page++ {
 		o := &ownListing{done: make(chan ownPage, 1)}
 		var id []byte
 		var key string

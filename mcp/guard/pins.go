@@ -74,6 +74,15 @@ type verdict struct {
 	drift string
 }
 
+// label names the definition of verdict v, element i of its listing, as
+// guard's log and notifications do: its name (shown), or "#i (no name)".
+func (v verdict) label(i int) string {
+	if v.name == "" {
+		return fmt.Sprintf("#%d (no name)", i)
+	}
+	return shown(v.name)
+}
+
 // checkTool compares one element of a tools/list result with the pinned
 // tool of its name, with the lockfile's own hashes: lock.BuildServer for
 // the version 1 field hashes (name, description, inputSchema), and with a

@@ -325,9 +325,9 @@ func startPinned(ctx context.Context, r config.Resolved, g config.GuardArgs, pin
 }
 
 // answerFirstRequest reads the client's messages up to its first request
-// (initialize) and answers it with a JSON-RPC error (-32603, message);
-// it returns at once when stdin ends first or a line is not a request.
-// Notifications before it are read and dropped.
+// (initialize) and answers it with a JSON-RPC error (codeInternal,
+// message); it returns at once when stdin ends first or a line is not a
+// request. Notifications before it are read and dropped.
 func answerFirstRequest(stdin io.Reader, stdout io.Writer, message string) {
 	br := bufio.NewReaderSize(stdin, 64<<10)
 	for {
@@ -344,16 +344,7 @@ func answerFirstRequest(stdin io.Reader, stdout io.Writer, message string) {
 				return
 			}
 			if env.id != nil {
-				type rpcError struct {
-					Code    int    `json:"code"`
-					Message string `json:"message"`
-				}
-				out, _ := json.Marshal(struct {
-					JSONRPC string          `json:"jsonrpc"`
-					ID      json.RawMessage `json:"id"`
-					Error   rpcError        `json:"error"`
-				}{"2.0", env.id, rpcError{-32603, message}})
-				_, _ = stdout.Write(append(out, '\n'))
+				_, _ = stdout.Write(append(errorLine(env.id, codeInternal, message), '\n'))
 				return
 			}
 		}

@@ -81,19 +81,10 @@ func (p *proxy) sendRaw(env *envelope) { p.send(env.raw) }
 // is a response (one "id" member) to a pending request, that request is
 // answered instead (refusePending).
 func (p *proxy) refuse(msg []byte, public, detail string) {
-	var id []byte
-	n := 0
-	if ms, ok := capture.ObjectMembers(msg); ok {
-		for _, m := range ms {
-			if m.Name == "id" {
-				id = msg[m.Start:m.End]
-				n++
-			}
-		}
-	}
+	id, method := soleID(msg)
 	var pr pending
 	found := false
-	if key, ok := capture.IDKey(id); ok && n == 1 && member(msg, "method") == nil {
+	if key, ok := capture.IDKey(id); ok && !method {
 		p.mu.Lock()
 		pr, found = p.pending[key]
 		delete(p.pending, key)
@@ -202,7 +193,6 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		seen = map[string]bool{}
 		p.seen[kind] = seen
 	}
-	p.current[kind] = true
 	for _, v := range verdicts {
 		if v.name == "" {
 			continue
@@ -225,10 +215,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 		if v.drift == "" {
 			continue
 		}
-		name := fmt.Sprintf("#%d (no name)", i)
-		if v.name != "" {
-			name = shown(v.name)
-		}
+		name := v.label(i)
 		p.logf("%s %s: %s: %s", kind, name, v.drift, action)
 		if kind == kindTool && v.drift == driftUnpinned && v.name != "" {
 			if hint := p.capabilitiesHint(name); hint != "" {

@@ -314,10 +314,10 @@ func TestRequestCarriesDefinitions(t *testing.T) {
 	}
 }
 
-// TestReadRequestRejects: what agentgate-mcp refuses to read.
 // pv is ProtocolVersion as the messages and errors write it.
 var pv = strconv.Itoa(ProtocolVersion)
 
+// TestReadRequestRejects: what agentgate-mcp refuses to read.
 func TestReadRequestRejects(t *testing.T) {
 	tests := []struct {
 		name, in, want string

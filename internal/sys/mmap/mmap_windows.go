@@ -11,24 +11,12 @@ import (
 
 // Map maps f (size bytes) read-only with a file mapping object and a
 // view of it (CreateFileMapping, MapViewOfFile); nil when it cannot, and
-// the caller then reads the file instead. The mapping object's handle is
-// closed at once: the view keeps it alive until Unmap.
+// the caller then reads the file instead.
 func Map(f *os.File, size int64) []byte {
 	if size <= 0 || size != int64(int(size)) {
 		return nil
 	}
-	h, err := syscall.CreateFileMapping(syscall.Handle(f.Fd()), nil, syscall.PAGE_READONLY, uint32(uint64(size)>>32), uint32(size), nil)
-	if err != nil {
-		return nil
-	}
-	defer syscall.CloseHandle(h)
-	addr, err := syscall.MapViewOfFile(h, syscall.FILE_MAP_READ, 0, 0, uintptr(size))
-	if err != nil || addr == 0 {
-		return nil
-	}
-	// addr is the view's address, outside Go's heap: read it as a pointer
-	// without the uintptr conversion vet cannot tell from a misuse.
-	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), int(size))
+	return view(syscall.Handle(f.Fd()), syscall.PAGE_READONLY, syscall.FILE_MAP_READ, size)
 }
 
 // Unmap releases a view Map returned (nil is allowed). It must be called
@@ -49,19 +37,32 @@ func Copy(f *os.File, size int64) []byte {
 	if size <= 0 || size != int64(int(size)) {
 		return nil
 	}
-	h, err := syscall.CreateFileMapping(syscall.InvalidHandle, nil, syscall.PAGE_READWRITE, uint32(uint64(size)>>32), uint32(size), nil)
-	if err != nil {
+	b := view(syscall.InvalidHandle, syscall.PAGE_READWRITE, syscall.FILE_MAP_WRITE, size)
+	if b == nil {
 		return nil
 	}
-	defer syscall.CloseHandle(h)
-	addr, err := syscall.MapViewOfFile(h, syscall.FILE_MAP_WRITE, 0, 0, uintptr(size))
-	if err != nil || addr == 0 {
-		return nil
-	}
-	b := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), int(size))
 	if n, err := f.ReadAt(b, 0); n != len(b) || (err != nil && err != io.EOF) {
 		Unmap(b)
 		return nil
 	}
 	return b
+}
+
+// view maps size bytes of file (syscall.InvalidHandle: of the paging
+// file) with a mapping object of protection prot and returns a view of
+// it with access; nil when it cannot. The mapping object's handle is
+// closed at once: the view keeps it alive until Unmap.
+func view(file syscall.Handle, prot, access uint32, size int64) []byte {
+	h, err := syscall.CreateFileMapping(file, nil, prot, uint32(uint64(size)>>32), uint32(size), nil)
+	if err != nil {
+		return nil
+	}
+	defer syscall.CloseHandle(h)
+	addr, err := syscall.MapViewOfFile(h, access, 0, 0, uintptr(size))
+	if err != nil || addr == 0 {
+		return nil
+	}
+	// addr is the view's address, outside Go's heap: read it as a pointer
+	// without the uintptr conversion vet cannot tell from a misuse.
+	return unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&addr))), int(size))
 }
