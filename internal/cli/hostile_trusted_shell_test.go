@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // Under --trusted-ref, a shell command or an inline program names the
@@ -44,12 +46,7 @@ func TestHostileTrustedRefShellWords(t *testing.T) {
 			r.git("checkout", "-q", "-b", "pr")
 			r.write("tools/srv.py", "print('payload')\n")
 			r.commitAll()
-			e := inProcessEnv(r)
-			ws, err := openWorkspace(e, true, true, "", "ci")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ok, refused, _, err := trustFilter(e, ws, "main", ws.project.Servers)
+			ok, refused, err := trustFilterMain(t, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,12 +75,7 @@ func TestTrustedRefShellWordsProven(t *testing.T) {
 		r.git("checkout", "-q", "-b", "pr")
 		r.write("README", "unrelated\n")
 		r.commitAll()
-		e := inProcessEnv(r)
-		ws, err := openWorkspace(e, true, true, "", "ci")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ok, refused, _, err := trustFilter(e, ws, "main", ws.project.Servers)
+		ok, refused, err := trustFilterMain(t, r)
 		if err != nil || len(ok) != 1 || len(refused) != 0 {
 			t.Errorf("sh %q: trusted %d, refused %+v, err %v; want it trusted", args, len(ok), refused, err)
 		}
@@ -104,13 +96,21 @@ func TestTrustedRefCommandOnEntryPath(t *testing.T) {
 	r.git("checkout", "-q", "-b", "pr")
 	r.write("tools/srv", "#!/bin/sh\necho payload\n")
 	r.commitAll()
+	ok, refused, err := trustFilterMain(t, r)
+	if err != nil || len(ok) != 0 || len(refused) != 1 || !strings.Contains(refused[0].msg, "it uses tools/srv, which differs from main") {
+		t.Fatalf("trusted %d, refused %+v, err %v; want tools/srv refused", len(ok), refused, err)
+	}
+}
+
+// trustFilterMain runs --trusted-ref main's filter (trustFilter) over the
+// servers of r's work tree, as agentgate ci would.
+func trustFilterMain(t *testing.T, r *testRepo) (ok []config.Resolved, refused []failure, err error) {
+	t.Helper()
 	e := inProcessEnv(r)
 	ws, err := openWorkspace(e, true, true, "", "ci")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, refused, _, err := trustFilter(e, ws, "main", ws.project.Servers)
-	if err != nil || len(ok) != 0 || len(refused) != 1 || !strings.Contains(refused[0].msg, "it uses tools/srv, which differs from main") {
-		t.Fatalf("trusted %d, refused %+v, err %v; want tools/srv refused", len(ok), refused, err)
-	}
+	ok, refused, _, err = trustFilter(e, ws, "main", ws.project.Servers)
+	return ok, refused, err
 }

@@ -77,11 +77,11 @@ func fileRel(s config.Server, spec config.PackageSpec) (string, bool) {
 }
 
 // pinnedSpec is the exact spec `agentgate pin` writes for spec from the
-// locked package k (samePackage): the argument PinnedTo gives, without a
+// locked package k (samePackage): the argument PinnedArg gives, without a
 // --package= or --from= prefix (name@version for npm and Go,
 // name==version for PyPI, image:tag@digest for OCI, each as written).
 func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
-	arg, err := spec.PinnedTo(k.Version, k.Integrity)
+	arg, err := spec.PinnedArg(k.Version, k.Integrity)
 	if err != nil {
 		return spec.String() + " (it cannot: " + err.Error() + ")"
 	}

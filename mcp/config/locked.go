@@ -56,14 +56,3 @@ func (p PackageSpec) VersionDiffers(version, integrity string) (locked, written 
 	}
 	return version, p.Version, p.Version != version
 }
-
-// PinnedTo is the argument that runs exactly the locked version and
-// integrity of the package p runs (Runs): PinnedArg with the version,
-// and for OCI the locked tag and the manifest digest (the integrity). An
-// exact spec is returned unchanged.
-func (p PackageSpec) PinnedTo(version, integrity string) (string, error) {
-	if p.Ecosystem == EcoOCI {
-		return p.PinnedArg(version, integrity)
-	}
-	return p.PinnedArg(version, "")
-}

@@ -10,9 +10,10 @@ import (
 // p names, written as p.Raw was: the version part replaced or added and
 // everything else kept (a --package= or --from= prefix, an npm: alias,
 // Python extras, an image's registry and tag). For OCI, digest is the
-// manifest digest ("sha256:..."), added after the tag, and version the
-// tag to add when the image has none (may be ""); npm, PyPI and Go ignore
-// digest. An exact spec is returned unchanged.
+// manifest digest ("sha256:...", the lockfile's integrity), added after
+// the tag, and version the tag to add when the image has none (may be
+// ""); npm, PyPI and Go ignore digest. An exact spec is returned
+// unchanged.
 func (p PackageSpec) PinnedArg(version, digest string) (string, error) {
 	raw := p.Raw
 	if p.Exact || p.Ecosystem == EcoFile {
@@ -79,7 +80,7 @@ type Pin struct {
 // PinFile rewrites, in data (a config file of client, named file relative
 // to the root), the package spec of every stdio server that runs a
 // package without an exact version, to the version locked returns for it
-// (the locked version and integrity: PinnedTo), with minimal edits (see
+// (the locked version and integrity: PinnedArg), with minimal edits (see
 // SetArgument). Exact specs, remote servers and commands no package is
 // attributed to are left alone. Servers running under the guard wrapper
 // are pinned inside it. An error from locked, for any server, fails the
@@ -129,7 +130,7 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 			fail(err)
 			continue
 		}
-		to, err := spec.PinnedTo(version, integrity)
+		to, err := spec.PinnedArg(version, integrity)
 		if err != nil {
 			fail(err)
 			continue

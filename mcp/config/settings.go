@@ -115,22 +115,10 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 			st.NoDefinitions = !v
 		}
 	}
-	if n := root.get("require-pinned-packages"); n != nil {
-		v, _, perr := p.boolean(n, "", "require-pinned-packages")
-		if perr != nil {
-			p.add(perr)
-		} else {
-			st.RequirePinnedPackages = v
-		}
-	}
-	if n := root.get("allow-unpinned-package"); n != nil {
-		v, _, perr := p.boolean(n, "", "allow-unpinned-package")
-		if perr != nil {
-			p.add(perr)
-		} else {
-			st.AllowUnpinnedPackage = v
-		}
-	}
+	st.RequirePinnedPackages, _, perr = p.boolean(root.get("require-pinned-packages"), "", "require-pinned-packages")
+	p.add(perr)
+	st.AllowUnpinnedPackage, _, perr = p.boolean(root.get("allow-unpinned-package"), "", "allow-unpinned-package")
+	p.add(perr)
 	p.add(p.extras(root.get("extra"), &st))
 	p.add(p.serverSettings(root.get("servers"), &st))
 	p.add(p.inputs(root.get("inputs"), &st))

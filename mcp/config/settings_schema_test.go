@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agentgate/agentgate/triage"
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -245,6 +246,17 @@ func TestSettingsSchemaKeys(t *testing.T) {
 	walk(doc)
 	if k, s := slices.Sorted(maps.Keys(known)), slices.Sorted(maps.Keys(inSchema)); !slices.Equal(k, s) {
 		t.Errorf("keys agentgate knows %v\nkeys the schema names %v", k, s)
+	}
+	// The keys of [servers.NAME.labels] are triage's label ids (the
+	// p.known list reads them from triage.IDs, not from literals).
+	var ids []string
+	enum, _ := doc.(map[string]any)["definitions"].(map[string]any)["labelId"].(map[string]any)["enum"].([]any)
+	for _, id := range enum {
+		s, _ := id.(string)
+		ids = append(ids, s)
+	}
+	if !slices.Equal(ids, triage.IDs) {
+		t.Errorf("the schema's labelId %q, triage.IDs %q", ids, triage.IDs)
 	}
 }
 

@@ -124,7 +124,6 @@ func ownVariableError(file string, s Server, field, name string) *Error {
 // WrapOptions are the guard flags `agentgate wrap` writes into every
 // wrapper besides --server.
 type WrapOptions struct {
-	Program  string // the command written; "" is "agentgate"
 	Lockfile string // --lockfile, "" for none
 	OnDrift  string // --on-drift, "" for none
 	// Select returns the name to write as --server for the entry server
@@ -146,9 +145,6 @@ type WrapOptions struct {
 // remote server guard cannot reach as its client does is left alone and
 // returned in left.
 func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wrapped []string, left []*Unwrappable, err error) {
-	if opt.Program == "" {
-		opt.Program = "agentgate"
-	}
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, nil, err
@@ -294,9 +290,9 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 	var edits []Edit
 	switch {
 	case e.argv:
-		edits = append(edits, d.insertItems(e.args, append([]string{d.syn.str(opt.Program)}, raws...)))
+		edits = append(edits, d.insertItems(e.args, append([]string{d.syn.str(Program)}, raws...)))
 	default:
-		edits = append(edits, Edit{e.cmd.start, e.cmd.end, d.syn.str(opt.Program)})
+		edits = append(edits, Edit{e.cmd.start, e.cmd.end, d.syn.str(Program)})
 		cmdRaw := d.raw(*e.cmd)
 		flow := e.args == nil || !e.args.block
 		if d.syn.kind == "yaml" && flow && !strings.ContainsAny(cmdRaw[:1], `"'`) && !yamlPlainRE().MatchString(cmdRaw) {
@@ -313,7 +309,7 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 				`write the server as a [mcp_servers.NAME] table (TOML) or a block mapping (YAML) with "command" on its own line, then run agentgate wrap again`)
 		}
 	}
-	return edits, slices.Concat([]string{opt.Program}, prefix, []string{s.Command}, s.Args), nil
+	return edits, slices.Concat([]string{Program}, prefix, []string{s.Command}, s.Args), nil
 }
 
 // guardFlags are the wrapper's arguments before "--" or --url: guard

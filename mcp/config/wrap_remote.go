@@ -164,7 +164,6 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 	if shape.stdioType != "" && (shape.stdioType == "local" || slices.ContainsFunc(run, func(i int) bool { return e.members[i].name == "type" })) {
 		typ = shape.stdioType
 	}
-	prog := opt.Program
 	items := d.strs(args)
 	var text string
 	switch d.syn.kind {
@@ -188,16 +187,16 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 			ms = append(ms, `"type"`+kv+jsonString(typ))
 		}
 		if d.client == "opencode" { // the command is one argv array
-			ms = append(ms, `"command"`+kv+"["+jsonString(prog)+comma+strings.Join(items, comma)+"]")
+			ms = append(ms, `"command"`+kv+"["+jsonString(Program)+comma+strings.Join(items, comma)+"]")
 		} else {
-			ms = append(ms, `"command"`+kv+jsonString(prog), `"args"`+kv+"["+strings.Join(items, comma)+"]")
+			ms = append(ms, `"command"`+kv+jsonString(Program), `"args"`+kv+"["+strings.Join(items, comma)+"]")
 		}
 		ms = append(ms, jsonString(shape.envKey)+kv+"{"+jsonString(unwrapEnv)+kv+jsonString(saved)+"}")
 		text = strings.Join(ms, sep)
 	case "toml":
 		ls := strings.LastIndexByte(string(d.data[:first.start]), '\n') + 1
 		sep := d.nl(first.start) + string(d.data[ls:first.start])
-		ms := []string{"command = " + jsonString(prog), "args = [" + strings.Join(items, ", ") + "]",
+		ms := []string{"command = " + jsonString(Program), "args = [" + strings.Join(items, ", ") + "]",
 			"env = { " + unwrapEnv + " = " + jsonString(saved) + " }"}
 		if len(envVars) > 0 {
 			ms = append(ms, "env_vars = ["+strings.Join(d.strs(envVars), ", ")+"]")
@@ -210,11 +209,11 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 		if typ != "" {
 			ms = append(ms, "type: "+typ)
 		}
-		ms = append(ms, "command: "+yamlString(prog), "args: ["+strings.Join(items, ", ")+"]",
+		ms = append(ms, "command: "+yamlString(Program), "args: ["+strings.Join(items, ", ")+"]",
 			"env: {"+unwrapEnv+": "+jsonString(saved)+"}")
 		text = strings.Join(ms, sep)
 	}
-	return Edit{first.start, last.end, text}, append([]string{prog}, args...), nil
+	return Edit{first.start, last.end, text}, append([]string{Program}, args...), nil
 }
 
 // names lists the names of e's members at indices run.

@@ -52,7 +52,7 @@ const preinstallTimeout = 5 * time.Minute
 // command and args as configured) from pins (nil: --allow-unlocked
 // without an entry: nothing to enforce), and returns it: r itself, or r
 // with the package argument replaced by the exact spec the lockfile pins
-// (config.PackageSpec.PinnedTo, what `agentgate pin` writes; the client
+// (config.PackageSpec.PinnedArg, what `agentgate pin` writes; the client
 // config is not touched). Each decision is one line on log. The rules:
 //
 //   - no package pinned (lockfile version 1, a server locked before its
@@ -122,7 +122,7 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 				Hints: []string{lockHint(server), "or write the locked version back into the config: agentgate pin"}}
 		}
 	}
-	arg, err := spec.PinnedTo(k.Version, k.Integrity)
+	arg, err := spec.PinnedArg(k.Version, k.Integrity)
 	if err != nil {
 		return r, &PackageError{Msg: fmt.Sprintf("server %q: cannot run %s at the version agentgate.lock pins: %v", server, spec.String(), err)}
 	}
