@@ -1,11 +1,5 @@
 package render
 
-import (
-	"encoding/json"
-
-	"github.com/agentgate/agentgate/internal/safetext"
-)
-
 type codeQualityIssue struct {
 	Type        string              `json:"type"`
 	CheckName   string              `json:"check_name"`
@@ -56,6 +50,5 @@ func GitLabCodeQuality(r *Review) []byte {
 			Severity: sev, Fingerprint: fingerprint(f), EngineName: "agentgate", Location: loc,
 		})
 	}
-	out, _ := json.MarshalIndent(issues, "", "  ")
-	return append(safetext.VisibleJSON(out), '\n')
+	return JSON(issues)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 
 	"github.com/agentgate/agentgate/internal/safetext"
@@ -166,8 +165,7 @@ func SARIF(r *Review) []byte {
 			Properties:          props,
 		})
 	}
-	out, _ := json.MarshalIndent(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}, "", "  ")
-	return append(safetext.VisibleJSON(out), '\n')
+	return JSON(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
 func sarifLoc(file string, line int) sarifLocation {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -93,7 +94,9 @@ const (
 //
 // Servers without a package (remote servers, commands no package is
 // attributed to) have no component. The document has no timestamp and no
-// serial number: the same lockfile gives the same bytes.
+// serial number: the same lockfile gives the same bytes. '<', '>' and '&'
+// are written as they are (purls read as purls); hidden characters and
+// "##[" as safetext.VisibleJSON escapes them, as in every other report.
 func SBOM(in SBOMInput) []byte {
 	bom := cdxBOM{
 		BOMFormat: "CycloneDX", SpecVersion: "1.6", Version: 1,
@@ -120,7 +123,7 @@ func SBOM(in SBOMInput) []byte {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	enc.Encode(bom) // plain structs of strings: cannot fail
-	return b.Bytes()
+	return safetext.VisibleJSON(b.Bytes())
 }
 
 func sbomComponent(server string, p lock.Package, config string) cdxComponent {

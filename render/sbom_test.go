@@ -160,7 +160,8 @@ func TestSBOMSchemaCatches(t *testing.T) {
 
 // TestSBOMHostileNames: server and package names from configs and
 // registries (quotes, a newline, a bidi override, "</script>") stay JSON
-// strings: the document still validates and decodes to the same names.
+// strings: the document still validates and decodes to the same names,
+// and the bidi override is written escaped.
 func TestSBOMHostileNames(t *testing.T) {
 	sch := cycloneDXSchema(t)
 	sum := sha512.Sum512([]byte("x"))
@@ -170,6 +171,9 @@ func TestSBOMHostileNames(t *testing.T) {
 	srv.Package = &lock.Package{Ecosystem: lock.EcosystemNPM, Name: "@a/" + name, Version: "1.0.0&x=1", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(sum[:])}
 	lf.Servers[name] = srv
 	out := SBOM(SBOMInput{Lockfile: lf, LockfilePath: "agentgate.lock", ConfigFiles: map[string]string{name: name}})
+	if bytes.ContainsRune(out, '\u202e') || !bytes.Contains(out, []byte(`\u202e`)) {
+		t.Errorf("the bidi override is not escaped (safetext.VisibleJSON):\n%s", out)
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
 	if err != nil {
 		t.Fatal(err)

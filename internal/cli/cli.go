@@ -192,13 +192,11 @@ Commands:
 			fmt.Fprintf(w, "  %-*s %s\n", width, c.name, c.summary)
 		}
 	}
+	fmt.Fprintf(w, "\nExit codes:\n")
+	for _, x := range exitClasses {
+		fmt.Fprintf(w, "  %d  %s\n", x.code, x.text)
+	}
 	fmt.Fprintf(w, `
-Exit codes:
-  0  in sync / success
-  1  drift: the live surface or the lockfile changed
-  2  invalid usage or input (flags, client configs, lockfile)
-  3  could not verify (server unreachable, timeout, missing variable, git failure)
-
 Run 'agentgate <command> -h' for a command's flags and examples.
 Docs: README.md, docs/ROUTES.md, docs/config.md, docs/spec/lockfile.md
 `)

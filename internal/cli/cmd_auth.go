@@ -47,8 +47,11 @@ Examples:
 	})
 }
 
+// authActions are the first arguments `agentgate auth` takes.
+var authActions = []string{"login", "status", "logout"}
+
 func runAuth(e *env, fs *flag.FlagSet, args []string) error {
-	if len(args) == 0 || !slices.Contains([]string{"login", "status", "logout"}, args[0]) {
+	if len(args) == 0 || !slices.Contains(authActions, args[0]) {
 		got := "nothing"
 		if len(args) > 0 {
 			got = fmt.Sprintf("%q", args[0])

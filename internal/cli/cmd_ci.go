@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -214,8 +213,7 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 				rep.Errors = append(rep.Errors, ciError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
 			}
 		}
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		e.stdout.Write(append(safetext.VisibleJSON(b), '\n'))
+		e.stdout.Write(render.JSON(rep))
 	}
 	return err
 }

@@ -248,25 +248,9 @@ func partialHints(e *env, l *live, selected []config.Server) []string {
 	}
 	for _, f := range l.failures {
 		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
-			quoteVisible(f.server), tomlKey(f.server)))
+			quoteVisible(f.server), config.TOMLKey(f.server)))
 	}
 	return hints
-}
-
-// tomlKey is name as a TOML key: bare when it is one, else quoted (with
-// escapes made visible).
-func tomlKey(name string) string {
-	bare := name != ""
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			bare = false
-			break
-		}
-	}
-	if bare {
-		return name
-	}
-	return quoteVisible(name)
 }
 
 // selectServers returns the enabled servers named (all when names is

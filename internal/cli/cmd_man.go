@@ -96,13 +96,8 @@ func mainPage(ss []cmdSpec, version, page, invoked string) []byte {
 		fmt.Fprintf(&b, ".TP\n.B %s\n%s; see\n.BR agentgate\\-%s (1).\n", roff(s.name), roff(s.summary), roff(s.name))
 	}
 	b.WriteString(".SH EXIT STATUS\n")
-	for _, l := range [][2]string{
-		{"0", "in sync / success"},
-		{"1", "drift: the live surface or the lockfile changed"},
-		{"2", "invalid usage or input (flags, client configs, lockfile)"},
-		{"3", "could not verify (server unreachable, timeout, missing variable, git failure)"},
-	} {
-		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", l[0], roff(l[1]))
+	for _, x := range exitClasses {
+		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", x.code, roff(x.text))
 	}
 	b.WriteString(".SH SEE ALSO\n")
 	for i, s := range ss {

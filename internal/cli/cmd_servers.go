@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
 )
 
 func init() {
@@ -123,8 +123,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	if format == "json" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		e.stdout.Write(append(safetext.VisibleJSON(b), '\n'))
+		e.stdout.Write(render.JSON(rep))
 		if loadErr != nil {
 			return classify(ExitInvalid, loadErr)
 		}

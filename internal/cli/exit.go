@@ -17,6 +17,18 @@ const (
 	ExitUnverified = 3 // could not verify (server unreachable, timeout, missing variable, git failure)
 )
 
+// exitClasses are the exit codes as 'agentgate help' and agentgate(1)
+// list them.
+var exitClasses = []struct {
+	code int
+	text string
+}{
+	{ExitOK, "in sync / success"},
+	{ExitDrift, "drift: the live surface or the lockfile changed"},
+	{ExitInvalid, "invalid usage or input (flags, client configs, lockfile)"},
+	{ExitUnverified, "could not verify (server unreachable, timeout, missing variable, git failure)"},
+}
+
 // ExitError carries an exit class and a message. Every error a command
 // returns is converted to one; an error of another type is exit class 2
 // wrapped by whoever returns it (see exitCode).

@@ -4,13 +4,12 @@ package cli
 // pin, wrap and unwrap (docs/json-reports.md; ci and servers have their own).
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/agentgate/agentgate/internal/safetext"
+	"github.com/agentgate/agentgate/render"
 )
 
 // ReportVersion is the reportVersion of the --format json documents of
@@ -114,7 +113,7 @@ func (r *cmdReport) addEdit(e reportEdit) {
 }
 
 // write finishes r with err (the command's exit error) and prints it on w
-// as indented JSON with hidden characters escaped (safetext.VisibleJSON).
+// as the JSON reports are written (render.JSON).
 func (r *cmdReport) write(w io.Writer, err error) {
 	r.ExitCode = exitCode(err)
 	r.Result = ciResults[r.ExitCode]
@@ -123,8 +122,7 @@ func (r *cmdReport) write(w io.Writer, err error) {
 			r.Errors = append(r.Errors, ciError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
 		}
 	}
-	b, _ := json.MarshalIndent(r, "", "  ")
-	w.Write(append(safetext.VisibleJSON(b), '\n'))
+	w.Write(render.JSON(r))
 }
 
 // reportDiffServers records the servers of a comparison as diff reports

@@ -215,6 +215,37 @@ func goEnv(t *testing.T, name string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// preCommitTryRepo returns a function running 'pre-commit try-repo SNAP
+// ARGS...' in repo with env: its exit code and combined output.
+func preCommitTryRepo(t *testing.T, precommit, snap, repo string, env []string) func(args ...string) (int, string) {
+	return func(args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(precommit, append([]string{"try-repo", snap}, args...)...)
+		cmd.Dir, cmd.Env = repo, env
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			return ee.ExitCode(), string(out)
+		case err != nil:
+			t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
+		}
+		return 0, string(out)
+	}
+}
+
+// routeLockDemo configures the demo server (agentgate demo-server of bin)
+// in repo's .mcp.json, locks it and commits both files.
+func routeLockDemo(t *testing.T, repo, bin string) {
+	t.Helper()
+	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, ""))
+	if code, stdout, stderr := routeRun(t, repo, "lock"); code != ExitOK {
+		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
+	}
+	routeGit(t, repo, "add", ".mcp.json", "agentgate.lock")
+	routeGit(t, repo, "commit", "-q", "-m", "pin the notes server")
+}
+
 // TestPreCommitFramework runs both hooks with the real pre-commit
 // framework (`pre-commit try-repo`), which builds agentgate from a snapshot
 // of this checkout with `go install ./...` and runs it in a test
@@ -235,27 +266,9 @@ func TestPreCommitFramework(t *testing.T) {
 		"PRE_COMMIT_COLOR=never", "NO_COLOR=1",
 	)
 	repo := routeNewRepo(t)
-	tryRepo := func(args ...string) (int, string) {
-		t.Helper()
-		cmd := exec.Command(precommit, append([]string{"try-repo", snap}, args...)...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			return ee.ExitCode(), string(out)
-		case err != nil:
-			t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
-		}
-		return 0, string(out)
-	}
+	tryRepo := preCommitTryRepo(t, precommit, snap, repo, env)
 
-	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, ""))
-	if code, stdout, stderr := routeRun(t, repo, "lock"); code != ExitOK {
-		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
-	}
-	routeGit(t, repo, "add", ".mcp.json", "agentgate.lock")
-	routeGit(t, repo, "commit", "-q", "-m", "pin the notes server")
+	routeLockDemo(t, repo, bin)
 	locked := routeGit(t, repo, "show", "HEAD:agentgate.lock")
 
 	// 1. In sync: both hooks pass on every file.
@@ -397,26 +410,8 @@ func TestPreCommitSystemHooks(t *testing.T) {
 	home, tmp := t.TempDir(), t.TempDir()
 	env := append(os.Environ(), "PATH="+path, "PRE_COMMIT_HOME="+home, "TMPDIR="+tmp, "PRE_COMMIT_COLOR=never", "NO_COLOR=1")
 	repo := routeNewRepo(t)
-	tryRepo := func(args ...string) (int, string) {
-		t.Helper()
-		cmd := exec.Command(precommit, append([]string{"try-repo", snap}, args...)...)
-		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			return ee.ExitCode(), string(out)
-		case err != nil:
-			t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
-		}
-		return 0, string(out)
-	}
-	routeWrite(t, repo, ".mcp.json", routeDemoConfig(bin, ""))
-	if code, stdout, stderr := routeRun(t, repo, "lock"); code != ExitOK {
-		t.Fatalf("lock: exit %d\n%s%s", code, stdout, stderr)
-	}
-	routeGit(t, repo, "add", ".mcp.json", "agentgate.lock")
-	routeGit(t, repo, "commit", "-q", "-m", "pin the notes server")
+	tryRepo := preCommitTryRepo(t, precommit, snap, repo, env)
+	routeLockDemo(t, repo, bin)
 
 	code, out := tryRepo("agentgate-system", "--all-files")
 	if code != 0 || !regexp.MustCompile(`agentgate \(MCP tool surface\)\.+Passed`).MatchString(out) {

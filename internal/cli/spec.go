@@ -36,7 +36,7 @@ var fileArgs = []string{"path", "file", "PATH", "DIR", "dir"}
 // subcommands are the fixed first positional arguments of the commands
 // that take one; help's are the command names (see specs).
 var subcommands = map[string][]string{
-	"auth":       {"login", "status", "logout"},
+	"auth":       authActions,
 	"completion": completionShells,
 }
 
