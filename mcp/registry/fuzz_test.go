@@ -20,12 +20,3 @@ func FuzzParseRange(f *testing.F) {
 		}
 	})
 }
-
-// A registry's WWW-Authenticate header is untrusted input.
-func FuzzParseChallenge(f *testing.F) {
-	f.Add(`Bearer realm="https://a/token",service="s",scope="repository:a:pull"`)
-	f.Add(`Basic realm=x, charset="UTF-8"`)
-	f.Fuzz(func(t *testing.T, h string) {
-		parseChallenge(h)
-	})
-}
