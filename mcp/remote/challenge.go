@@ -88,16 +88,15 @@ type challengeToken struct {
 	name, value string // set for an auth-param
 }
 
-// splitChallenge tokenises one WWW-Authenticate value.
+// splitChallenge tokenises one WWW-Authenticate value: auth-schemes
+// (words without "=") and auth-params (name=value); a token68's padding
+// ("abc==") and stray "=" are skipped.
 func splitChallenge(s string) []challengeToken {
 	var out []challengeToken
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == ',') {
-			i++
-		}
+	for i := 0; i < len(s); {
+		i = skipBytes(s, i, " \t,")
 		start := i
-		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != ',' && s[i] != '=' {
+		for i < len(s) && strings.IndexByte(" \t,=", s[i]) < 0 {
 			i++
 		}
 		word := s[start:i]
@@ -107,43 +106,50 @@ func splitChallenge(s string) []challengeToken {
 			}
 			continue
 		}
-		j := i
-		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-			j++
-		}
+		j := skipBytes(s, i, " \t")
 		if j >= len(s) || s[j] != '=' {
 			out = append(out, challengeToken{scheme: word})
 			continue
 		}
 		// name = value; token68 padding ("abc==") is not a param.
-		i = j + 1
-		if i < len(s) && s[i] == '=' {
-			for i < len(s) && s[i] == '=' {
-				i++
-			}
+		if i = j + 1; i < len(s) && s[i] == '=' {
+			i = skipBytes(s, i, "=")
 			continue
 		}
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-		var value strings.Builder
-		if i < len(s) && s[i] == '"' {
-			i++
-			for i < len(s) && s[i] != '"' {
-				if s[i] == '\\' && i+1 < len(s) {
-					i++
-				}
-				value.WriteByte(s[i])
-				i++
-			}
-			i++ // closing quote
-		} else {
-			for i < len(s) && s[i] != ',' && s[i] != ' ' && s[i] != '\t' {
-				value.WriteByte(s[i])
-				i++
-			}
-		}
-		out = append(out, challengeToken{name: word, value: value.String()})
+		var value string
+		value, i = paramValue(s, skipBytes(s, i, " \t"))
+		out = append(out, challengeToken{name: word, value: value})
 	}
 	return out
+}
+
+// skipBytes returns the index of the first byte of s at or after i that
+// is not in set.
+func skipBytes(s string, i int, set string) int {
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// paramValue reads the auth-param value starting at s[i]: a quoted string
+// (a backslash escapes the next byte; the value ends at the closing quote
+// or the end of s) or a token up to a comma or blank. It returns the value
+// and the index past it.
+func paramValue(s string, i int) (string, int) {
+	if i >= len(s) || s[i] != '"' {
+		start := i
+		for i < len(s) && s[i] != ',' && s[i] != ' ' && s[i] != '\t' {
+			i++
+		}
+		return s[start:i], i
+	}
+	var value strings.Builder
+	for i++; i < len(s) && s[i] != '"'; i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		value.WriteByte(s[i])
+	}
+	return value.String(), i + 1 // past the closing quote
 }
