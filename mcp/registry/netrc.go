@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// Written by hand: the go command's netrc parser is internal to it, and
+// jdx/go-netrc v1.0.0 does not skip macdef bodies, indexes past the end
+// on a trailing "machine" and runs gpg for a .gpg name.
+
 // netrcAuth returns the login and password .netrc holds for host (the
 // "machine" entry, else "default"), as uv, pip and the go command use it
 // for an index or proxy URL without credentials. The file is $NETRC, else
