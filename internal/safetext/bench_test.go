@@ -13,11 +13,10 @@ var benchText = strings.Repeat("Reads a file from the workspace and returns its 
 
 // BenchmarkKind classifies every rune of benchText.
 func BenchmarkKind(b *testing.B) {
-	rs := []rune(benchText)
 	b.SetBytes(int64(len(benchText)))
 	for b.Loop() {
 		n := 0
-		for _, r := range rs {
+		for _, r := range benchText {
 			if Kind(r) != "" {
 				n++
 			}
