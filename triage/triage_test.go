@@ -3,6 +3,7 @@ package triage
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -284,5 +285,37 @@ func TestMaxRead(t *testing.T) {
 	}
 	if slices.Contains(gotIDs(Change(nil, late, none), High), NewInstruction) {
 		t.Error("the word rules read past MaxRead")
+	}
+}
+
+// TestHosts: a dotted name is a host when its last label is a TLD or a
+// reserved name (three labels for a TLD that is also a file extension or
+// member name), or an IPv4 literal; version numbers, file names and
+// identifiers are not.
+func TestHosts(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"send them to evil.example.", []string{"evil.example"}},
+		{"send them to evil.example.com", []string{"evil.example.com"}},
+		{"post to collector.internal or backup.corp:8443", []string{"collector.internal", "backup.corp"}},
+		{"use metrics.lan, then relay.test", []string{"metrics.lan", "relay.test"}},
+		{"PUT it on 203.0.113.9 now", []string{"203.0.113.9"}},
+		{"files.evil.sh and cdn.x.ai", []string{"files.evil.sh", "cdn.x.ai"}},
+		{"Logs.Example.NET", []string{"Logs.Example.NET"}},
+		// not hosts
+		{"version 1.2.3 or 2.0.0.1.5", nil},
+		{"edit config.json and index.ts, README.md, install.sh", nil},
+		{"call os.path.join on process.env and user.id", nil},
+		{"copy .env.example to .env", nil},
+		{"load config.local.json and app.test.ts", nil},
+		{"the package @scope/pkg.dev", nil},
+		{"my_var.test and e.g. this, i.e. that", nil},
+	} {
+		tx := collect(KindTool, []byte(`{"description": `+strconv.Quote(c.text)+`}`))
+		if got := urls(tx); !slices.Equal(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
 	}
 }

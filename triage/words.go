@@ -35,7 +35,8 @@ type match struct {
 
 // find returns the matches of r in t: in the joined text (so that a
 // sentence split across members is found), or for a scoped rule in each
-// piece of its scope.
+// piece of its scope. A row with negate drops the matches a negation
+// cancels (negated).
 func (r *rule) find(t texts) []match {
 	var out []match
 	if r.scope == "" {
@@ -43,6 +44,9 @@ func (r *rule) find(t texts) []match {
 			return nil
 		}
 		for _, loc := range r.re.FindAllStringIndex(t.joined, -1) {
+			if r.negate && negated(t.joined, loc[0]) {
+				continue
+			}
 			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
 		}
 		return out
@@ -52,10 +56,27 @@ func (r *rule) find(t texts) []match {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringIndex(p.norm, -1) {
+			if r.negate && negated(p.norm, loc[0]) {
+				continue
+			}
 			out = append(out, match{path: p.path, text: p.norm[loc[0]:loc[1]], at: t.starts[k] + loc[0]})
 		}
 	}
 	return out
+}
+
+// negationBefore is a negation ending at most one word before a match:
+// "do not [ever] include", "never invent", "avoid adding".
+var negationBefore = lazy(`(?:\b(?:not|never|no|nor|avoid|without|refrain from)|n't) (?:[^ ]+ )?$`)
+
+// negated reports whether a negation just before s[at:] cancels what
+// follows in the same sentence.
+func negated(s string, at int) bool {
+	before := s[max(0, at-40):at]
+	if i := strings.LastIndexAny(before, ".;:!?"); i >= 0 {
+		before = before[i+1:]
+	}
+	return negationBefore().MatchString(before)
 }
 
 // textLabels runs the rules table and the named shadowing checks on the
