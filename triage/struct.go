@@ -179,12 +179,13 @@ var urlRe = lazy(`(?i)(\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2
 
 // hostBounded reports whether s[lo:hi] stands alone as a host name: not
 // part of a longer dotted name, path, package scope or identifier
-// (".env.example", "config.local.json", "@scope/pkg.dev", "my_var.test").
+// (".env.example", "config.local.json", "@scope/pkg.dev", "my_var.test");
+// after "://" (wss://, s3://) it is one.
 func hostBounded(s string, lo, hi int) bool {
 	word := func(c byte) bool {
 		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 	}
-	if lo > 0 && (word(s[lo-1]) || strings.IndexByte(".@/", s[lo-1]) >= 0) {
+	if lo > 0 && (word(s[lo-1]) || strings.IndexByte(".@/", s[lo-1]) >= 0) && !strings.HasSuffix(s[:lo], "://") {
 		return false
 	}
 	if hi < len(s) && (word(s[hi]) || s[hi] == '.' && hi+1 < len(s) && word(s[hi+1])) {

@@ -33,9 +33,9 @@ type match struct {
 	at         int
 }
 
-// find returns the matches of r in t: in the joined text (so that a
-// sentence split across members is found), or for a scoped rule in each
-// piece of its scope. A row with negate drops the matches a negation
+// find returns the matches of r in t: in the joined text and its seams
+// (so that a sentence split across members is found), or for a scoped
+// rule in each piece of its scope. A row with negate drops the matches a negation
 // cancels (negated).
 func (r *rule) find(t texts) []match {
 	var out []match
@@ -48,6 +48,17 @@ func (r *rule) find(t texts) []match {
 				continue
 			}
 			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
+		}
+		for _, sm := range t.seams {
+			if !r.mayMatch(sm.text) {
+				continue
+			}
+			for _, loc := range r.re.FindAllStringIndex(sm.text, -1) {
+				// only what spans the seam: the rest is in joined
+				if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
+					out = append(out, match{path: sm.path, text: sm.text[loc[0]:loc[1]], at: len(t.joined)})
+				}
+			}
 		}
 		return out
 	}
@@ -202,11 +213,17 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 }
 
 // marked reports whether the plain word at j[lo:hi] is quoted, or
-// followed by "tool" or "function".
+// followed by "tool" or "function", or by words only a tool's name takes
+// ("echo is invoked", "search gets called").
 func marked(j string, lo, hi int) bool {
 	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
 		return true
 	}
 	rest := j[hi:]
-	return strings.HasPrefix(rest, " tool") || strings.HasPrefix(rest, " function")
+	for _, w := range []string{" tool", " function", " is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
+		if strings.HasPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
 }
