@@ -47,7 +47,7 @@ func (r *rule) find(t texts) []match {
 			if r.negate && negated(t.joined, loc[0]) {
 				continue
 			}
-			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
+			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
 		}
 		for _, sm := range t.seams {
 			if !r.mayMatch(sm.text) {
@@ -56,7 +56,7 @@ func (r *rule) find(t texts) []match {
 			for _, loc := range r.re.FindAllStringIndex(sm.text, -1) {
 				// only what spans the seam: the rest is in joined
 				if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
-					out = append(out, match{path: sm.path, text: sm.text[loc[0]:loc[1]], at: len(t.joined)})
+					out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
 				}
 			}
 		}
@@ -70,7 +70,7 @@ func (r *rule) find(t texts) []match {
 			if r.negate && negated(p.norm, loc[0]) {
 				continue
 			}
-			out = append(out, match{path: p.path, text: p.norm[loc[0]:loc[1]], at: t.starts[k] + loc[0]})
+			out = append(out, match{path: p.path, text: strings.TrimRight(p.norm[loc[0]:loc[1]], " "), at: t.starts[k] + loc[0]})
 		}
 	}
 	return out
