@@ -55,6 +55,7 @@ func TestCorpus(t *testing.T) {
 		perLabel[id] = &[3]int{}
 	}
 	classes := map[string]*tally{}
+	files := map[string]*tally{}
 	var medOnly tally
 	for _, a := range attacks {
 		part := "dev"
@@ -88,11 +89,16 @@ func TestCorpus(t *testing.T) {
 		if classes[a.Class] == nil {
 			classes[a.Class] = &tally{}
 		}
+		if files[a.file] == nil {
+			files[a.file] = &tally{}
+		}
+		files[a.file].n++
 		recall[part].n++
 		classes[a.Class].n++
 		if hasHigh(a.labels) {
 			recall[part].hit++
 			classes[a.Class].hit++
+			files[a.file].hit++
 		} else {
 			t.Logf("attack without a high label: %s (%s, %s):%s", a.ID, a.file, a.Class, fmtLabels(a.labels))
 		}
@@ -119,6 +125,10 @@ func TestCorpus(t *testing.T) {
 	fmt.Fprintf(&w, "attacks with a high label on the attacked item: all %s, dev %s, held-out %s\n",
 		pct(all.hit, all.n), pct(recall["dev"].hit, recall["dev"].n), pct(recall["held-out"].hit, recall["held-out"].n))
 	fmt.Fprintf(&w, "annotation-only attacks (medium by design) with their expected labels: %s\n", pct(medOnly.hit, medOnly.n))
+	fmt.Fprintf(&w, "\n| attack file | high label |\n|---|---|\n")
+	for _, k := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(&w, "| %s | %s |\n", k, pct(files[k].hit, files[k].n))
+	}
 	fmt.Fprintf(&w, "\n| attack class | high label |\n|---|---|\n")
 	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		fmt.Fprintf(&w, "| %s | %s |\n", k, pct(classes[k].hit, classes[k].n))
