@@ -14,15 +14,16 @@ import (
 // The attack files named heldout*.json are held out: written by someone
 // who does not read the rules, measured once when they land, never tuned
 // against. minHeldOut is what they measured then, so that the test fails
-// if the rules get worse on them. The last held-out file, heldout4.json,
-// was tuned against in the round that followed (it is dev5.json now);
-// until the next one lands there is no held-out file, which the test
-// reports rather than passing on zero, and minHeldOut is 0 (unset): a
-// held-out file with minHeldOut unset fails, naming the figure to set.
+// if the rules get worse on them. heldout4.json was tuned against in
+// the round that followed (it is dev5.json now); heldout5.json, written
+// blind during round 5, measured 73/91 when it landed after that round.
+// With no held-out file the test reports so rather than passing on zero;
+// a held-out file with minHeldOut 0 (unset) fails, naming the figure to
+// set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 73.0 / 91
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
