@@ -1,7 +1,6 @@
 package lock
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -110,35 +109,21 @@ func validTime(s string) bool {
 	return sec < 60 || utc == 23*60+59
 }
 
-// StampNow returns the Stamp for a lockfile written by by (e.g.
-// "agentgate@v1.2.3") now. When getenv("SOURCE_DATE_EPOCH") is set and not
-// empty it must be a non-negative decimal number of seconds since the Unix
-// epoch and is used instead of now(), for reproducible builds. The time is
-// in UTC, truncated to milliseconds.
-func StampNow(by string, now func() time.Time, getenv func(string) string) (Stamp, error) {
-	t := now()
-	if v := getenv("SOURCE_DATE_EPOCH"); v != "" {
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || secs < 0 || secs > 253402300799 || strings.HasPrefix(v, "+") {
-			return Stamp{}, fmt.Errorf("environment variable SOURCE_DATE_EPOCH=%q: want a decimal number of seconds since 1970-01-01T00:00:00Z", clip(v))
-		}
-		t = time.Unix(secs, 0)
+// New returns a lockfile of the given version (Version1 or Version2; New
+// panics on any other) holding servers, stamped with s, unless prev (may
+// be nil) is of the same version and has an equal surface (the same
+// server names and, for each, SameServer: every pin and definition of
+// that version), in which case prev's generatedBy and generatedAt are kept
+// so that regenerating an unchanged surface changes no byte. Tools are
+// sorted by name and nil tool lists become empty ones; in a version 2
+// lockfile prompts, resource templates and resources are sorted as Format
+// writes them and nil prompt and template lists become empty ones. The
+// map and slices are copied. In a version 1 lockfile the version 2
+// members of servers and tools are dropped.
+func New(version int, servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
+	if err := checkVersion(version); err != nil {
+		panic("lock.New: " + err.Error())
 	}
-	return Stamp{By: by, At: t.UTC().Truncate(time.Millisecond)}, nil
-}
-
-// New returns a version 1 lockfile of the given servers, stamped with s,
-// unless prev (may be nil) has an equal surface (the same server names, and
-// for each the same surfaceHash and tools), in which case prev's generatedBy
-// and generatedAt are kept so that regenerating an unchanged surface changes
-// no byte. Tools are sorted by name; nil tool lists become empty ones. The
-// map and slices are copied. Version 2 members of servers and tools are
-// dropped (see NewV2).
-func New(servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
-	return newLockfile(Version, servers, s, prev)
-}
-
-func newLockfile(version int, servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
 	l := &Lockfile{
 		LockfileVersion: version,
 		GeneratedBy:     s.By,
@@ -152,7 +137,7 @@ func newLockfile(version int, servers map[string]Server, s Stamp, prev *Lockfile
 		}
 		slices.SortStableFunc(tools, compareTools)
 		srv.Tools = tools
-		if version == VersionV2 {
+		if version == Version2 {
 			srv = cloneV2(srv)
 		} else {
 			srv.ServerV2Fields = ServerV2Fields{}
@@ -173,25 +158,25 @@ func sameSurface(a, b map[string]Server) bool {
 	return maps.EqualFunc(a, b, SameServer)
 }
 
-// Format returns the canonical bytes of l: JSON with 2-space indentation,
+// Format returns the canonical bytes of l as the version l.LockfileVersion
+// says: a Lockfile of version 2 is written as version 2 (formatV2), any
+// other as version 1. As version 1: JSON with 2-space indentation,
 // members in the order lockfileVersion, generatedBy, generatedAt, servers;
 // surfaceHash, tools; name, nameHash, descriptionHash, inputSchemaHash;
 // servers sorted by name and tools by name as UTF-8 bytes; "servers": {}
 // and "tools": [] when empty; one trailing newline. lockfileVersion is
-// always written as 1 (Version). Strings escape '"', '\\', C0 and C1
+// written as 1 (Version1). Strings escape '"', '\\', C0 and C1
 // control characters, DEL, and invisible or bidirectional formatting
 // characters (see escapeRune) as \uXXXX or the short forms \b \t \n \f
 // \r (above U+FFFF: a \uXXXX\uXXXX surrogate pair); everything else,
 // including < > & and non-ASCII, is raw UTF-8. Invalid
 // UTF-8 in a string is written as U+FFFD (names from BuildServer and Parse
 // are always valid). Format(Parse(b)) == b for every b that Format wrote.
-//
-// A Lockfile with LockfileVersion 2 is written by FormatV2.
 func Format(l *Lockfile) []byte {
-	if l.LockfileVersion == VersionV2 {
-		return FormatV2(l)
+	if l.LockfileVersion == Version2 {
+		return formatV2(l)
 	}
-	return appendLockfile(make([]byte, 0, 256+estimateSize(l)), l, Version, func(b []byte, srv Server) []byte {
+	return appendLockfile(make([]byte, 0, 256+estimateSize(l)), l, Version1, func(b []byte, srv Server) []byte {
 		b = append(b, "{\n      \"surfaceHash\": "...)
 		b = appendString(b, srv.SurfaceHash)
 		b = append(b, ",\n      \"tools\": ["...)

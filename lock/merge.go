@@ -72,7 +72,7 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 	if stamp == nil || (theirs != nil && laterTime(theirs.GeneratedAt, stamp.GeneratedAt)) {
 		stamp = theirs
 	}
-	out := &Lockfile{LockfileVersion: Version, Servers: map[string]Server{}}
+	out := &Lockfile{LockfileVersion: Version1, Servers: map[string]Server{}}
 	if stamp != nil {
 		out.LockfileVersion, out.GeneratedBy, out.GeneratedAt = stamp.LockfileVersion, stamp.GeneratedBy, stamp.GeneratedAt
 	}

@@ -99,7 +99,7 @@ func (p *v2parser) lockfile(root *rv) (*Lockfile, error) {
 	if err := p.fields(root, "", v2Root, nil); err != nil {
 		return nil, err
 	}
-	l := &Lockfile{LockfileVersion: VersionV2, Servers: map[string]Server{}}
+	l := &Lockfile{LockfileVersion: Version2, Servers: map[string]Server{}}
 	var err error
 	if l.GeneratedBy, err = p.str(root, "", "generatedBy"); err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func (p *v2parser) tools(obj *rv, spath, server string) ([]Tool, error) {
 			if s, ok := def.member("inputSchema"); ok {
 				schema = appendRecipeCanonical(nil, s)
 			}
-			ih, herr := HashInputSchemaV2(schema)
+			ih, herr := hashSchemaV2(schema)
 			if (HashDescription(desc) != t.DescriptionHash || herr != nil || ih != t.InputSchemaHash) && !holdsRedacted(t.Definition) {
 				return nil, &IntegrityError{Line: line(p.data, v.off), Server: server, Tool: t.Name, Field: "descriptionHash",
 					Msg: "descriptionHash or inputSchemaHash is not that of the tool's definition: the file was edited by hand or damaged"}
@@ -297,7 +297,7 @@ func (p *v2parser) definition(def *rv, server, kind, name, uri, hash string) (st
 	c := appendRecipeCanonical(nil, def)
 	// A redacted definition hashes to its definitionHash only as the
 	// server sent it, which the file does not hold.
-	if Sha256Hex(c) != hash && !holdsRedacted(string(c)) {
+	if sha256Hex(c) != hash && !holdsRedacted(string(c)) {
 		return "", ierr("is not the definition hash of the definition kept beside it: the definition or its hash was edited by hand or damaged")
 	}
 	if n, ok := def.member("name"); !ok || n.kind != '"' || n.s != name {

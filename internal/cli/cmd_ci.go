@@ -271,7 +271,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 		}
 		run.uncommitted, run.against = what, "working tree"
 		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.lockRel, what)
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(head), lock.WithLF(data), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (working tree)", color))
+		fmt.Fprint(out, render.UnifiedDiff(withLF(head), withLF(data), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (working tree)", color))
 		if gha {
 			annotate(annot, ws.lockRel, 1, "agentgate: uncommitted lockfile change",
 				ws.lockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
@@ -294,7 +294,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, 
 		if rep.LockfileUncommitted {
 			label = "working tree"
 		}
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+		fmt.Fprint(out, render.UnifiedDiff(withLF(data), c.shownData(c.old), "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}
 	if gha {
 		annotateServers(annot, ws.lockRel, data, rep.Servers)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -82,6 +83,18 @@ func (c *comparison) shownData(old *lock.Lockfile) []byte {
 	return lock.Format(&lf)
 }
 
+// withLF returns data with every CRLF line end made LF, for showing two
+// lockfiles' texts side by side: git checks out agentgate.lock with CRLF
+// under core.autocrlf=true, and a line diff would otherwise show every
+// line changed. Lockfile strings escape CR, so no CR inside a value is
+// touched. data itself is not changed.
+func withLF(data []byte) []byte {
+	if !bytes.Contains(data, []byte("\r\n")) {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+}
+
 // drifted reports whether a verified server differs.
 func (c *comparison) drifted() bool { return !c.diff.Empty() }
 
@@ -102,17 +115,17 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 		return nil, err
 	}
 	printSkipped(e, ws.project)
-	version := lock.VersionV2 // what lock writes for a new file
+	version := lock.Version2 // what lock writes for a new file
 	if old != nil {
 		version = old.LockfileVersion
 	}
-	opts.Packages, opts.Root = version == lock.VersionV2, ws.root
+	opts.Packages, opts.Root = version == lock.Version2, ws.root
 	l, err := guardedCapture(e, fs, ws, capture, opts)
 	if err != nil {
 		return nil, err
 	}
 	l.warnHidden(e, old)
-	if version == lock.VersionV2 {
+	if version == lock.Version2 {
 		l.toV2(e, ws.project)
 		for name, srv := range l.servers {
 			if o, ok := prevServer(old, name); ok {
@@ -120,7 +133,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 			}
 		}
 	}
-	lf := lock.NewVersion(version, mergeEntries(ws.project.Servers, l.servers, old), st, old)
+	lf := lock.New(version, mergeEntries(ws.project.Servers, l.servers, old), st, old)
 	d := lock.Compare(old, lf)
 	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: d, cap: l,
 		labels: labelDiff(ws.project.Settings, d, old, lf, l.defs)}, nil
@@ -242,7 +255,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	color := e.useColor(out)
 	if c.drifted() {
 		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old),
+		fmt.Fprint(out, render.UnifiedDiff(withLF(data), c.shownData(c.old),
 			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
 	}
 	if len(c.cap.failures) > 0 {

@@ -174,7 +174,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	color := e.useColor(e.stdout)
 	d := lock.Compare(hv.lf, c.live)
 	fmt.Fprint(e.stdout, render.Summary(d, c.cap.defs, labelDiff(ws.project.Settings, d, hv.lf, c.live, c.cap.defs), color))
-	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.data), c.shownData(hv.lf), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))
+	fmt.Fprint(e.stdout, render.UnifiedDiff(withLF(hv.data), c.shownData(hv.lf), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (live)", color))
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s; review it, then run:\n  git add %s\n", ws.lockRel, ws.lockRel)
 	return drift(fmt.Errorf("the staged %s does not match the live surface; the working tree now has the live one", ws.lockRel),
 		"review the change above, then: git add "+ws.lockRel+" && git commit")

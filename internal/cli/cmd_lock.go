@@ -121,7 +121,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts.Packages, opts.Root = version == lock.VersionV2, ws.root
+	opts.Packages, opts.Root = version == lock.Version2, ws.root
 	st, err := stampNow(e)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	l.warnHidden(e, prev)
-	if version == lock.VersionV2 {
+	if version == lock.Version2 {
 		l.toV2(e, p)
 	}
 	if len(l.failures) > 0 {
@@ -196,7 +196,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	tw.Flush()
 
-	lf := lock.NewVersion(version, servers, st, prev)
+	lf := lock.New(version, servers, st, prev)
 	data := lock.Format(lf)
 	counts := fmt.Sprintf("%s, %s", plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
 	if exists && bytes.Equal(data, prevData) {

@@ -53,7 +53,7 @@ func runSBOM(e *env, fs *flag.FlagSet, args []string) error {
 	if !exists {
 		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel), "create it with 'agentgate lock --lockfile-version 2'")
 	}
-	if lf.LockfileVersion < lock.VersionV2 {
+	if lf.LockfileVersion < lock.Version2 {
 		return invalid(fmt.Errorf("%s: lockfile version %d pins no packages", ws.lockRel, lf.LockfileVersion),
 			"upgrade it with 'agentgate lock --lockfile-version 2', review the diff and commit it")
 	}
