@@ -57,57 +57,80 @@ func timeKey(s string) (t time.Time, leap bool, ok bool) {
 // offset is applied: RFC 3339 allows leap seconds and a reader cannot know
 // every one of them.
 func validTime(s string) bool {
-	num := func(i, n int) int { // the n digits at s[i:], or -1
-		v := 0
-		for _, c := range []byte(s[i : i+n]) {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
 	if len(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' && s[10] != 't' || s[13] != ':' || s[16] != ':' {
 		return false
 	}
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	h, m, sec := num(11, 2), num(14, 2), num(17, 2)
-	if year < 0 || month < 1 || month > 12 || day < 1 || h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60 {
+	h, m, sec := digits(s[11:13]), digits(s[14:16]), digits(s[17:19])
+	if !validDate(s[:10]) || !inRange(h, 0, 23) || !inRange(m, 0, 59) || !inRange(sec, 0, 60) {
 		return false
 	}
-	if day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+	rest, ok := skipFraction(s[19:])
+	if !ok {
 		return false
 	}
-	rest := s[19:]
-	if len(rest) > 0 && rest[0] == '.' {
-		n := 1
-		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
-			n++
-		}
-		if n == 1 {
-			return false
-		}
-		rest = rest[n:]
-	}
-	utc := h*60 + m
-	switch {
-	case rest == "Z" || rest == "z":
-	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
-		oh, om := num(len(s)-5, 2), num(len(s)-2, 2)
-		if oh < 0 || oh > 23 || om < 0 || om > 59 {
-			return false
-		}
-		if rest[0] == '+' {
-			utc -= oh*60 + om
-		} else {
-			utc += oh*60 + om
-		}
-		utc = (utc%1440 + 1440) % 1440
-	default:
+	east, ok := zoneOffset(rest)
+	if !ok {
 		return false
 	}
+	utc := ((h*60+m-east)%1440 + 1440) % 1440 // the minute of the day in UTC
 	return sec < 60 || utc == 23*60+59
 }
+
+// validDate reports whether d, YYYY-MM-DD, is a day that exists.
+func validDate(d string) bool {
+	year, month, day := digits(d[0:4]), digits(d[5:7]), digits(d[8:10])
+	return year >= 0 && inRange(month, 1, 12) && day >= 1 &&
+		day <= time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// skipFraction returns rest after a leading fraction of a second ('.' and
+// one or more digits), or rest itself when it has none; ok is false for a
+// '.' with no digit.
+func skipFraction(rest string) (after string, ok bool) {
+	if rest == "" || rest[0] != '.' {
+		return rest, true
+	}
+	n := 1
+	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+		n++
+	}
+	return rest[n:], n > 1
+}
+
+// zoneOffset returns the offset east of UTC, in minutes, of zone, which
+// must be Z, z, or +hh:mm / -hh:mm with hh 00-23 and mm 00-59.
+func zoneOffset(zone string) (east int, ok bool) {
+	if zone == "Z" || zone == "z" {
+		return 0, true
+	}
+	if len(zone) != 6 || zone[0] != '+' && zone[0] != '-' || zone[3] != ':' {
+		return 0, false
+	}
+	oh, om := digits(zone[1:3]), digits(zone[4:6])
+	if !inRange(oh, 0, 23) || !inRange(om, 0, 59) {
+		return 0, false
+	}
+	if zone[0] == '-' {
+		return -(oh*60 + om), true
+	}
+	return oh*60 + om, true
+}
+
+// digits returns the decimal value of s, or -1 when s holds anything but
+// the digits 0-9.
+func digits(s string) int {
+	v := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
+}
+
+// inRange reports whether lo <= v <= hi.
+func inRange(v, lo, hi int) bool { return lo <= v && v <= hi }
 
 // New returns a lockfile of the given version (Version1 or Version2; New
 // panics on any other) holding servers, stamped with s, unless prev (may
