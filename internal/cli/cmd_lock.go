@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -93,23 +94,23 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := ws.project
-	e.rep.setLockfile(ws.lockRel)
-	prev, prevData, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	p := ws.Project
+	e.rep.setLockfile(ws.LockRel)
+	prev, prevData, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		var ve *lock.VersionError
 		if !flagValue[bool](fs, "force") || errors.As(err, &ve) && ve.Newer() {
 			return err // a newer format needs a newer agentgate, never --force
 		}
-		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.lockRel)
+		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.LockRel)
 		prev = nil
 	}
 	if len(p.Files) == 0 && !exists {
 		return invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
-			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.lockRel),
+			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.LockRel),
 			"run 'agentgate lock' in the repository whose client configs it should pin, or list other config files as [[extra]] in agentgate.toml (docs/config.md)")
 	}
-	version, err := settleVersion(fs, prev, ws.lockRel)
+	version, err := settleVersion(fs, prev, ws.LockRel)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts.Packages, opts.Root = version == lock.Version2, ws.root
+	opts.Packages, opts.Root = version == lock.Version2, ws.Root
 	st, err := stampNow(e)
 	if err != nil {
 		return err
@@ -131,23 +132,23 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	l.warnHidden(e, prev)
+	warnHidden(e, l, prev)
 	if version == lock.Version2 {
-		l.toV2(e, p)
+		toV2(e, l, p)
 	}
-	if len(l.failures) > 0 {
+	if len(l.Failures) > 0 {
 		what := "left unchanged"
 		if !exists {
 			what = "not written"
 		}
-		names := make([]string, len(l.failures))
-		for i, f := range l.failures {
-			names[i] = safetext.VisibleLine(f.server)
-			e.rep.addServer(reportServer{Name: f.server, Status: "failed", Detail: f.msg})
+		names := make([]string, len(l.Failures))
+		for i, f := range l.Failures {
+			names[i] = safetext.VisibleLine(f.Server)
+			e.rep.addServer(reportServer{Name: f.Server, Status: "failed", Detail: f.Msg})
 		}
-		return &ExitError{Code: failureCode(l.failures),
-			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
-				len(l.failures), plural(len(selected), "server"), strings.Join(names, ", ")),
+		return &ExitError{Code: failureCode(l.Failures),
+			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.LockRel, what,
+				len(l.Failures), plural(len(selected), "server"), strings.Join(names, ", ")),
 			Hints: partialHints(e, l, selected)}
 	}
 
@@ -163,17 +164,17 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	var rows []row
 	for _, s := range p.Servers {
 		if refresh[s.Name] {
-			srv := l.servers[s.Name]
+			srv := l.Servers[s.Name]
 			servers[s.Name] = srv
 			status := serverStatus(prev, s.Name, srv)
 			if prev != nil && prev.LockfileVersion != version {
 				status = upgradeStatus(prev, s.Name, srv)
 			}
 			rows = append(rows, row{"locked", s.Name, plural(len(srv.Tools), "tool"),
-				fmt.Sprintf("%.2fs", l.elapsed[s.Name].Seconds()), status, len(srv.Tools)})
+				fmt.Sprintf("%.2fs", l.Elapsed[s.Name].Seconds()), status, len(srv.Tools)})
 			continue
 		}
-		if old, ok := prevServer(prev, s.Name); ok {
+		if old, ok := check.PrevServer(prev, s.Name); ok {
 			servers[s.Name] = old
 			rows = append(rows, row{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed", len(old.Tools)})
 		} else {
@@ -200,15 +201,15 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	data := lock.Format(lf)
 	counts := fmt.Sprintf("%s, %s", plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
 	if exists && bytes.Equal(data, prevData) {
-		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.lockRel, counts)
+		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.LockRel, counts)
 		return nil
 	}
-	if err := atomicfile.WriteFile(ws.lockPath, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(ws.LockPath, data, 0o644); err != nil {
 		return writeFailed(ws, err)
 	}
 	e.rep.setWritten()
-	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.lockRel, counts)
-	if msg := formatChange(prev, lf, ws.lockRel); msg != "" {
+	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.LockRel, counts)
+	if msg := formatChange(prev, lf, ws.LockRel); msg != "" {
 		fmt.Fprintln(e.stdout, msg)
 	}
 	// A server pinned for the first time (every server of a first lock)
@@ -221,7 +222,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 			names = append(names, sd.Name)
 		}
 	}
-	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.defs), names, triage.High,
+	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.Defs), names, triage.High,
 		"agentgate: high triage labels on what this lock pins for the first time (docs/TRIAGE.md):")
 	return nil
 }
@@ -230,25 +231,25 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 // captured although another failed (nothing is written either way), and
 // returns the hints of such a run: fix and retry; lock only the servers
 // that worked; or exclude each failing one in agentgate.toml.
-func partialHints(e *env, l *live, selected []config.Server) []string {
+func partialHints(e *env, l *check.Live, selected []config.Server) []string {
 	hints := []string{"fix the servers above and run 'agentgate lock' again"}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	var ok []string
 	for _, s := range selected {
-		if srv, captured := l.servers[s.Name]; captured {
+		if srv, captured := l.Servers[s.Name]; captured {
 			ok = append(ok, "--server "+safetext.VisibleLine(s.Name))
 			e.rep.addServer(reportServer{Name: s.Name, Status: "captured", Detail: "not written: another server failed", Tools: len(srv.Tools)})
 			fmt.Fprintf(tw, "captured\t%s\t%s\t%.2fs\tnot written: another server failed\n",
-				safetext.VisibleLine(s.Name), plural(len(srv.Tools), "tool"), l.elapsed[s.Name].Seconds())
+				safetext.VisibleLine(s.Name), plural(len(srv.Tools), "tool"), l.Elapsed[s.Name].Seconds())
 		}
 	}
 	tw.Flush()
 	if len(ok) > 0 {
 		hints = append(hints, "to write the servers that worked now: agentgate lock "+strings.Join(ok, " "))
 	}
-	for _, f := range l.failures {
+	for _, f := range l.Failures {
 		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
-			quoteVisible(f.server), config.TOMLKey(f.server)))
+			safetext.Quote(f.Server), config.TOMLKey(f.Server)))
 	}
 	return hints
 }
@@ -290,17 +291,9 @@ func selectServers(p *config.Project, names []string) ([]config.Server, error) {
 	return out, nil
 }
 
-func prevServer(prev *lock.Lockfile, name string) (lock.Server, bool) {
-	if prev == nil {
-		return lock.Server{}, false
-	}
-	s, ok := prev.Servers[name]
-	return s, ok
-}
-
 // serverStatus says how srv compares with the previous lockfile.
 func serverStatus(prev *lock.Lockfile, name string, srv lock.Server) string {
-	old, ok := prevServer(prev, name)
+	old, ok := check.PrevServer(prev, name)
 	switch {
 	case !ok:
 		return "new"
@@ -323,8 +316,8 @@ func serverStatus(prev *lock.Lockfile, name string, srv lock.Server) string {
 
 // failureCode is the exit class of a set of failures: 3 when any server
 // could not be verified, else 2 (definitions that cannot be resolved).
-func failureCode(fs []failure) int {
-	if slices.ContainsFunc(fs, func(f failure) bool { return f.code == ExitUnverified }) {
+func failureCode(fs []check.Failure) int {
+	if slices.ContainsFunc(fs, func(f check.Failure) bool { return f.Class == check.Unverified }) {
 		return ExitUnverified
 	}
 	return ExitInvalid
@@ -334,7 +327,7 @@ func failureCode(fs []failure) int {
 // read-only directory, a full disk): exit class 3, because the surface was
 // captured but the result could not be recorded; atomicfile.WriteFile has left
 // the old file as it was.
-func writeFailed(ws *workspace, err error) error {
-	return unverified(fmt.Errorf("could not write %s: %v; the existing file is unchanged", ws.lockRel, err),
-		hintOf(err, "make the directory writable and free some disk space, then run the command again"))
+func writeFailed(ws *check.Workspace, err error) error {
+	return unverified(fmt.Errorf("could not write %s: %v; the existing file is unchanged", ws.LockRel, err),
+		check.HintOf(err, "make the directory writable and free some disk space, then run the command again"))
 }

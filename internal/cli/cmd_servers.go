@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -111,9 +112,9 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)
-		ws := projectWorkspace(e, nil, root, p, "")
-		lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
-		markUnlocked(rep.Servers, lf, exists, err, ws.lockRel)
+		ws := check.NewWorkspace(e.dir, nil, root, p, "")
+		lf, _, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
+		markUnlocked(rep.Servers, lf, exists, err, ws.LockRel)
 	}
 	var cerrs config.Errors
 	if loadErr != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -143,7 +144,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	if err != nil {
 		return err
 	}
-	p := ws.project
+	p := ws.Project
 	opt := config.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
 	// Excluded entries are not wrapped: guard would find no lockfile
 	// entry for them.
@@ -166,7 +167,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	// are: said on stderr, so nobody believes them guarded.
 	for _, u := range left {
 		fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s:%d:%d: server %s: %s: not wrapped: %s\n",
-			safetext.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), safetext.VisibleLine(u.Field), safetext.VisibleLine(u.Reason))
+			safetext.VisibleLine(u.File), u.Line, u.Column, safetext.Quote(u.Server), safetext.VisibleLine(u.Field), safetext.VisibleLine(u.Reason))
 	}
 	verb := "wrapped"
 	if undo {
@@ -220,14 +221,14 @@ func lockNames(p *config.Project) func(file, server string) (string, bool) {
 // returned with outside set, for writeEdits to name and leave alone, and
 // its errors are not the command's. edit is told whether the file is
 // outside, so that it reports nothing of its own about such a file.
-func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outside bool) ([]byte, []string, error)) ([]fileEdit, error) {
+func editConfigs(ws *check.Workspace, edit func(client, rel string, data []byte, outside bool) ([]byte, []string, error)) ([]fileEdit, error) {
 	var out []fileEdit
 	var errs config.Errors
 	var other []error
 	byReal := map[string]int{} // a file read under two names (a link) is edited once
-	for _, rel := range ws.project.Files {
-		cf := ws.project.ConfigFile(rel)
-		client := config.ClientOf(rel, ws.project.Settings)
+	for _, rel := range ws.Project.Files {
+		cf := ws.Project.ConfigFile(rel)
+		client := config.ClientOf(rel, ws.Project.Settings)
 		if cf.Outside {
 			data, err := os.ReadFile(cf.Abs)
 			if err != nil {
@@ -301,7 +302,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 			}
 			names := make([]string, len(f.servers))
 			for i, s := range f.servers {
-				names[i] = quoteVisible(s)
+				names[i] = safetext.Quote(s)
 			}
 			fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
 				strings.TrimPrefix(fs.Name(), "agentgate "), safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
@@ -356,7 +357,7 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	for _, f := range written {
 		var names []string
 		for _, s := range f.servers {
-			names = append(names, quoteVisible(s))
+			names = append(names, safetext.Quote(s))
 		}
 		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
+	"github.com/agentgate/agentgate/render"
 )
 
 // Misbehaving servers, at the CLI: `agentgate lock` against each must exit
@@ -268,7 +269,7 @@ func TestHostileServersLock(t *testing.T) {
 			// The read-only gate says "unverified", never "in-sync".
 			r.commitAll()
 			code, stdout, stderr = r.agentgate("ci", "--format", "json", "--timeout", timeout)
-			var rep ciReport
+			var rep render.CIReport
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("ci --format json: stdout is not one JSON report: %v\n%s", err, stdout)
 			}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -14,7 +15,7 @@ import (
 // and agentgate-mcp read for their own settings, named where each is
 // defined.
 func TestOwnVariables(t *testing.T) {
-	read := []string{wire.HelperEnv, auth.StoreEnv, trustedRefEnv, "AGENTGATE_TIMEOUT"}
+	read := []string{wire.HelperEnv, auth.StoreEnv, check.TrustedRefEnv, "AGENTGATE_TIMEOUT"}
 	slices.Sort(read)
 	if !slices.Equal(config.OwnVariables, read) {
 		t.Errorf("config.OwnVariables = %q, agentgate reads %q", config.OwnVariables, read)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 )
 
@@ -30,7 +31,7 @@ func stampAt(by string, now func() time.Time, getenv func(string) string) (lock.
 	if v := getenv("SOURCE_DATE_EPOCH"); v != "" {
 		secs, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || secs < 0 || secs > 253402300799 || strings.HasPrefix(v, "+") {
-			return lock.Stamp{}, fmt.Errorf("environment variable SOURCE_DATE_EPOCH=%s: want a decimal number of seconds since 1970-01-01T00:00:00Z", quoteVisible(v))
+			return lock.Stamp{}, fmt.Errorf("environment variable SOURCE_DATE_EPOCH=%s: want a decimal number of seconds since 1970-01-01T00:00:00Z", safetext.Quote(v))
 		}
 		t = time.Unix(secs, 0)
 	}

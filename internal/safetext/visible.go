@@ -40,6 +40,22 @@ func Visible(s string) string { return visible(s, false) }
 // VisibleLine is Visible for single-line contexts: newline is shown as \n.
 func VisibleLine(s string) string { return visible(s, true) }
 
+// Quote is s as VisibleLine shows it, cut after 400 bytes (at a character
+// boundary, marked "...") and in double quotes: a name or text from a
+// config or a server, quoted in a message.
+func Quote(s string) string {
+	v := VisibleLine(s)
+	const max = 400
+	if len(v) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		v = v[:cut] + "..."
+	}
+	return `"` + v + `"`
+}
+
 func visible(s string, oneLine bool) string {
 	if isPlain(s, oneLine) {
 		return s

@@ -1,4 +1,4 @@
-package cli
+package check
 
 // hookview.go is what the commit hook looks at. It reads the client configs,
 // agentgate.toml and the lockfile as the index holds them, which is what
@@ -17,32 +17,24 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/gitint"
-	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
-// loadStaged loads the project as the index holds it: every config path
+// LoadStaged loads the project as the index holds it: every config path
 // in the index (config.IsConfigPath), agentgate.toml and the files its
 // [[extra]] names, read with FileInIndex (config.LoadAt). Root is the work
-// tree's, where the servers run. Bad configs are exit class 2; an index
-// that cannot be read is class 3.
-func loadStaged(repo *gitint.Repo) (*config.Project, error) {
+// tree's, where the servers run. An index that cannot be read is
+// Unverified; bad configs are config.LoadAt's error as it is (the caller
+// says the configs were read as staged).
+func LoadStaged(repo *gitint.Repo) (*config.Project, error) {
 	paths, err := repo.IndexPaths(config.IsConfigPath)
 	if err != nil {
-		return nil, classify(ExitUnverified, err)
+		return nil, Classify(Unverified, err)
 	}
-	p, err := config.LoadAt(paths, followLinks(repo.FileInIndex, repo.SymlinkInIndex))
+	p, err := config.LoadAt(paths, FollowLinks(repo.FileInIndex, repo.SymlinkInIndex))
 	if err != nil {
-		const staged = "the hook reads the configs as the commit records them: fix the file, then git add it"
-		if list := listOf(err); list != nil {
-			for i := range list {
-				list[i].lines[0] += " (as staged)"
-			}
-			return nil, &ExitError{Code: ExitInvalid, Err: list, Hints: []string{staged}}
-		}
-		return nil, &ExitError{Code: ExitInvalid, Err: fmt.Errorf("%w (as staged)", err),
-			Hints: append(hintsOf(err), staged)}
+		return nil, err
 	}
 	p.Root = repo.Root()
 	return p, nil
@@ -53,7 +45,7 @@ func loadStaged(repo *gitint.Repo) (*config.Project, error) {
 // the first commit it is an empty project.
 func loadHead(repo *gitint.Repo, staged []string, changes []string) (*config.Project, error) {
 	paths := slices.Concat(staged, slices.DeleteFunc(slices.Clone(changes), func(p string) bool { return !config.IsConfigPath(p) }))
-	p, err := config.LoadAt(paths, followLinks(
+	p, err := config.LoadAt(paths, FollowLinks(
 		func(path string) ([]byte, bool, error) { return repo.FileAt("HEAD", path) },
 		func(path string) (bool, error) { return repo.SymlinkAt("HEAD", path) }))
 	if err != nil {
@@ -63,13 +55,13 @@ func loadHead(repo *gitint.Repo, staged []string, changes []string) (*config.Pro
 	return p, nil
 }
 
-// followLinks makes read (the index's or a revision's files) follow
+// FollowLinks makes read (the index's or a revision's files) follow
 // symbolic links as the work tree would: a link's target, relative to the
 // link's directory, is read in turn, up to maxLinkDepth links (a config
 // such as .cursor/mcp.json -> ../.mcp.json reads .mcp.json as staged). A
 // link to an absolute path or out of the repository is an error: the
 // commit does not hold what it points at.
-func followLinks(read func(string) ([]byte, bool, error), isLink func(string) (bool, error)) func(string) ([]byte, bool, error) {
+func FollowLinks(read func(string) ([]byte, bool, error), isLink func(string) (bool, error)) func(string) ([]byte, bool, error) {
 	return func(p string) ([]byte, bool, error) {
 		name := p
 		for range maxLinkDepth + 1 {
@@ -95,63 +87,63 @@ func followLinks(read func(string) ([]byte, bool, error), isLink func(string) (b
 	}
 }
 
-// headView is the commit's parent as the hook compares with it.
-type headView struct {
-	data       []byte         // the lockfile at HEAD, nil if none
-	lf         *lock.Lockfile // parsed; nil if none or damaged (counts as none)
-	project    *config.Project
-	projectErr error // HEAD's configs do not load (every server is then captured)
+// HeadView is the commit's parent as the hook compares with it.
+type HeadView struct {
+	Data       []byte         // the lockfile at HEAD, nil if none
+	Lf         *lock.Lockfile // parsed; nil if none or damaged (counts as none)
+	Project    *config.Project
+	ProjectErr error // HEAD's configs do not load (every server is then captured: WhyHeadBad)
 }
 
-// readHead reads HEAD's lockfile and, when withConfigs, HEAD's configs
-// (loadHead; a failure is noted on stderr and kept in projectErr).
-func readHead(e *env, ws *workspace, changes []string, withConfigs bool) (headView, error) {
-	var hv headView
-	data, ok, err := ws.repo.FileAt("HEAD", ws.lockRel)
+// ReadHead reads HEAD's lockfile and, when withConfigs, HEAD's configs
+// (loadHead; a failure is kept in ProjectErr). A repository that cannot
+// be read is Unverified.
+func ReadHead(ws *Workspace, changes []string, withConfigs bool) (HeadView, error) {
+	var hv HeadView
+	data, ok, err := ws.Repo.FileAt("HEAD", ws.LockRel)
 	if err != nil {
-		return hv, classify(ExitUnverified, err)
+		return hv, Classify(Unverified, err)
 	}
 	if ok {
-		hv.data = data
-		hv.lf, _ = lock.Parse(data)
+		hv.Data = data
+		hv.Lf, _ = lock.Parse(data)
 	}
 	if !withConfigs {
 		return hv, nil
 	}
-	indexed, err := ws.repo.IndexPaths(config.IsConfigPath)
+	indexed, err := ws.Repo.IndexPaths(config.IsConfigPath)
 	if err != nil {
-		return hv, classify(ExitUnverified, err)
+		return hv, Classify(Unverified, err)
 	}
-	if hv.project, hv.projectErr = loadHead(ws.repo, indexed, changes); hv.projectErr != nil {
-		// the message quotes HEAD's files: escaped, on one line
-		fmt.Fprintf(e.stderr, "agentgate: note: %s; capturing every server\n",
-			safetext.VisibleLine(whyHeadBad+": "+hv.projectErr.Error()))
-	}
+	hv.Project, hv.ProjectErr = loadHead(ws.Repo, indexed, changes)
 	return hv, nil
 }
 
 // Why the hook captures a server, in the words it prints.
 const (
-	whyNew     = "new"
-	whyChanged = "changed in this commit"
-	whyEdited  = "lockfile entry edited"
-	whyHeadNot = "not locked at HEAD"
-	whyNoEntry = "not in the lockfile"
-	whyHeadBad = "the configs at HEAD do not load"
-	whyLive    = "--live"
-	whyAll     = `hook = "all" in agentgate.toml`
+	WhyNew     = "new"
+	WhyChanged = "changed in this commit"
+	WhyEdited  = "lockfile entry edited"
+	WhyHeadNot = "not locked at HEAD"
+	WhyNoEntry = "not in the lockfile"
+	WhyHeadBad = "the configs at HEAD do not load"
+	WhyLive    = "--live"
+	WhyAll     = `hook = "all" in agentgate.toml`
 )
 
-// hookPlan is which servers the hook starts, and why.
-type hookPlan struct {
-	capture   []config.Server
-	why       map[string]string // server -> reason, for those captured
-	unchanged []string          // not started: their staged entries are kept
-	dropped   []string          // in the staged lockfile, no longer configured
+// WhyOrder is every reason, in the order the hook prints its groups.
+var WhyOrder = []string{WhyLive, WhyAll, WhyHeadBad, WhyNew, WhyChanged, WhyEdited, WhyHeadNot, WhyNoEntry}
+
+// HookPlan is which servers the hook starts, and why.
+type HookPlan struct {
+	Capture   []config.Server
+	Why       map[string]string // server -> reason (a Why constant), for those captured
+	Unchanged []string          // not started: their staged entries are kept
+	Dropped   []string          // in the staged lockfile, no longer configured
 }
 
-// planHook decides which of the staged servers the hook captures. With
-// all set ("--live" or the hook = "all" reason) it is every server.
+// PlanHook decides which of the staged servers the hook captures, with
+// variables resolved by lookup. With all set (WhyLive or WhyAll) it is every server.
 // Otherwise a server is captured when it is new (no enabled server of that
 // name at HEAD), changed (its definition differs from HEAD's once both are
 // resolved in this environment; see sameServer), has no entry in the staged
@@ -163,24 +155,24 @@ type hookPlan struct {
 // Files: an envFile, an opencode {file:}) is the same in the index as at
 // HEAD; resolving reads the work tree's copy for both sides, so a commit
 // that changes such a file changes the servers that read it.
-func planHook(e *env, staged, head *config.Project, headErr error, stagedLf, headLf *lock.Lockfile, all string, committed func(abs string) bool) hookPlan {
-	plan := hookPlan{why: map[string]string{}}
+func PlanHook(lookup func(string) (string, bool), staged, head *config.Project, headErr error, stagedLf, headLf *lock.Lockfile, all string, committed func(abs string) bool) HookPlan {
+	plan := HookPlan{Why: map[string]string{}}
 	for _, s := range staged.Servers {
 		why := all
 		if why == "" {
-			why = changeOf(e, staged, head, headErr, s, stagedLf, headLf, committed)
+			why = changeOf(lookup, staged, head, headErr, s, stagedLf, headLf, committed)
 		}
 		if why == "" {
-			plan.unchanged = append(plan.unchanged, s.Name)
+			plan.Unchanged = append(plan.Unchanged, s.Name)
 			continue
 		}
-		plan.why[s.Name] = why
-		plan.capture = append(plan.capture, s)
+		plan.Why[s.Name] = why
+		plan.Capture = append(plan.Capture, s)
 	}
 	if stagedLf != nil {
 		for _, name := range slices.Sorted(maps.Keys(stagedLf.Servers)) {
 			if !slices.ContainsFunc(staged.Servers, func(s config.Server) bool { return s.Name == name }) {
-				plan.dropped = append(plan.dropped, name)
+				plan.Dropped = append(plan.Dropped, name)
 			}
 		}
 	}
@@ -189,27 +181,27 @@ func planHook(e *env, staged, head *config.Project, headErr error, stagedLf, hea
 
 // changeOf is why s must be captured, or "" when the commit leaves it as
 // it is at HEAD.
-func changeOf(e *env, staged, head *config.Project, headErr error, s config.Server, stagedLf, headLf *lock.Lockfile, committed func(string) bool) string {
+func changeOf(lookup func(string) (string, bool), staged, head *config.Project, headErr error, s config.Server, stagedLf, headLf *lock.Lockfile, committed func(string) bool) string {
 	if headErr != nil {
-		return whyHeadBad
+		return WhyHeadBad
 	}
 	i := slices.IndexFunc(head.Servers, func(h config.Server) bool { return h.Name == s.Name })
 	if i < 0 {
-		return whyNew
+		return WhyNew
 	}
-	if !sameServer(e, staged, s, head, head.Servers[i], committed) {
-		return whyChanged
+	if !sameServer(lookup, staged, s, head, head.Servers[i], committed) {
+		return WhyChanged
 	}
-	entry, ok := prevServer(stagedLf, s.Name)
+	entry, ok := PrevServer(stagedLf, s.Name)
 	if !ok {
-		return whyNoEntry
+		return WhyNoEntry
 	}
-	was, ok := prevServer(headLf, s.Name)
+	was, ok := PrevServer(headLf, s.Name)
 	if !ok {
-		return whyHeadNot
+		return WhyHeadNot
 	}
 	if !lock.SameServer(entry, was) {
-		return whyEdited
+		return WhyEdited
 	}
 	return ""
 }
@@ -236,9 +228,9 @@ func sameSettings(pa *config.Project, a string, pb *config.Project, b string) bo
 // nothing resolving could see, so a variable this environment lacks (a
 // token the commit does not touch) or the definition's new position in a
 // reformatted file (which the error names) is no change.
-func sameServer(e *env, pa *config.Project, a config.Server, pb *config.Project, b config.Server, committed func(string) bool) bool {
-	ra, errA := pa.Resolve(a, e.lookup)
-	rb, errB := pb.Resolve(b, e.lookup)
+func sameServer(lookup func(string) (string, bool), pa *config.Project, a config.Server, pb *config.Project, b config.Server, committed func(string) bool) bool {
+	ra, errA := pa.Resolve(a, lookup)
+	rb, errB := pb.Resolve(b, lookup)
 	if errA != nil || errB != nil {
 		return errA != nil && errB != nil && config.DefinitionDiff(a, b) == "" && sameSettings(pa, a.Name, pb, b.Name)
 	}
@@ -256,11 +248,11 @@ func sameServer(e *env, pa *config.Project, a config.Server, pb *config.Project,
 	return true
 }
 
-// committedUnchanged reports whether the file at abs is the same in the
+// CommittedUnchanged reports whether the file at abs is the same in the
 // index as at HEAD (both absent counts as the same). A file outside the
 // work tree, or inside .git, is not part of any commit: unchanged. A file
 // git cannot read is a change (the server is then captured).
-func committedUnchanged(repo *gitint.Repo, abs string) bool {
+func CommittedUnchanged(repo *gitint.Repo, abs string) bool {
 	rel, err := filepath.Rel(repo.Root(), abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return true
@@ -278,33 +270,4 @@ func committedUnchanged(repo *gitint.Repo, abs string) bool {
 		return false
 	}
 	return inIndex == inHead && bytes.Equal(staged, then)
-}
-
-// print writes one line per group: the servers captured for each reason,
-// those not started, and those dropped.
-func (p hookPlan) print(e *env) {
-	names := func(list []string) string {
-		v := make([]string, len(list))
-		for i, n := range list {
-			v[i] = safetext.VisibleLine(n) // from the configs
-		}
-		return strings.Join(v, ", ")
-	}
-	for _, why := range []string{whyLive, whyAll, whyHeadBad, whyNew, whyChanged, whyEdited, whyHeadNot, whyNoEntry} {
-		var group []string
-		for _, s := range p.capture {
-			if p.why[s.Name] == why {
-				group = append(group, s.Name)
-			}
-		}
-		if len(group) > 0 {
-			fmt.Fprintf(e.stdout, "agentgate: captured %s (%s)\n", names(group), why)
-		}
-	}
-	if len(p.unchanged) > 0 {
-		fmt.Fprintf(e.stdout, "agentgate: not started: %s (unchanged; checked by 'agentgate ci' and 'agentgate diff')\n", names(p.unchanged))
-	}
-	if len(p.dropped) > 0 {
-		fmt.Fprintf(e.stdout, "agentgate: dropped %s (no longer configured)\n", names(p.dropped))
-	}
 }

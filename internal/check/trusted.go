@@ -1,4 +1,4 @@
-package cli
+package check
 
 // trusted.go is the --trusted-ref guard: a pull request from a fork edits
 // the client configs, and lock, diff and ci start the commands those
@@ -7,7 +7,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -19,21 +18,12 @@ import (
 	"github.com/agentgate/agentgate/internal/safetext"
 	mcpcommand "github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/mcp/wire"
 )
 
-// trustedRefEnv is the environment variable that sets --trusted-ref.
-const trustedRefEnv = "AGENTGATE_TRUSTED_REF"
+// TrustedRefEnv is the environment variable that sets --trusted-ref.
+const TrustedRefEnv = "AGENTGATE_TRUSTED_REF"
 
-// trustedRef is --trusted-ref when given, else AGENTGATE_TRUSTED_REF, else "".
-func trustedRef(e *env, flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	return e.getenv(trustedRefEnv)
-}
-
-// trustFilter decides which servers may start under --trusted-ref ref.
+// TrustFilter decides which servers may start under --trusted-ref ref.
 // Every setting comes from the trusted revision: the configs and
 // agentgate.toml at ref are loaded (config.LoadAt) and resolved against
 // the work tree's root, and what starts is the trusted definition,
@@ -59,30 +49,31 @@ func trustedRef(e *env, flagValue string) string {
 //     (config.ProgramText: a shell command string with operators, globs or
 //     expansions, an inline program such as python -c, a module).
 //
-// Otherwise the server is not started: one failure of exit class 3 naming
-// it and the reason. ok holds the servers to start, already resolved;
+// Otherwise the server is not started: one Unverified failure naming it
+// and the reason. ok holds the servers to start, already resolved;
 // settings are the trusted revision's agentgate.toml (for the run's
-// options). A ref that does not resolve is exit class 2.
-func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok []config.Resolved, refused []failure, settings config.Settings, err error) {
-	if ws.repo == nil {
+// options: CaptureResolved them with these). A ref that does not resolve
+// is Invalid.
+func TrustFilter(e Env, ws *Workspace, ref string, servers []config.Server) (ok []config.Resolved, refused []Failure, settings config.Settings, err error) {
+	if ws.Repo == nil {
 		return nil, nil, settings, invalid(fmt.Errorf("--trusted-ref %s needs a git repository", ref))
 	}
-	if _, _, err := ws.repo.FileAt(ref, config.SettingsFile); err != nil {
+	if _, _, err := ws.Repo.FileAt(ref, config.SettingsFile); err != nil {
 		return nil, nil, settings, invalid(fmt.Errorf("--trusted-ref %s: %s", ref, err),
 			"fetch the trusted branch first (git fetch origin main; with actions/checkout, set fetch-depth: 0)")
 	}
-	read := func(p string) ([]byte, bool, error) { return ws.repo.FileAt(ref, p) }
-	trusted, loadErr := config.LoadAt(ws.project.Files, read)
+	read := func(p string) ([]byte, bool, error) { return ws.Repo.FileAt(ref, p) }
+	trusted, loadErr := config.LoadAt(ws.Project.Files, read)
 	if loadErr == nil {
-		trusted.Root = ws.root
+		trusted.Root = ws.Root
 		settings = trusted.Settings
 	}
-	refuse := func(s config.Server, why string) failure {
-		return failure{server: s.Name, file: where(s), code: ExitUnverified,
-			msg: fmt.Sprintf("not started: %s (--trusted-ref %s starts only servers defined identically at %s)", why, ref, ref),
-			hints: []string{
+	refuse := func(s config.Server, why string) Failure {
+		return Failure{Server: s.Name, File: Where(s), Class: Unverified,
+			Msg: fmt.Sprintf("not started: %s (--trusted-ref %s starts only servers defined identically at %s)", why, ref, ref),
+			Hints: []string{
 				fmt.Sprintf("a change to what CI starts must be reviewed and merged into %s first; then CI runs it", ref),
-				"on a trusted branch, run agentgate without --trusted-ref (and without " + trustedRefEnv + ")"}}
+				"on a trusted branch, run agentgate without --trusted-ref (and without " + TrustedRefEnv + ")"}}
 	}
 	for _, s := range servers {
 		if loadErr != nil {
@@ -109,16 +100,16 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 				continue
 			}
 		}
-		now, f := resolveServer(e, ws.project, s)
+		now, f := ResolveServer(e, ws.Project, s)
 		if f != nil {
 			refused = append(refused, *f)
 			continue
 		}
 		// Run the trusted definition, named where the user sees it.
 		t.File, t.Line, t.Column, t.AlsoIn = s.File, s.Line, s.Column, s.AlsoIn
-		then, f := resolveServer(e, trusted, t)
+		then, f := ResolveServer(e, trusted, t)
 		if f != nil {
-			refused = append(refused, refuse(s, fmt.Sprintf("it does not resolve with the settings at %s: %s", ref, f.msg)))
+			refused = append(refused, refuse(s, fmt.Sprintf("it does not resolve with the settings at %s: %s", ref, f.Msg)))
 			continue
 		}
 		if field := resolvedDiff(then, now); field != "" {
@@ -127,7 +118,7 @@ func trustFilter(e *env, ws *workspace, ref string, servers []config.Server) (ok
 		}
 		why, err := changedLocalFile(ws, ref, then)
 		if err != nil {
-			return nil, nil, settings, classify(ExitUnverified, err)
+			return nil, nil, settings, Classify(Unverified, err)
 		}
 		if why != "" {
 			refused = append(refused, refuse(s, why))
@@ -182,7 +173,7 @@ const maxLinkDepth = 8
 // turn) at ref. A file in neither ref nor HEAD was not committed by anyone
 // (the job made it) and is accepted; one that HEAD has and ref has not is
 // refused.
-func changedLocalFile(ws *workspace, ref string, s config.Resolved) (string, error) {
+func changedLocalFile(ws *Workspace, ref string, s config.Resolved) (string, error) {
 	var words []string
 	add := func(v string) {
 		if v == "" {
@@ -217,7 +208,7 @@ func changedLocalFile(ws *workspace, ref string, s config.Resolved) (string, err
 	}
 	words = append(words, s.Files...)
 	words = append(words, s.Cwd)
-	bases := []string{ws.root}
+	bases := []string{ws.Root}
 	if s.Cwd != "" {
 		bases = append(bases, s.Cwd)
 	}
@@ -238,7 +229,7 @@ func changedLocalFile(ws *workspace, ref string, s config.Resolved) (string, err
 
 // fileCheck compares work-tree files with a revision, each path once.
 type fileCheck struct {
-	ws   *workspace
+	ws   *Workspace
 	ref  string
 	seen map[string]bool
 }
@@ -270,12 +261,12 @@ func (c *fileCheck) check(abs string, depth int) (string, error) {
 	default:
 		return "", nil
 	}
-	then, atRef, err := c.ws.repo.FileAt(c.ref, rel)
+	then, atRef, err := c.ws.Repo.FileAt(c.ref, rel)
 	if err != nil {
 		return "", err
 	}
 	if !atRef {
-		if _, inHead, err := c.ws.repo.FileAt("HEAD", rel); err != nil || inHead {
+		if _, inHead, err := c.ws.Repo.FileAt("HEAD", rel); err != nil || inHead {
 			return fmt.Sprintf("it uses %s, which does not exist at %s", safetext.VisibleLine(rel), c.ref), err
 		}
 		return "", nil // not committed: the job made it
@@ -299,7 +290,7 @@ func (c *fileCheck) check(abs string, depth int) (string, error) {
 // rel is abs relative to the work tree, slash-separated; ok is false
 // outside it, for the root itself and inside any .git directory.
 func (c *fileCheck) rel(abs string) (string, bool) {
-	rel, err := filepath.Rel(c.ws.root, abs)
+	rel, err := filepath.Rel(c.ws.Root, abs)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
 	}
@@ -308,26 +299,4 @@ func (c *fileCheck) rel(abs string) (string, bool) {
 		return "", false
 	}
 	return rel, true
-}
-
-// guardedCapture is captureServers behind the --trusted-ref guard: with a
-// trusted revision, servers trustFilter refuses are never started and are
-// reported (on stderr, and in the result's failures, sorted by server)
-// like servers that failed, and the others start as defined and resolved
-// at the trusted revision, with its agentgate.toml's options.
-func guardedCapture(e *env, fs *flag.FlagSet, ws *workspace, servers []config.Server, opts wire.Options) (*live, error) {
-	ref := trustedRef(e, flagValue[string](fs, "trusted-ref"))
-	if ref == "" {
-		return captureServers(e, ws.project, servers, opts), nil
-	}
-	ok, refused, settings, err := trustFilter(e, ws, ref, servers)
-	if err != nil {
-		return nil, err
-	}
-	packages, root := opts.Packages, opts.Root
-	if opts, err = captureOptions(e, fs, settings); err != nil {
-		return nil, err
-	}
-	opts.Packages, opts.Root = packages, root
-	return captureResolved(e, ok, refused, opts), nil
 }

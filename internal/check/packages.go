@@ -1,4 +1,4 @@
-package cli
+package check
 
 // packages.go: what verify and the offline hook can tell about the package
 // a stdio server runs (issue #11) without starting it or asking a
@@ -18,8 +18,8 @@ import (
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
-// packageCheck is the offline view of one server's package.
-type packageCheck struct {
+// PackageCheck is the offline view of one server's package.
+type PackageCheck struct {
 	server config.Server
 	spec   config.PackageSpec // valid when ok
 	ok     bool               // the command runs a recognised package
@@ -29,16 +29,16 @@ type packageCheck struct {
 }
 
 // where is "file:line" of the server's entry.
-func (c packageCheck) where() string { return where(c.server) }
+func (c PackageCheck) where() string { return Where(c.server) }
 
-// checkPackages recognises the package of each of p's servers and pairs it
+// CheckPackages recognises the package of each of p's servers and pairs it
 // with lf's entry (lf may be nil). An error other than unpinnable is
 // returned as is.
-func checkPackages(p *config.Project, lf *lock.Lockfile) ([]packageCheck, error) {
-	var out []packageCheck
+func CheckPackages(p *config.Project, lf *lock.Lockfile) ([]PackageCheck, error) {
+	var out []PackageCheck
 	for _, s := range p.Servers {
 		spec, ok, err := s.Package()
-		c := packageCheck{server: s, spec: spec, ok: ok}
+		c := PackageCheck{server: s, spec: spec, ok: ok}
 		var u *config.UnpinnableError
 		switch {
 		case errors.As(err, &u):
@@ -46,7 +46,7 @@ func checkPackages(p *config.Project, lf *lock.Lockfile) ([]packageCheck, error)
 		case err != nil:
 			return nil, err
 		}
-		if srv, found := prevServer(lf, s.Name); found {
+		if srv, found := PrevServer(lf, s.Name); found {
 			c.locked, c.v2 = srv.Package, lf.LockfileVersion == lock.Version2
 		}
 		out = append(out, c)
@@ -54,9 +54,9 @@ func checkPackages(p *config.Project, lf *lock.Lockfile) ([]packageCheck, error)
 	return out, nil
 }
 
-// samePackage reports whether the lockfile's package k is the package
+// SamePackage reports whether the lockfile's package k is the package
 // spec names (config.PackageSpec.Runs).
-func samePackage(spec config.PackageSpec, k *lock.Package) bool {
+func SamePackage(spec config.PackageSpec, k *lock.Package) bool {
 	return k != nil && spec.Runs(k.Ecosystem, k.Name)
 }
 
@@ -91,14 +91,14 @@ func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
 	return arg
 }
 
-// offlinePackageDrift names each server of checks (only those in names,
+// OfflinePackageDrift names each server of checks (only those in names,
 // when names is not nil) whose package differs from the one lf pins in a
 // way that needs no server and no registry to see: an exact spec naming
 // another version (or digest) or another package, or a file package whose
 // bytes (read with read, root-relative: the index for the hook, the work
 // tree for verify) hash to another integrity. notes are what cannot be
 // told offline (a file package the commit does not hold).
-func offlinePackageDrift(checks []packageCheck, names []string, read func(string) ([]byte, bool, error)) (problems, notes []string) {
+func OfflinePackageDrift(checks []PackageCheck, names []string, read func(string) ([]byte, bool, error)) (problems, notes []string) {
 	for _, c := range checks {
 		k := c.locked
 		if k == nil || !c.ok || names != nil && !slices.Contains(names, c.server.Name) {
@@ -110,7 +110,7 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 				problems = append(problems, fmt.Sprintf("%s runs the file %s; the lockfile pins the file %s", who, rel, k.Name))
 				continue
 			}
-		} else if !samePackage(c.spec, k) {
+		} else if !SamePackage(c.spec, k) {
 			problems = append(problems, fmt.Sprintf("%s runs %s package %s; the lockfile pins %s package %s",
 				who, c.spec.Ecosystem, c.spec.String(), k.Ecosystem, k.String()))
 			continue
@@ -140,11 +140,11 @@ func offlinePackageDrift(checks []packageCheck, names []string, read func(string
 	return problems, notes
 }
 
-// unpinnedNotes names every server whose command runs a package without
+// UnpinnedNotes names every server whose command runs a package without
 // an exact version (with the exact spec `agentgate pin` would write, from
 // lf's package entry, which agentgate guard starts instead, or "not
 // locked yet") and every command no package can be attributed to.
-func unpinnedNotes(checks []packageCheck) []string {
+func UnpinnedNotes(checks []PackageCheck) []string {
 	var out []string
 	for _, c := range checks {
 		who := fmt.Sprintf("server %q (%s)", c.server.Name, c.where())
@@ -153,7 +153,7 @@ func unpinnedNotes(checks []packageCheck) []string {
 			out = append(out, fmt.Sprintf("%s is unpinnable: %s", who, c.unpin.Reason))
 		case c.ok && !c.spec.Exact:
 			pin := "not locked yet: lock it with --lockfile-version 2 to pin the exact version (agentgate guard starts it as configured until then)"
-			if samePackage(c.spec, c.locked) {
+			if SamePackage(c.spec, c.locked) {
 				exact := pinnedSpec(c.spec, c.locked)
 				pin = "agentgate pin would write " + exact + "; agentgate guard starts " + exact + ", not what the registry serves today (a newer release is drift for agentgate ci)"
 			}
@@ -171,12 +171,12 @@ func unpinnedNotes(checks []packageCheck) []string {
 	return out
 }
 
-// unlockedNotes names each server of a version 2 lockfile whose command
+// UnlockedNotes names each server of a version 2 lockfile whose command
 // runs an exact spec or a repository file that the lockfile pins no
 // package for (locked before packages were pinned, before its ecosystem
 // could be resolved, or a script the capture found outside the
 // repository).
-func unlockedNotes(checks []packageCheck) []string {
+func UnlockedNotes(checks []PackageCheck) []string {
 	var out []string
 	for _, c := range checks {
 		if c.v2 && c.ok && c.spec.Exact && c.locked == nil {
@@ -188,9 +188,9 @@ func unlockedNotes(checks []packageCheck) []string {
 	return out
 }
 
-// workTreeFile reads a root-relative, slash-separated path from the work
+// WorkTreeFile reads a root-relative, slash-separated path from the work
 // tree at root (for verify); ok is false when there is no such file.
-func workTreeFile(root string) func(string) ([]byte, bool, error) {
+func WorkTreeFile(root string) func(string) ([]byte, bool, error) {
 	return func(name string) ([]byte, bool, error) {
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
 		if errors.Is(err, os.ErrNotExist) {
@@ -200,5 +200,5 @@ func workTreeFile(root string) func(string) ([]byte, bool, error) {
 	}
 }
 
-// packageDriftHint is the fix for offline package drift.
-const packageDriftHint = "run 'agentgate lock' (it starts the server and pins what it runs now), review the change and commit the lockfile; or restore the version the lockfile pins"
+// PackageDriftHint is the fix for offline package drift.
+const PackageDriftHint = "run 'agentgate lock' (it starts the server and pins what it runs now), review the change and commit the lockfile; or restore the version the lockfile pins"

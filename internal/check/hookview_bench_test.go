@@ -1,8 +1,7 @@
-package cli
+package check
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,24 +58,23 @@ func BenchmarkHookPlan(b *testing.B) {
 		b.Fatal(err)
 	}
 	git("add", ".mcp.json")
-	e := &env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" },
-		lookup: func(k string) (string, bool) { return "secret-" + k, true }}
+	lookup := func(k string) (string, bool) { return "secret-" + k, true }
 	b.ResetTimer()
 	for b.Loop() {
 		repo, err := gitint.Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		staged, err := loadStaged(repo)
+		staged, err := LoadStaged(repo)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ws := projectWorkspace(e, repo, repo.Root(), staged, "")
-		changes, err := repo.StagedChanges(func(p string) bool { return p == ws.lockRel || staged.IsConfigPath(p) })
+		ws := NewWorkspace(dir, repo, repo.Root(), staged, "")
+		changes, err := repo.StagedChanges(func(p string) bool { return p == ws.LockRel || staged.IsConfigPath(p) })
 		if err != nil {
 			b.Fatal(err)
 		}
-		data, _, err := stagedLockfile(ws)
+		data, _, err := repo.FileInIndex(ws.LockRel)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,14 +82,14 @@ func BenchmarkHookPlan(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hv, err := readHead(e, ws, changes, true)
+		hv, err := ReadHead(ws, changes, true)
 		if err != nil {
 			b.Fatal(err)
 		}
-		plan := planHook(e, staged, hv.project, hv.projectErr, old, hv.lf, "",
-			func(abs string) bool { return committedUnchanged(repo, abs) })
-		if len(plan.capture) != 1 || plan.capture[0].Name != "s7" {
-			b.Fatalf("plan captures %v, want s7 only", plan.capture)
+		plan := PlanHook(lookup, staged, hv.Project, hv.ProjectErr, old, hv.Lf, "",
+			func(abs string) bool { return CommittedUnchanged(repo, abs) })
+		if len(plan.Capture) != 1 || plan.Capture[0].Name != "s7" {
+			b.Fatalf("plan captures %v, want s7 only", plan.Capture)
 		}
 	}
 }

@@ -1,9 +1,8 @@
-package cli
+package check
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -23,8 +22,8 @@ import (
 // edited, dropped, added, regenerated). Servers answer as a pure function
 // of what is started (model: the surface is derived from the resolved
 // definition agentgate-mcp receives), and HEAD's lockfile is consistent
-// with HEAD's configs. Then the lockfile the hook builds (planHook, then
-// mergeEntries with only the planned servers captured) must equal the one
+// with HEAD's configs. Then the lockfile the hook builds (PlanHook, then
+// MergeEntries with only the planned servers captured) must equal the one
 // capturing every server builds, and the hook must never start a server
 // that has the same resolved definition, lockfile entry and name as at
 // HEAD.
@@ -38,8 +37,7 @@ func FuzzHookPlanMatchesLive(f *testing.F) {
 		if rng.IntN(2) == 0 {
 			envVars["Y"] = "2"
 		}
-		e := &env{stdout: io.Discard, stderr: io.Discard,
-			lookup: func(k string) (string, bool) { v, ok := envVars[k]; return v, ok }}
+		lookup := func(k string) (string, bool) { v, ok := envVars[k]; return v, ok }
 
 		headFiles, stagedFiles := mutateCommit(rng, randomCommit(rng))
 		head, err := loadFiles(headFiles)
@@ -51,7 +49,7 @@ func FuzzHookPlanMatchesLive(f *testing.F) {
 			return
 		}
 		live := func(p *config.Project, s config.Server) lock.Server {
-			r, err := p.Resolve(s, e.lookup)
+			r, err := p.Resolve(s, lookup)
 			if err != nil {
 				t.Fatalf("resolve %s: %v", s.Name, err)
 			}
@@ -80,19 +78,19 @@ func FuzzHookPlanMatchesLive(f *testing.F) {
 			stagedLf = nil // no lockfile staged
 		}
 
-		plan := planHook(e, staged, head, nil, stagedLf, headLf, "", func(string) bool { return true })
+		plan := PlanHook(lookup, staged, head, nil, stagedLf, headLf, "", func(string) bool { return true })
 		captured := map[string]lock.Server{}
-		for _, s := range plan.capture {
+		for _, s := range plan.Capture {
 			captured[s.Name] = live(staged, s)
 		}
-		got := mergeEntries(staged.Servers, captured, stagedLf)
+		got := MergeEntries(staged.Servers, captured, stagedLf)
 		want := map[string]lock.Server{}
 		for _, s := range staged.Servers {
 			want[s.Name] = live(staged, s)
 		}
 		if !maps.EqualFunc(got, want, lock.SameServer) {
 			t.Fatalf("scoped hook and --live disagree\nHEAD files: %v\nstaged files: %v\ncaptured: %v (why %v)\nunchanged: %v\ngot %v\nwant %v",
-				headFiles, stagedFiles, slices.Sorted(maps.Keys(captured)), plan.why, plan.unchanged, got, want)
+				headFiles, stagedFiles, slices.Sorted(maps.Keys(captured)), plan.Why, plan.Unchanged, got, want)
 		}
 		for _, name := range slices.Sorted(maps.Keys(captured)) {
 			i := slices.IndexFunc(head.Servers, func(h config.Server) bool { return h.Name == name })
@@ -102,9 +100,9 @@ func FuzzHookPlanMatchesLive(f *testing.F) {
 			j := slices.IndexFunc(staged.Servers, func(s config.Server) bool { return s.Name == name })
 			entry, ok := stagedLf.Servers[name]
 			if ok && lock.SameServer(entry, headLf.Servers[name]) &&
-				modelKey(t, e, head, head.Servers[i]) == modelKey(t, e, staged, staged.Servers[j]) {
+				modelKey(t, lookup, head, head.Servers[i]) == modelKey(t, lookup, staged, staged.Servers[j]) {
 				t.Fatalf("server %s started although nothing about it changed (why %q)\nHEAD files: %v\nstaged files: %v",
-					name, plan.why[name], headFiles, stagedFiles)
+					name, plan.Why[name], headFiles, stagedFiles)
 			}
 		}
 	})
@@ -131,8 +129,8 @@ func modelSurface(t testing.TB, launch any) lock.Server {
 }
 
 // modelKey is what the model server's surface depends on, as text.
-func modelKey(t *testing.T, e *env, p *config.Project, s config.Server) string {
-	r, err := p.Resolve(s, e.lookup)
+func modelKey(t *testing.T, lookup func(string) (string, bool), p *config.Project, s config.Server) string {
+	r, err := p.Resolve(s, lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
