@@ -152,33 +152,13 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *revi
 		return classify(ExitUnverified, err)
 	}
 	color := e.useColor(e.stdout)
-	// On GitHub Actions, findings are reported once: as code scanning
-	// alerts when a SARIF report is written for upload (--sarif, the
-	// action's sarif: true), else as ::error annotations.
-	gha := e.getenv("GITHUB_ACTIONS") == "true" && flagValue[string](fs, "sarif") == ""
-	if e.getenv("GITHUB_ACTIONS") == "true" && !gha {
-		fmt.Fprintln(e.stderr, "::notice title=agentgate::findings go to the SARIF report (code scanning alerts), not also to annotations")
-	}
-	annot := out
-	if jsonMode {
-		annot = e.stderr
-	}
-	var headLf *lock.Lockfile
-	if inHead {
-		headLf, _ = lock.Parse(head) // a damaged HEAD lockfile differs from any
-	}
-	// By content, never bytes (docs/spec/lockfile.md, Comparing): a
-	// checkout with core.autocrlf=true has CRLF line ends and is clean.
-	if !inHead || headLf == nil || !lock.SameContent(headLf, old) {
+	annot := ciAnnotations(e, fs, out, jsonMode)
+	if what := uncommittedLockfile(head, inHead, old); what != "" {
 		rep.LockfileUncommitted = true
-		what := "differs from HEAD"
-		if !inHead {
-			what = "is not committed"
-		}
 		run.uncommitted, run.against = what, "working tree"
 		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.LockRel, what)
 		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(head), lock.WithLF(data), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (working tree)", color))
-		if gha {
+		if annot != nil {
 			annotate(annot, ws.LockRel, 1, "agentgate: uncommitted lockfile change",
 				ws.LockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
 		}
@@ -189,6 +169,51 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *revi
 	}
 	rep.Servers = ciServers(ws, c)
 	run.c = c
+	printCI(out, ws, c, rep, data, color)
+	if annot != nil {
+		annotateServers(annot, ws.LockRel, data, rep.Servers)
+	}
+	return ciVerdict(out, fs, ws, c, rep.LockfileUncommitted)
+}
+
+// ciAnnotations is where ci prints GitHub Actions ::error annotations, or
+// nil for none. On GitHub Actions, findings are reported once: as code
+// scanning alerts when a SARIF report is written for upload (--sarif, the
+// action's sarif: true; a notice on stderr says so), else as annotations
+// on out (on stderr when stdout has a machine format).
+func ciAnnotations(e *env, fs *flag.FlagSet, out io.Writer, jsonMode bool) io.Writer {
+	if e.getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if flagValue[string](fs, "sarif") != "" {
+		fmt.Fprintln(e.stderr, "::notice title=agentgate::findings go to the SARIF report (code scanning alerts), not also to annotations")
+		return nil
+	}
+	if jsonMode {
+		return e.stderr
+	}
+	return out
+}
+
+// uncommittedLockfile says how the working tree's lockfile old differs
+// from HEAD's (head; inHead false when HEAD has none): "is not
+// committed", "differs from HEAD", or "" when they pin the same. By
+// content, never bytes (docs/spec/lockfile.md, Comparing): a checkout
+// with core.autocrlf=true has CRLF line ends and is clean; a damaged HEAD
+// lockfile differs from any.
+func uncommittedLockfile(head []byte, inHead bool, old *lock.Lockfile) string {
+	if !inHead {
+		return "is not committed"
+	}
+	if headLf, err := lock.Parse(head); err != nil || !lock.SameContent(headLf, old) {
+		return "differs from HEAD"
+	}
+	return ""
+}
+
+// printCI prints ci's text report of c on out: the server table and, on
+// drift, the summary and the lockfile's unified diff against the live one.
+func printCI(out io.Writer, ws *check.Workspace, c *comparison, rep *render.CIReport, data []byte, color bool) {
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	for _, s := range rep.Servers {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], safetext.VisibleLine(s.Name), safetext.VisibleLine(render.CIDetail(s)))
@@ -202,9 +227,12 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *revi
 		}
 		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
 	}
-	if gha {
-		annotateServers(annot, ws.LockRel, data, rep.Servers)
-	}
+}
+
+// ciVerdict is ci's exit error: the comparison's verdict, where drift
+// without a label of --fail-on's severity is reported, not failed; and an
+// uncommitted lockfile (uncommitted) is drift whatever else was found.
+func ciVerdict(out io.Writer, fs *flag.FlagSet, ws *check.Workspace, c *comparison, uncommitted bool) error {
 	hint := "if the change is expected, run 'agentgate lock' locally, review the diff and commit " + ws.LockRel
 	verdict := c.verdict(ws.LockRel, hint)
 	if sev, ok := triage.ParseSeverity(flagValue[string](fs, "fail-on")); ok && exitCode(verdict) == ExitDrift && !failsOn(c.labels, sev) {
@@ -212,12 +240,12 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *revi
 		if len(c.cap.Failures) > 0 {
 			verdict = &ExitError{Code: failureCode(c.cap.Failures),
 				Err: fmt.Errorf("%s could not be verified: %s; the drift has no %s label (--fail-on)", plural(len(c.cap.Failures), "server"), c.failedNames(), sev)}
-		} else if !rep.LockfileUncommitted {
+		} else if !uncommitted {
 			fmt.Fprintf(out, "agentgate: ci ok: the live surface differs from %s, with no label of severity %s or higher (--fail-on %s)\n", ws.LockRel, sev, sev)
 			verdict = nil
 		}
 	}
-	if rep.LockfileUncommitted && exitCode(verdict) != ExitDrift {
+	if uncommitted && exitCode(verdict) != ExitDrift {
 		msg := ws.LockRel + " has uncommitted changes"
 		if verdict != nil {
 			msg += "; and " + verdict.Error()

@@ -78,68 +78,30 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 		// is false; they are not needed: the index says what is staged.
 		fmt.Fprintf(e.stderr, "agentgate: note: ignoring %d file arguments; hook reads the index\n", len(args))
 	}
-	repo, root, err := openRepo(e, true, "hook")
+	h, err := openHook(e, fs)
 	if err != nil {
 		return err
 	}
-	staged, err := loadStaged(repo)
-	if err != nil {
-		return err
-	}
-	ws := check.NewWorkspace(e.dir, repo, root, staged, flagValue[string](fs, "lockfile"))
-	if err := checkLockPath(ws, true); err != nil {
-		return err
-	}
-	e.rep.setLockfile(ws.LockRel)
-	if strings.HasPrefix(ws.LockRel, "/") || strings.HasPrefix(ws.LockRel, "../") {
-		return invalid(fmt.Errorf("lockfile %s is outside the repository %s", ws.LockRel, ws.Root),
-			"keep agentgate.lock inside the repository (agentgate.toml: lockfile)")
-	}
-	// HEAD's agentgate.toml may name extra files the index no longer does:
-	// deleting one is a change too.
-	headSettings := &config.Project{}
-	if data, ok, err := repo.FileAt("HEAD", config.SettingsFile); err != nil {
-		return classify(ExitUnverified, err)
-	} else if ok {
-		headSettings.Settings, _ = config.ParseSettings(config.SettingsFile, data)
-	}
-	changes, err := repo.StagedChanges(func(p string) bool {
-		return p == ws.LockRel || staged.IsConfigPath(p) || headSettings.IsConfigPath(p)
-	})
-	if err != nil {
-		return classify(ExitUnverified, err)
-	}
-	data, exists, err := stagedLockfile(ws)
-	if err != nil {
-		return err
-	}
+	ws := h.ws
 	all := ""
 	switch {
 	case flagValue[bool](fs, "live"):
 		all = check.WhyLive
-	case len(changes) == 0:
-		return hookOffline(e, ws, data, exists)
-	case staged.Settings.Hook == config.HookAll:
+	case len(h.changes) == 0:
+		return hookOffline(e, ws, h.data, h.exists)
+	case ws.Project.Settings.Hook == config.HookAll:
 		all = check.WhyAll
 	}
 	var old *lock.Lockfile
-	if exists {
-		if old, err = check.ParseLockfile(data, ws.LockRel+" (staged)"); err != nil {
+	if h.exists {
+		if old, err = check.ParseLockfile(h.data, ws.LockRel+" (staged)"); err != nil {
 			return err
 		}
 	}
-	hv, err := check.ReadHead(ws, changes, all == "")
+	hv, plan, err := h.plan(e, old, all)
 	if err != nil {
 		return err
 	}
-	if hv.ProjectErr != nil {
-		// the message quotes HEAD's files: escaped, on one line
-		fmt.Fprintf(e.stderr, "agentgate: note: %s; capturing every server\n",
-			safetext.VisibleLine(check.WhyHeadBad+": "+hv.ProjectErr.Error()))
-	}
-	plan := check.PlanHook(e.lookup, staged, hv.Project, hv.ProjectErr, old, hv.Lf, all,
-		func(abs string) bool { return check.CommittedUnchanged(repo, abs) })
-	printPlan(e, plan)
 	if old != nil && len(plan.Unchanged) > 0 {
 		// The servers not started keep their staged entries: their
 		// packages are checked offline.
@@ -153,19 +115,107 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	}
 	reportDiffServers(e.rep, ws, c)
 	if len(c.cap.Failures) > 0 {
-		if !c.drifted() {
-			// Not "the others match": the servers not started were not checked.
-			return &ExitError{Code: failureCode(c.cap.Failures),
-				Err: fmt.Errorf("%s could not be verified: %s; nothing was written",
-					plural(len(c.cap.Failures), "server"), c.failedNames()),
-				Hints: []string{"fix the servers above and commit again"}}
-		}
-		fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.Defs, c.labels, e.useColor(e.stdout)))
-		return c.verdict(ws.LockRel, "nothing was written; fix the servers above and commit again")
+		return hookFailed(e, ws, c)
 	}
 	if err := unstagedScripts(e, ws, c.live, plan.Capture); err != nil {
 		return err
 	}
+	return writeHook(e, ws, hv, c, old, h.exists)
+}
+
+// hookRun is what the hook reads before it decides anything: the
+// workspace of the staged configs, the staged changes to the lockfile and
+// the configs, and the staged lockfile's bytes.
+type hookRun struct {
+	ws      *check.Workspace
+	changes []string
+	data    []byte // the staged lockfile
+	exists  bool   // the index has a lockfile
+}
+
+// openHook opens the repository and reads the index: the staged configs
+// (loadStaged), the lockfile path (inside the repository, or exit class
+// 2), which config and lockfile paths the commit changes (those HEAD's
+// agentgate.toml names too) and the staged lockfile.
+func openHook(e *env, fs *flag.FlagSet) (*hookRun, error) {
+	repo, root, err := openRepo(e, true, "hook")
+	if err != nil {
+		return nil, err
+	}
+	staged, err := loadStaged(repo)
+	if err != nil {
+		return nil, err
+	}
+	ws := check.NewWorkspace(e.dir, repo, root, staged, flagValue[string](fs, "lockfile"))
+	if err := checkLockPath(ws, true); err != nil {
+		return nil, err
+	}
+	e.rep.setLockfile(ws.LockRel)
+	if strings.HasPrefix(ws.LockRel, "/") || strings.HasPrefix(ws.LockRel, "../") {
+		return nil, invalid(fmt.Errorf("lockfile %s is outside the repository %s", ws.LockRel, ws.Root),
+			"keep agentgate.lock inside the repository (agentgate.toml: lockfile)")
+	}
+	// HEAD's agentgate.toml may name extra files the index no longer does:
+	// deleting one is a change too.
+	headSettings := &config.Project{}
+	if data, ok, err := repo.FileAt("HEAD", config.SettingsFile); err != nil {
+		return nil, classify(ExitUnverified, err)
+	} else if ok {
+		headSettings.Settings, _ = config.ParseSettings(config.SettingsFile, data)
+	}
+	h := &hookRun{ws: ws}
+	h.changes, err = repo.StagedChanges(func(p string) bool {
+		return p == ws.LockRel || staged.IsConfigPath(p) || headSettings.IsConfigPath(p)
+	})
+	if err != nil {
+		return nil, classify(ExitUnverified, err)
+	}
+	if h.data, h.exists, err = stagedLockfile(ws); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// plan reads HEAD (its lockfile, and its configs unless all says every
+// server is captured), decides which servers the hook starts
+// (check.PlanHook, against the staged lockfile old) and prints the plan.
+func (h *hookRun) plan(e *env, old *lock.Lockfile, all string) (check.HeadView, check.HookPlan, error) {
+	hv, err := check.ReadHead(h.ws, h.changes, all == "")
+	if err != nil {
+		return hv, check.HookPlan{}, err
+	}
+	if hv.ProjectErr != nil {
+		// the message quotes HEAD's files: escaped, on one line
+		fmt.Fprintf(e.stderr, "agentgate: note: %s; capturing every server\n",
+			safetext.VisibleLine(check.WhyHeadBad+": "+hv.ProjectErr.Error()))
+	}
+	repo := h.ws.Repo
+	plan := check.PlanHook(e.lookup, h.ws.Project, hv.Project, hv.ProjectErr, old, hv.Lf, all,
+		func(abs string) bool { return check.CommittedUnchanged(repo, abs) })
+	printPlan(e, plan)
+	return hv, plan, nil
+}
+
+// hookFailed is the hook's error when servers of c could not be verified:
+// nothing is written; a drift among the others is shown (and outranks).
+func hookFailed(e *env, ws *check.Workspace, c *comparison) error {
+	if !c.drifted() {
+		// Not "the others match": the servers not started were not checked.
+		return &ExitError{Code: failureCode(c.cap.Failures),
+			Err: fmt.Errorf("%s could not be verified: %s; nothing was written",
+				plural(len(c.cap.Failures), "server"), c.failedNames()),
+			Hints: []string{"fix the servers above and commit again"}}
+	}
+	fmt.Fprint(e.stdout, render.Summary(c.diff, c.cap.Defs, c.labels, e.useColor(e.stdout)))
+	return c.verdict(ws.LockRel, "nothing was written; fix the servers above and commit again")
+}
+
+// writeHook ends a hook run whose servers were all verified: when the
+// staged lockfile old has the live content (or there is nothing to lock)
+// it says so; otherwise it writes the live lockfile to the work tree,
+// shows the change against HEAD (hv) and fails with drift, so that the
+// user reviews and stages it.
+func writeHook(e *env, ws *check.Workspace, hv check.HeadView, c *comparison, old *lock.Lockfile, exists bool) error {
 	if exists && lock.SameContent(old, c.live) { // content, not bytes (CRLF, layout): docs/spec/lockfile.md
 		d := lock.Compare(hv.Lf, c.live)
 		fmt.Fprintf(e.stdout, "agentgate: lock ok; %s\n", commitChange(d))

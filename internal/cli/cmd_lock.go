@@ -15,6 +15,7 @@ import (
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
 	"github.com/agentgate/agentgate/triage"
 )
@@ -90,105 +91,151 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate lock -h' for usage")
 	}
-	ws, err := openWorkspaceFor(e, false, true, flagValue[string](fs, "lockfile"), "lock", true)
+	run, err := planLock(e, fs)
 	if err != nil {
 		return err
+	}
+	printSkipped(e, run.ws.Project)
+	l, err := guardedCapture(e, fs, run.ws, run.selected, run.opts)
+	if err != nil {
+		return err
+	}
+	warnHidden(e, l, run.prev)
+	if run.version == lock.VersionV2 {
+		toV2(e, l, run.ws.Project)
+	}
+	if len(l.Failures) > 0 {
+		return run.failed(e, l)
+	}
+	servers, rows := run.entries(l)
+	printLockRows(e, rows)
+	return run.write(e, l, servers)
+}
+
+// lockRun is what lock settled before it captures: where, what it had,
+// which version it writes, which servers it refreshes, and how.
+type lockRun struct {
+	ws       *check.Workspace
+	prev     *lock.Lockfile // the existing lockfile; nil: none, or replaced (--force)
+	prevData []byte
+	exists   bool // a lockfile exists (parsed or not)
+	version  int  // the lockfile version lock writes
+	selected []config.Server
+	opts     wire.Options
+	st       lock.Stamp
+}
+
+// planLock settles lock's run from its flags, the workspace and the
+// existing lockfile: an existing file that does not parse is replaced
+// only with --force (never one of a newer version), and a workspace
+// without any client config and no lockfile is exit class 2.
+func planLock(e *env, fs *flag.FlagSet) (*lockRun, error) {
+	ws, err := openWorkspaceFor(e, false, true, flagValue[string](fs, "lockfile"), "lock", true)
+	if err != nil {
+		return nil, err
 	}
 	p := ws.Project
 	e.rep.setLockfile(ws.LockRel)
-	prev, prevData, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
+	run := &lockRun{ws: ws}
+	run.prev, run.prevData, run.exists, err = check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		var ve *lock.VersionError
 		if !flagValue[bool](fs, "force") || errors.As(err, &ve) && ve.Newer() {
-			return err // a newer format needs a newer agentgate, never --force
+			return nil, err // a newer format needs a newer agentgate, never --force
 		}
 		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.LockRel)
-		prev = nil
+		run.prev = nil
 	}
-	if len(p.Files) == 0 && !exists {
-		return invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
+	if len(p.Files) == 0 && !run.exists {
+		return nil, invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
 			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.LockRel),
 			"run 'agentgate lock' in the repository whose client configs it should pin, or list other config files as [[extra]] in agentgate.toml (docs/config.md)")
 	}
-	version, err := settleVersion(fs, prev, ws.LockRel)
-	if err != nil {
-		return err
+	if run.version, err = settleVersion(fs, run.prev, ws.LockRel); err != nil {
+		return nil, err
 	}
-	selected, err := selectServers(p, flagValue[[]string](fs, "server"))
-	if err != nil {
-		return err
+	if run.selected, err = selectServers(p, flagValue[[]string](fs, "server")); err != nil {
+		return nil, err
 	}
-	opts, err := captureOptions(e, fs, p.Settings)
-	if err != nil {
-		return err
+	if run.opts, err = captureOptions(e, fs, p.Settings); err != nil {
+		return nil, err
 	}
-	opts.Packages, opts.Root = version == lock.VersionV2, ws.Root
-	st, err := stampNow(e)
-	if err != nil {
-		return err
+	run.opts.Packages, run.opts.Root = run.version == lock.VersionV2, ws.Root
+	if run.st, err = stampNow(e); err != nil {
+		return nil, err
 	}
-	printSkipped(e, p)
-	l, err := guardedCapture(e, fs, ws, selected, opts)
-	if err != nil {
-		return err
-	}
-	warnHidden(e, l, prev)
-	if version == lock.VersionV2 {
-		toV2(e, l, p)
-	}
-	if len(l.Failures) > 0 {
-		what := "left unchanged"
-		if !exists {
-			what = "not written"
-		}
-		names := make([]string, len(l.Failures))
-		for i, f := range l.Failures {
-			names[i] = safetext.VisibleLine(f.Server)
-			e.rep.addServer(reportServer{Name: f.Server, Status: "failed", Detail: f.Msg})
-		}
-		return &ExitError{Code: failureCode(l.Failures),
-			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.LockRel, what,
-				len(l.Failures), plural(len(selected), "server"), strings.Join(names, ", ")),
-			Hints: partialHints(e, l, selected)}
-	}
+	return run, nil
+}
 
+// failed is lock's error when servers of l could not be captured: nothing
+// is written; the servers captured meanwhile are listed (partialHints).
+func (run *lockRun) failed(e *env, l *check.Live) error {
+	what := "left unchanged"
+	if !run.exists {
+		what = "not written"
+	}
+	names := make([]string, len(l.Failures))
+	for i, f := range l.Failures {
+		names[i] = safetext.VisibleLine(f.Server)
+		e.rep.addServer(reportServer{Name: f.Server, Status: "failed", Detail: f.Msg})
+	}
+	return &ExitError{Code: failureCode(l.Failures),
+		Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", run.ws.LockRel, what,
+			len(l.Failures), plural(len(run.selected), "server"), strings.Join(names, ", ")),
+		Hints: partialHints(e, l, run.selected)}
+}
+
+// lockRow is one line of lock's table.
+type lockRow struct {
+	verb, name, tools, took, status string
+	n                               int // tools
+}
+
+// entries is the lockfile's servers after the capture l (the refreshed
+// ones from l, the others kept from the existing file) and lock's table,
+// sorted by server: locked, kept, skipped (not locked yet) or dropped (no
+// longer configured).
+func (run *lockRun) entries(l *check.Live) (map[string]lock.Server, []lockRow) {
 	refresh := map[string]bool{}
-	for _, s := range selected {
+	for _, s := range run.selected {
 		refresh[s.Name] = true
 	}
+	prev, p := run.prev, run.ws.Project
 	servers := map[string]lock.Server{}
-	type row struct {
-		verb, name, tools, took, status string
-		n                               int // tools
-	}
-	var rows []row
+	var rows []lockRow
 	for _, s := range p.Servers {
 		if refresh[s.Name] {
 			srv := l.Servers[s.Name]
 			servers[s.Name] = srv
 			status := serverStatus(prev, s.Name, srv)
-			if prev != nil && prev.LockfileVersion != version {
+			if prev != nil && prev.LockfileVersion != run.version {
 				status = upgradeStatus(prev, s.Name, srv)
 			}
-			rows = append(rows, row{"locked", s.Name, plural(len(srv.Tools), "tool"),
+			rows = append(rows, lockRow{"locked", s.Name, plural(len(srv.Tools), "tool"),
 				fmt.Sprintf("%.2fs", l.Elapsed[s.Name].Seconds()), status, len(srv.Tools)})
 			continue
 		}
 		if old, ok := check.PrevServer(prev, s.Name); ok {
 			servers[s.Name] = old
-			rows = append(rows, row{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed", len(old.Tools)})
+			rows = append(rows, lockRow{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed", len(old.Tools)})
 		} else {
-			rows = append(rows, row{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name, 0})
+			rows = append(rows, lockRow{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name, 0})
 		}
 	}
 	if prev != nil {
 		for _, name := range slices.Sorted(maps.Keys(prev.Servers)) {
 			if !slices.ContainsFunc(p.Servers, func(s config.Server) bool { return s.Name == name }) {
-				rows = append(rows, row{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured", len(prev.Servers[name].Tools)})
+				rows = append(rows, lockRow{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured", len(prev.Servers[name].Tools)})
 			}
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
+	slices.SortStableFunc(rows, func(a, b lockRow) int { return strings.Compare(a.name, b.name) })
+	return servers, rows
+}
+
+// printLockRows prints lock's table on stdout and records each row in
+// the JSON report.
+func printLockRows(e *env, rows []lockRow) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for _, r := range rows {
 		// Server names come from the configs: shown with escapes visible.
@@ -196,11 +243,18 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		e.rep.addServer(reportServer{Name: r.name, Status: r.verb, Detail: r.status, Tools: r.n})
 	}
 	tw.Flush()
+}
 
-	lf := lock.NewVersion(version, servers, st, prev)
+// write writes the lockfile of servers (atomically; nothing when its
+// bytes are those of the existing file), says so, names a change of
+// version, and prints the high triage labels of every server pinned for
+// the first time.
+func (run *lockRun) write(e *env, l *check.Live, servers map[string]lock.Server) error {
+	ws, prev := run.ws, run.prev
+	lf := lock.NewVersion(run.version, servers, run.st, prev)
 	data := lock.Format(lf)
 	counts := fmt.Sprintf("%s, %s", plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
-	if exists && bytes.Equal(data, prevData) {
+	if run.exists && bytes.Equal(data, run.prevData) {
 		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.LockRel, counts)
 		return nil
 	}
@@ -222,7 +276,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 			names = append(names, sd.Name)
 		}
 	}
-	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.Defs), names, triage.High,
+	printFindings(e.stdout, labelDiff(ws.Project.Settings, added, prev, lf, l.Defs), names, triage.High,
 		"agentgate: high triage labels on what this lock pins for the first time (docs/TRIAGE.md):")
 	return nil
 }

@@ -292,26 +292,8 @@ func editConfigs(ws *check.Workspace, edit func(client, rel string, data []byte,
 func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	dry := flagValue[bool](fs, "dry-run")
 	color := e.useColor(e.stdout)
+	warnOutside(e, strings.TrimPrefix(fs.Name(), "agentgate "), edits, verb)
 	n := 0
-	var outside int
-	for _, f := range edits {
-		if f.outside.Outside {
-			where := "outside the repository"
-			if f.outside.Link {
-				where = "a symbolic link (or under one) that leads outside the repository"
-			}
-			names := make([]string, len(f.servers))
-			for i, s := range f.servers {
-				names[i] = safetext.Quote(s)
-			}
-			fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
-				strings.TrimPrefix(fs.Name(), "agentgate "), safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
-			outside++
-		}
-	}
-	if outside > 0 {
-		printHints(e.stderr, []string{"agentgate edits only the repository's own config files: edit a file outside it yourself, or commit the file in place of the link"})
-	}
 	for _, f := range edits {
 		if f.unchanged || f.outside.Outside {
 			continue
@@ -328,8 +310,54 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		}
 		return nil
 	}
-	// All or nothing: every file is prepared before any is replaced, and
-	// a failed replace puts back the files replaced before it.
+	written, err := writeAll(e, edits)
+	if err != nil {
+		return err
+	}
+	for _, f := range written {
+		var names []string
+		for _, s := range f.servers {
+			names = append(names, safetext.Quote(s))
+		}
+		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
+	}
+	if n == 0 {
+		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")
+	}
+	return nil
+}
+
+// warnOutside warns, on stderr, about each edit of a file outside the
+// repository (or reached through a symbolic link that leads out of it),
+// which is never made, and hints once what to do instead.
+func warnOutside(e *env, cmd string, edits []fileEdit, verb string) {
+	outside := 0
+	for _, f := range edits {
+		if !f.outside.Outside {
+			continue
+		}
+		where := "outside the repository"
+		if f.outside.Link {
+			where = "a symbolic link (or under one) that leads outside the repository"
+		}
+		names := make([]string, len(f.servers))
+		for i, s := range f.servers {
+			names[i] = safetext.Quote(s)
+		}
+		fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
+			cmd, safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
+		outside++
+	}
+	if outside > 0 {
+		printHints(e.stderr, []string{"agentgate edits only the repository's own config files: edit a file outside it yourself, or commit the file in place of the link"})
+	}
+}
+
+// writeAll writes every changed edit inside the repository, all or
+// nothing: every file is prepared before any is replaced, and a failed
+// replace puts back the files replaced before it (exit class 3 either
+// way). It returns the edits written.
+func writeAll(e *env, edits []fileEdit) ([]fileEdit, error) {
 	var writes []atomicfile.FileWrite
 	var written []fileEdit
 	for _, f := range edits {
@@ -345,24 +373,14 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 				names = append(names, f.rel)
 			}
 			e.rep.setWritten() // some may be left written
-			return unverified(fmt.Errorf("could not write %s: %v; and putting back %s failed: %v", written[i].rel, err, strings.Join(names, ", "), restore),
+			return nil, unverified(fmt.Errorf("could not write %s: %v; and putting back %s failed: %v", written[i].rel, err, strings.Join(names, ", "), restore),
 				"check those files with git diff, restore them (git checkout -- FILE), make the file writable, then run the command again")
 		}
-		return unverified(fmt.Errorf("could not write %s: %v; no file was changed", written[i].rel, err),
+		return nil, unverified(fmt.Errorf("could not write %s: %v; no file was changed", written[i].rel, err),
 			"make the file writable, then run the command again")
 	}
 	if len(written) > 0 {
 		e.rep.setWritten()
 	}
-	for _, f := range written {
-		var names []string
-		for _, s := range f.servers {
-			names = append(names, safetext.Quote(s))
-		}
-		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
-	}
-	if n == 0 {
-		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")
-	}
-	return nil
+	return written, nil
 }

@@ -45,6 +45,12 @@ type ociRef struct {
 	digest string
 }
 
+// Written by hand, as are the token flow and the credential helpers below:
+// go-containerregistry would add 8 modules and 274 KB to agentgate-mcp, read
+// Docker's config from this process's environment instead of the
+// launcher's (Resolver.Env, Home), and return its own errors in place of
+// ErrNotFound/ErrAuth and the hint to run docker login (docs/ARCHITECTURE.md).
+//
 // parseOCIRef applies Docker's normalisation (distribution/reference
 // ParseNormalizedNamed): the first component is a registry when it
 // contains "." or ":" or is "localhost"; otherwise the registry is
