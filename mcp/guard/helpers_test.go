@@ -21,20 +21,13 @@ import (
 // the test binary runs fakeserver.Main, so that guard starts a real
 // process.
 func TestMain(m *testing.M) {
-	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
-		os.Exit(fakeserver.Main(os.Args[1:]))
-	}
+	fakeserver.SelfServe()
 	os.Exit(m.Run())
 }
 
 // fake is the fake server's command, with args.
 func fake(t testing.TB, args ...string) config.Resolved {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return config.Resolved{Server: config.Server{Name: "fake", File: "test", Transport: config.Stdio,
-		Command: exe, Args: args, Env: map[string]string{"AGENTGATE_FAKESERVER": "1"}}}
+	return fakeserver.Stdio(t, "fake", "test", args...)
 }
 
 // toolsFile is testdata/tools.json, absolute.
