@@ -1,9 +1,10 @@
-package capture
+package proc
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func holderMain() (int, bool) {
 		return 0, false
 	}
 	r := fake(nil, "held", "-log", log, "-fork-child", "-ignore-sigterm", "-linger", "-misbehave", "hang-init")
-	if _, err := StartProcess(r, nil); err != nil {
+	if _, err := Start(r, nil); err != nil {
 		os.Stderr.WriteString("holder: " + err.Error() + "\n")
 		return 2, true
 	}
@@ -72,4 +73,22 @@ func TestTreeEndsWithItsHolder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fakeLog reads a fake's -log file: the pids it reported (its own first,
+// then its child's).
+func fakeLog(t testing.TB, path string) (methods []string, pids []int) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "method":
+			methods = append(methods, v)
+		case "pid", "child":
+			n, _ := strconv.Atoi(v)
+			pids = append(pids, n)
+		}
+	}
+	return methods, pids
 }

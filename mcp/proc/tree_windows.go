@@ -1,6 +1,6 @@
-package capture
+package proc
 
-// stdio_windows.go: a stdio server's tree on Windows is a Job Object with
+// tree_windows.go: a stdio server's tree on Windows is a Job Object with
 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: every process the server starts
 // (cmd /c -> npx.cmd -> node) belongs to it, and closing the job's last
 // handle (agentgate-mcp exits or dies) ends them all.

@@ -1,8 +1,7 @@
-package capture
+package jsonrpc
 
-// rawjson.go: the raw-message readers of this package, for agentgate
-// guard, which must check a server's messages exactly as capture does,
-// and the check that every answer answers one request (Exchange).
+// rawjson.go: the raw readers of objects, arrays and ids, and the check
+// that every answer answers one request (Exchange).
 
 import (
 	"encoding/json"
@@ -12,16 +11,6 @@ import (
 	"strings"
 	"sync"
 )
-
-// CheckMembersOf reports an error when the JSON-RPC message msg repeats
-// a member name in any object, or has two members whose names differ
-// only in case where a Go client and a JavaScript or Python client would
-// read different ones (see the doc of the member rules in members.go):
-// capture's rule for a server's reply, which guard applies to the
-// messages of both sides. noun names the message in errors ("reply",
-// "request"). msg should be valid JSON (json.Valid): syntax errors are
-// not reported.
-func CheckMembersOf(msg []byte, noun string) error { return checkMembersOf(msg, noun) }
 
 // RawMember is one member of a JSON object as sent: its name, decoded,
 // and the offsets in the object's bytes of its name (the opening quote)
@@ -93,10 +82,23 @@ func ArrayElements(arr []byte) (elems []json.RawMessage, ok bool) {
 	return elems, n >= 0 && skipSpace(arr, n) == len(arr)
 }
 
-// InstructionsOf returns the "instructions" string of an initialize
-// result, or nil when it has none (absent, null or not a string): the
-// value capture locks as the server's instructions.
-func InstructionsOf(result json.RawMessage) *string { return instructionsOf(result) }
+// InstructionsOf returns the "instructions" string of an initialize or
+// server/discover result, or nil when it has none (absent, null, or not a
+// string): the value capture locks as the server's instructions. An
+// unpaired surrogate escape decodes as U+FFFD, which is how the
+// instructions hash encodes it.
+func InstructionsOf(result json.RawMessage) *string {
+	var r map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil {
+		return nil
+	}
+	var in string
+	raw, ok := r["instructions"]
+	if !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &in) != nil {
+		return nil
+	}
+	return &in
+}
 
 // IDKey is the key of a JSON-RPC id, the same for every spelling of one
 // value: a string by its decoded text, a number by its exact value ("1",

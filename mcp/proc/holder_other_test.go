@@ -1,6 +1,6 @@
 //go:build !windows
 
-package capture
+package proc
 
-// holderMain is Windows-only (stdio_windows_test.go).
+// holderMain is Windows-only (tree_windows_test.go).
 func holderMain() (int, bool) { return 0, false }

@@ -1,6 +1,6 @@
-package capture
+package proc
 
-// stdio_linux.go: Linux's exact process-group handling: the leader is
+// tree_linux.go: Linux's exact process-group handling: the leader is
 // waited for without being reaped (waitid with WNOWAIT), so that its pid,
 // the group's id, cannot be reused while the group is killed; /proc tells
 // live members from zombies.

@@ -1,4 +1,4 @@
-package capture
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -30,17 +30,17 @@ func benchListReply(n int) []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkCheckMembers is the cost checkMembers adds to every message,
+// BenchmarkCheckMembers is the cost CheckMembersOf adds to every message,
 // next to json.Valid, which the stdio pump already runs on each line
 // (scripts/bench prints the ratio).
 func BenchmarkCheckMembers(b *testing.B) {
 	msg := benchListReply(1000)
-	if err := checkMembers(msg); err != nil {
+	if err := CheckMembersOf(msg, "reply"); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(msg)))
 	for b.Loop() {
-		_ = checkMembers(msg)
+		_ = CheckMembersOf(msg, "reply")
 	}
 }
 
@@ -72,7 +72,7 @@ func BenchmarkCheckMembersWideObjects(b *testing.B) {
 	msg := generatedReply(1000)
 	b.SetBytes(int64(len(msg)))
 	for b.Loop() {
-		if err := checkMembers(msg); err != nil {
+		if err := CheckMembersOf(msg, "reply"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -86,7 +86,7 @@ func BenchmarkJSONValidWideObjects(b *testing.B) {
 	}
 }
 
-// FuzzListResult holds listResult to the plain decoding it replaces: into
+// FuzzListResult holds ListResult to the plain decoding it replaces: into
 // map[string]json.RawMessage, then "tools" into []json.RawMessage, for
 // every valid JSON text without repeated members.
 func FuzzListResult(f *testing.F) {
@@ -98,10 +98,10 @@ func FuzzListResult(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if !json.Valid(b) || checkMembers(b) != nil {
+		if !json.Valid(b) || CheckMembersOf(b, "reply") != nil {
 			return
 		}
-		tools, cursor, ok := listResult(b, "tools")
+		tools, cursor, ok := ListResult(b, "tools")
 		var m map[string]json.RawMessage
 		var want []json.RawMessage
 		wantOK := json.Unmarshal(b, &m) == nil && m != nil
@@ -130,13 +130,13 @@ func FuzzListResult(f *testing.F) {
 }
 
 // BenchmarkListResult and BenchmarkListResultPlain: the tools/list result
-// split by listResult and by encoding/json (the 4 MB page of 1,000 tools
+// split by ListResult and by encoding/json (the 4 MB page of 1,000 tools
 // with 4 KB schemas that scripts/bench.sh target 4 lists ten times).
 func BenchmarkListResult(b *testing.B) {
 	res := generatedResult(b)
 	b.SetBytes(int64(len(res)))
 	for b.Loop() {
-		if _, _, ok := listResult(res, "tools"); !ok {
+		if _, _, ok := ListResult(res, "tools"); !ok {
 			b.Fatal("not ok")
 		}
 	}

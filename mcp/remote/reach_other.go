@@ -1,6 +1,6 @@
 //go:build !windows
 
-package capture
+package remote
 
 // refusedOS: syscall.ECONNREFUSED is the refusal here (see ReachCause).
 func refusedOS(error) bool { return false }

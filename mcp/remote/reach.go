@@ -1,4 +1,4 @@
-package capture
+package remote
 
 import (
 	"errors"

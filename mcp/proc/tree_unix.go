@@ -1,8 +1,8 @@
 //go:build unix
 
-package capture
+package proc
 
-// stdio_unix.go: a stdio server's tree on unix is its process group.
+// tree_unix.go: a stdio server's tree on unix is its process group.
 
 import (
 	"os/exec"

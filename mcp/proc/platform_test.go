@@ -1,13 +1,20 @@
-package capture
+package proc_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/command"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/proc"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // TestSameLockfileBytesUnderEveryOSRules: one fake server, configured as a
@@ -18,7 +25,8 @@ import (
 // that can run here) and locked: the lockfile bytes are identical for all
 // three, hold no CR, and no OS path reaches them.
 func TestSameLockfileBytesUnderEveryOSRules(t *testing.T) {
-	exe := fake(t, "x").Command
+	const tools = "../capture/testdata/tools.json" // capture's fixture
+	exe := proc.Fake(t, "x").Command
 	type osCase struct {
 		goos, command, want string
 		env                 map[string]string
@@ -35,12 +43,12 @@ func TestSameLockfileBytesUnderEveryOSRules(t *testing.T) {
 			map[string]string{"PATH": "/usr/bin:/opt/mcp/bin"},
 			func(p string) bool { return p == "/opt/mcp/bin/fakeserver" }},
 	}
-	saved := hostRules
-	t.Cleanup(func() { hostRules = saved })
+	saved := *proc.HostRules
+	t.Cleanup(func() { *proc.HostRules = saved })
 	var first []byte
 	for _, c := range cases {
 		var resolved string
-		hostRules = func(spec command.Spec) (command.Resolved, error) {
+		*proc.HostRules = func(spec command.Spec) (command.Resolved, error) {
 			res, err := command.Resolve(c.goos, spec, c.probe)
 			if err != nil {
 				return res, err
@@ -49,12 +57,12 @@ func TestSameLockfileBytesUnderEveryOSRules(t *testing.T) {
 			res.Path = exe // this machine's fake server stands for the program found
 			return res, nil
 		}
-		r := fake(t, "server", "-tools", "testdata/tools.json")
+		r := proc.Fake(t, "server", "-tools", tools)
 		r.Command = c.command
 		for k, v := range c.env {
 			r.Env[k] = v
 		}
-		res := capture1(t, r, Options{Timeout: 20 * time.Second})
+		res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Timeout: 20 * time.Second})[0]
 		if res.Err != nil {
 			t.Fatalf("%s: %v", c.goos, res.Err)
 		}
@@ -86,7 +94,11 @@ func TestSameLockfileBytesUnderEveryOSRules(t *testing.T) {
 			t.Errorf("%s: lockfile differs from %s's:\n%s\nvs\n%s", c.goos, cases[0].goos, data, first)
 		}
 	}
-	if n := bytes.Count(first, []byte(`"nameHash"`)); n != len(wantTools(t)) {
-		t.Errorf("the lockfile locks %d tools, want %d", n, len(wantTools(t)))
+	var want []json.RawMessage
+	if data, err := os.ReadFile(tools); err != nil || json.Unmarshal(data, &want) != nil {
+		t.Fatalf("%s: %v", tools, err)
+	}
+	if n := bytes.Count(first, []byte(`"nameHash"`)); n != len(want) {
+		t.Errorf("the lockfile locks %d tools, want %d", n, len(want))
 	}
 }

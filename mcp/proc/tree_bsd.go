@@ -1,8 +1,8 @@
 //go:build unix && !linux
 
-package capture
+package proc
 
-// stdio_bsd.go: the portable unix path (macOS, the BSDs): no waitid with
+// tree_bsd.go: the portable unix path (macOS, the BSDs): no waitid with
 // WNOWAIT, no /proc.
 
 import (
