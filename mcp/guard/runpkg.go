@@ -105,7 +105,7 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 	case err != nil:
 		return r, &PackageError{Msg: fmt.Sprintf("agentgate.lock pins %s package %s for server %q, but its command runs no package agentgate can attribute (%s)", k.Ecosystem, k.String(), server, unpin.Reason),
 			Hints: []string{lockHint(server)}}
-	case k == nil && pins.Version < lock.VersionV2:
+	case k == nil && pins.Version < lock.Version2:
 		say("agentgate.lock (lockfile version %d) pins no packages: %s started as configured; lock with --lockfile-version 2 to pin it", pins.Version, spec.String())
 		return r, nil
 	case k == nil:
