@@ -192,7 +192,8 @@ func cmdRender(args []string) error {
 			return err
 		}
 		d := lock.Compare(la, lb)
-		s := render.Summary(d, live, false)
+		// As agentgate diff prints it: with the triage labels.
+		s := render.Summary(d, live, render.Labels(d, la, lb, live), false)
 		u := render.UnifiedDiff(a, b, "a/agentgate.lock", "b/agentgate.lock", false)
 		if s == "" || u == "" {
 			return errors.New("empty summary or diff")
