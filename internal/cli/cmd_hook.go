@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
@@ -260,7 +262,7 @@ func unstagedScripts(e *env, ws *workspace, live *lock.Lockfile, captured []conf
 		if err != nil || !ok {
 			continue
 		}
-		if config.DataIntegrity(data) != k.Integrity {
+		if launcher.DataIntegrity(data) != k.Integrity {
 			problems = append(problems, fmt.Sprintf("server %q (%s) ran %s from the work tree, which differs from the staged copy", s.Name, where(s), k.Name))
 		}
 	}

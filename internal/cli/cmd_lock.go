@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
@@ -248,7 +250,7 @@ func partialHints(e *env, l *live, selected []config.Server) []string {
 	}
 	for _, f := range l.failures {
 		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
-			quoteVisible(f.server), config.TOMLKey(f.server)))
+			quoteVisible(f.server), syntax.TOMLKey(f.server)))
 	}
 	return hints
 }

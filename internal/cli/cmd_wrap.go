@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/configedit"
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -136,7 +139,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		// Guard.Unlike): wrap does not write one.
 		return invalid(errors.New("--on-drift warn: a wrapper that only warns protects nothing, and agentgate refuses it in a client config"),
 			"use --on-drift withhold or block; to try guard out, run agentgate guard --on-drift warn -- COMMAND ARGS... yourself")
-	case onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift):
+	case onDrift != "" && !slices.Contains(guardargs.OnDriftModes, onDrift):
 		return invalid(fmt.Errorf("--on-drift %q: use withhold or block", onDrift))
 	}
 	ws, err := openWorkspace(e, false, true, "", name)
@@ -144,16 +147,16 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		return err
 	}
 	p := ws.project
-	opt := config.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
+	opt := configedit.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
 	// Excluded entries are not wrapped: guard would find no lockfile
 	// entry for them.
 	opt.Select = lockNames(p)
-	var left []*config.Unwrappable
+	var left []*configedit.Unwrappable
 	edits, err := editConfigs(ws, func(client, rel string, data []byte, outside bool) ([]byte, []string, error) {
 		if undo {
-			return config.UnwrapFile(client, rel, data)
+			return configedit.UnwrapFile(client, rel, data)
 		}
-		out, names, l, err := config.WrapFile(client, rel, data, opt)
+		out, names, l, err := configedit.WrapFile(client, rel, data, opt)
 		if !outside { // not edited: editConfigs names it
 			left = append(left, l...)
 		}
@@ -227,7 +230,7 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outsi
 	byReal := map[string]int{} // a file read under two names (a link) is edited once
 	for _, rel := range ws.project.Files {
 		cf := ws.project.ConfigFile(rel)
-		client := config.ClientOf(rel, ws.project.Settings)
+		client := ws.project.Settings.ClientOf(rel)
 		if cf.Outside {
 			data, err := os.ReadFile(cf.Abs)
 			if err != nil {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/agentgate/agentgate/mcp/auth"
@@ -207,7 +209,7 @@ func (m *Remote) checkRedirect(req *http.Request, via []*http.Request) error {
 	if origin(req.URL) != m.rt.origin && !m.r.CrossOriginRedirects {
 		return m.refuse(fmt.Sprintf("the server redirected to another origin, %s, which agentgate does not follow (a redirect can carry the URL's query to another host); "+
 			"fix the url in %s, or allow it in agentgate.toml: [servers.%s] cross-origin-redirects = true",
-			origin(req.URL), m.r.File, config.TOMLKey(m.r.Name)))
+			origin(req.URL), m.r.File, syntax.TOMLKey(m.r.Name)))
 	}
 	return nil
 }

@@ -1,4 +1,14 @@
-package config
+// Package launcher recognises the package a stdio server's command runs:
+// npx, npm exec, bunx, pnpm dlx, yarn dlx, uvx, uv tool run, pipx run,
+// docker or podman run, go run, or an interpreter running a file, parsed
+// as each launcher parses its arguments (RecognizePackage -> PackageSpec);
+// the argument that pins a spec to an exact version (PinnedArg), the
+// comparison with a locked package (Runs, VersionDiffers), the program
+// text an interpreter is given inline (ProgramText) and a file's
+// integrity (FileIntegrity). It is pure: it reads no config, asks no
+// registry and starts nothing (FileIntegrity reads the one file it is
+// given).
+package launcher
 
 import (
 	"crypto/sha256"
@@ -10,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
@@ -83,20 +94,6 @@ func (e *UnpinnableError) Error() string {
 
 func unpinnable(cmd, format string, a ...any) error {
 	return &UnpinnableError{Command: cmd, Reason: fmt.Sprintf(format, a...)}
-}
-
-// Package recognises the package s runs. Remote servers run nothing
-// locally: ok is false and err nil. A stdio command agentgate cannot
-// attribute returns an *UnpinnableError.
-func (s Server) Package() (p PackageSpec, ok bool, err error) {
-	if s.Transport != Stdio && s.Transport != "" {
-		return PackageSpec{}, false, nil
-	}
-	p, err = RecognizePackage(s.Command, s.Args)
-	if err != nil {
-		return PackageSpec{}, false, err
-	}
-	return p, true, nil
 }
 
 // RecognizePackage parses command and args as the launcher named by
@@ -344,10 +341,10 @@ func npmExecWith(command, launcher string, args []string, from int, stopAtPositi
 }
 
 var (
-	npmNameRE = lazyRegexp(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$`)
+	npmNameRE = lazyre.New(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$`)
 	// semverRE is a full semver 2.0.0 version, with npm's loose leading
 	// "v" or "=".
-	semverRE = lazyRegexp(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+	semverRE = lazyre.New(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 )
 
 // npmSpec parses an npm package spec as npm-package-arg does for registry
@@ -465,7 +462,7 @@ func pipxRun(command string, args []string, from int) (PackageSpec, error) {
 }
 
 var (
-	pypiNameRE = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
+	pypiNameRE = lazyre.New(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
 )
 
 // pypiSpec parses a PEP 508 requirement as uv and pipx accept it on the
@@ -553,9 +550,9 @@ var dockerBoolFlags = flagSet{
 var dockerGlobalValueFlags = flagSet{"--config": true, "-c": true, "--context": true, "-H": true, "--host": true, "-l": true, "--log-level": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--connection": true, "--url": true, "--identity": true, "--root": true, "--runroot": true, "--storage-driver": true, "--cgroup-manager": true, "--events-backend": true, "--network-cmd-path": true, "--runtime": true, "--tmpdir": true, "--module": true}
 
 var (
-	ociRefRE    = lazyRegexp(`^[a-z0-9]+([._-]+[a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$`)
-	ociTagRE    = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
-	ociDigestRE = lazyRegexp(`^sha256:[0-9a-f]{64}$|^sha512:[0-9a-f]{128}$`)
+	ociRefRE    = lazyre.New(`^[a-z0-9]+([._-]+[a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$`)
+	ociTagRE    = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	ociDigestRE = lazyre.New(`^sha256:[0-9a-f]{64}$|^sha512:[0-9a-f]{128}$`)
 )
 
 func dockerRun(command, launcher string, args []string, from int) (PackageSpec, error) {
@@ -629,7 +626,7 @@ func ociSpec(command, launcher, ref string, arg int) (PackageSpec, error) {
 // go run build flags that take a value (go help build).
 var goValueFlags = flagSet{"-C": true, "-p": true, "-asmflags": true, "-buildmode": true, "-compiler": true, "-gccgoflags": true, "-gcflags": true, "-installsuffix": true, "-ldflags": true, "-mod": true, "-modfile": true, "-overlay": true, "-pgo": true, "-pkgdir": true, "-tags": true, "-toolexec": true, "-exec": true, "-covermode": true, "-coverpkg": true, "-o": true}
 
-var goPathRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._~+-]*(/[A-Za-z0-9._~+-]+)+$`)
+var goPathRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._~+-]*(/[A-Za-z0-9._~+-]+)+$`)
 
 func goRun(command string, args []string, from int) (PackageSpec, error) {
 	vf := flagSet{}

@@ -1,69 +1,12 @@
-package config
+package configedit
 
 import (
 	"errors"
 	"fmt"
-	"strings"
-)
 
-// PinnedArg returns the argument that runs exactly version of the package
-// p names, written as p.Raw was: the version part replaced or added and
-// everything else kept (a --package= or --from= prefix, an npm: alias,
-// Python extras, an image's registry and tag). For OCI, digest is the
-// manifest digest ("sha256:...", the lockfile's integrity), added after
-// the tag, and version the tag to add when the image has none (may be
-// ""); npm, PyPI and Go ignore digest. An exact spec is returned
-// unchanged.
-func (p PackageSpec) PinnedArg(version, digest string) (string, error) {
-	raw := p.Raw
-	if p.Exact || p.Ecosystem == EcoFile {
-		return raw, nil
-	}
-	switch p.Ecosystem {
-	case EcoNPM, EcoGo:
-		if version == "" {
-			return "", fmt.Errorf("no version to pin %s to", p.String())
-		}
-		head := raw
-		if p.Version != "" {
-			var ok bool
-			if head, ok = strings.CutSuffix(raw, "@"+p.Version); !ok {
-				return "", fmt.Errorf("cannot find the version %q in %q", p.Version, raw)
-			}
-		}
-		return head + "@" + version, nil
-	case EcoPyPI:
-		if version == "" {
-			return "", fmt.Errorf("no version to pin %s to", p.String())
-		}
-		prefix, spec := "", raw
-		if strings.HasPrefix(raw, "-") {
-			name, val, ok := strings.Cut(raw, "=")
-			if !ok {
-				return "", fmt.Errorf("cannot find the package in %q", raw)
-			}
-			prefix, spec = name+"=", val
-		}
-		m := pypiNameRE().FindStringIndex(spec)
-		if m == nil || strings.TrimSpace(spec) != spec {
-			return "", fmt.Errorf("cannot find the package in %q", raw)
-		}
-		op := "=="
-		if strings.HasPrefix(spec[m[1]:], "@") {
-			op = "@" // uvx tool@version: keep uv's own form
-		}
-		return prefix + spec[:m[1]] + op + version, nil
-	case EcoOCI:
-		if !ociDigestRE().MatchString(digest) {
-			return "", fmt.Errorf("no manifest digest to pin %s to", p.String())
-		}
-		if p.Version == "" && version != "" {
-			return raw + ":" + version + "@" + digest, nil
-		}
-		return raw + "@" + digest, nil
-	}
-	return "", fmt.Errorf("cannot pin %s packages", p.Ecosystem)
-}
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
+)
 
 // SkipPin, returned by PinFile's locked function, leaves a server unpinned
 // without an error (a server agentgate.toml excludes from the lockfile).
@@ -73,7 +16,7 @@ var SkipPin = errors.New("not pinned")
 type Pin struct {
 	Server   string
 	Line     int
-	Spec     PackageSpec
+	Spec     launcher.PackageSpec
 	From, To string // the argument before and after
 }
 
@@ -86,22 +29,22 @@ type Pin struct {
 // are pinned inside it. An error from locked, for any server, fails the
 // whole file: every server's error is returned (an Errors) and nothing is
 // pinned.
-func PinFile(client, file string, data []byte, locked func(s Server, spec PackageSpec) (version, integrity string, err error)) ([]byte, []Pin, error) {
+func PinFile(client, file string, data []byte, locked func(s config.Server, spec launcher.PackageSpec) (version, integrity string, err error)) ([]byte, []Pin, error) {
 	d, err := locate(client, file, data)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := d.seeThrough()
+	servers, err := d.seeThrough()
 	if err != nil {
 		return nil, nil, err
 	}
-	var errs Errors
+	var errs config.Errors
 	var pins []Pin
 	var edits []Edit
 	want := map[string][]string{}
-	for _, s := range res.servers {
+	for _, s := range servers {
 		spec, ok, perr := s.Package()
-		if perr != nil || !ok || spec.Exact || spec.Ecosystem == EcoFile {
+		if perr != nil || !ok || spec.Exact || spec.Ecosystem == launcher.EcoFile {
 			continue
 		}
 		field := "command"
@@ -109,9 +52,9 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 			field = fmt.Sprintf("args[%d]", spec.Arg)
 		}
 		fail := func(err error) {
-			var ce *Error
+			var ce *config.Error
 			if !errors.As(err, &ce) {
-				ce = &Error{Msg: err.Error()}
+				ce = &config.Error{Msg: err.Error()}
 			}
 			e := *ce
 			if e.File == "" {
@@ -138,7 +81,7 @@ func PinFile(client, file string, data []byte, locked func(s Server, spec Packag
 		// The pinned argv must run the same package, exactly.
 		argv := append([]string{s.Command}, s.Args...)
 		argv[spec.Arg+1] = to
-		if after, err := RecognizePackage(argv[0], argv[1:]); err != nil || !after.Exact || after.Name != spec.Name || after.Arg != spec.Arg {
+		if after, err := launcher.RecognizePackage(argv[0], argv[1:]); err != nil || !after.Exact || after.Name != spec.Name || after.Arg != spec.Arg {
 			fail(fmt.Errorf("cannot pin %q: %s would no longer read it as the same package", spec.Raw, spec.Launcher))
 			continue
 		}
