@@ -135,122 +135,166 @@ func (r *Review) Findings() []Finding {
 		diffs[d.Name] = d
 	}
 	for _, s := range r.Servers {
-		at := func(rule, tool, msg string) Finding {
-			return Finding{Rule: rule, Server: s.Name, Tool: tool, Message: msg, File: s.File, Line: s.Line,
-				LockLine: r.lockLine(s.Name, tool)}
-		}
-		fs := r.Labels[s.Name]
-		labelled := func(f Finding, kind, name string) Finding {
-			f.Labels = findingLabels(fs, kind, name)
-			f.Message += labelText(f.Labels)
-			return f
-		}
-		name := quoted(s.Name)
+		b := &serverFindings{r: r, s: s, name: quoted(s.Name), labels: r.Labels[s.Name]}
 		if s.Status == "unverified" {
-			msg := "server " + name + " could not be verified: " + safetext.Visible(s.Error)
+			msg := "server " + b.name + " could not be verified: " + safetext.Visible(s.Error)
 			for _, h := range s.Hints {
 				msg += "\nhint: " + safetext.Visible(h)
 			}
-			out = append(out, at("server-unverified", "", msg))
+			b.add(b.at("server-unverified", "", msg))
 		}
-		d, ok := diffs[s.Name]
-		if !ok {
-			continue
+		if d, ok := diffs[s.Name]; ok {
+			b.diff(d)
 		}
-		switch d.Change {
-		case lock.Added:
-			out = append(out, at("server-added", "", fmt.Sprintf("server %s is configured in %s but not locked (%s live)",
-				name, orUnknown(s.File), plural(len(d.Tools), "tool"))))
-		case lock.Removed:
-			out = append(out, at("server-removed", "", fmt.Sprintf("server %s is locked (%s) but no longer configured",
-				name, plural(len(d.Tools), "tool"))))
-			continue
-		}
-		for _, t := range d.Tools {
-			tool := quoted(t.Name)
-			def, live := r.Live[s.Name][t.Name]
-			switch t.Change {
-			case lock.Added:
-				msg := fmt.Sprintf("server %s lists a new tool %s", name, tool)
-				if live {
-					msg += "\n" + describe(def, true, true)
-				}
-				out = append(out, labelled(at("tool-added", t.Name, msg), triage.KindTool, t.Name))
-			case lock.Removed:
-				out = append(out, at("tool-removed", t.Name, fmt.Sprintf("server %s no longer lists tool %s", name, tool)))
-				continue
-			default:
-				for _, f := range t.Fields {
-					if f == "definition" {
-						for _, m := range memberFindings(t) {
-							out = append(out, labelled(at(m.rule, t.Name, fmt.Sprintf("server %s tool %s: %s", name, tool, m.msg)), triage.KindTool, t.Name))
-						}
-						continue
-					}
-					rule, ok := fieldRules[f]
-					if !ok {
-						rule = "tool-changed"
-					}
-					msg := fmt.Sprintf("server %s tool %s: %s changed", name, tool, f)
-					if live {
-						if text := describe(def, f == "description", f == "inputSchema"); text != "" {
-							msg += "; now\n" + text
-						}
-					}
-					out = append(out, labelled(at(rule, t.Name, msg), triage.KindTool, t.Name))
-				}
-			}
-			if live {
-				if w := hiddenIn(def); w != "" {
-					out = append(out, at("hidden-characters", t.Name, fmt.Sprintf("server %s tool %s: %s", name, tool, w)))
-				}
-			}
-		}
-		if lines := PackageLines(d.Package); lines != nil {
-			f := at("package-changed", "", "server "+name+": "+strings.Join(lines, "\n"))
-			f.Entry = "package"
-			if n := LockfileMemberLine(r.LockData, s.Name, "package"); n > 0 {
-				f.LockLine = n
-			}
-			out = append(out, f)
-		}
-		if in := d.Instructions; in != nil {
-			msg := "server " + name + ": instructions "
-			switch {
-			case in.OldHash == nil:
-				msg += "added"
-			case in.NewHash == nil:
-				msg += "removed"
-			default:
-				msg += "changed"
-			}
-			if in.New != nil {
-				msg += "; now\n" + shown(*in.New)
-			}
-			out = append(out, labelled(at("instructions-changed", "", msg), triage.KindInstructions, ""))
-			if in.New != nil {
-				if k := safetext.Suspicious(*in.New); len(k) > 0 {
-					f := at("hidden-characters", "", "server "+name+": instructions contain "+strings.Join(k, ", "))
-					f.Entry = "instructions"
-					out = append(out, f)
-				}
-			}
-		}
-		for _, e := range d.Entries {
-			rule := "resource-changed"
-			if e.Kind == lock.KindPrompt {
-				rule = "prompt-changed"
-			}
-			msg := fmt.Sprintf("server %s: %s %s %s", name, e.Kind, quoted(e.Name), e.Change)
-			for _, m := range e.Members {
-				msg += "\n" + memberLine(m)
-			}
-			f := labelled(at(rule, "", msg), e.Kind, e.Name)
-			f.Entry = e.Kind + " " + e.Name
-			out = append(out, f)
-		}
+		out = append(out, b.out...)
 	}
 	return out
+}
+
+// serverFindings collects the findings of one server of a Review.
+type serverFindings struct {
+	r      *Review
+	s      ServerStatus
+	name   string           // the server's name, quoted for messages
+	labels []triage.Finding // the server's triage labels
+	out    []Finding
+}
+
+func (b *serverFindings) add(f Finding) { b.out = append(b.out, f) }
+
+// at is a finding of rule about the server (tool "") or one of its tools,
+// placed at the server's config line and the closest lockfile line.
+func (b *serverFindings) at(rule, tool, msg string) Finding {
+	return Finding{Rule: rule, Server: b.s.Name, Tool: tool, Message: msg, File: b.s.File, Line: b.s.Line,
+		LockLine: b.r.lockLine(b.s.Name, tool)}
+}
+
+// labelled is f with the triage labels of the item (kind, name), their
+// evidence appended to the message.
+func (b *serverFindings) labelled(f Finding, kind, name string) Finding {
+	f.Labels = findingLabels(b.labels, kind, name)
+	f.Message += labelText(f.Labels)
+	return f
+}
+
+// diff adds the findings of the server's comparison d: the server added
+// or removed, each tool, and lockfile version 2's package, instructions,
+// prompts, resource templates and resources.
+func (b *serverFindings) diff(d lock.ServerDiff) {
+	switch d.Change {
+	case lock.Added:
+		b.add(b.at("server-added", "", fmt.Sprintf("server %s is configured in %s but not locked (%s live)",
+			b.name, orUnknown(b.s.File), plural(len(d.Tools), "tool"))))
+	case lock.Removed:
+		b.add(b.at("server-removed", "", fmt.Sprintf("server %s is locked (%s) but no longer configured",
+			b.name, plural(len(d.Tools), "tool"))))
+		return
+	}
+	for _, t := range d.Tools {
+		b.tool(t)
+	}
+	b.pkg(d.Package)
+	b.instructions(d.Instructions)
+	for _, e := range d.Entries {
+		rule := "resource-changed"
+		if e.Kind == lock.KindPrompt {
+			rule = "prompt-changed"
+		}
+		msg := fmt.Sprintf("server %s: %s %s %s", b.name, e.Kind, quoted(e.Name), e.Change)
+		for _, m := range e.Members {
+			msg += "\n" + memberLine(m)
+		}
+		f := b.labelled(b.at(rule, "", msg), e.Kind, e.Name)
+		f.Entry = e.Kind + " " + e.Name
+		b.add(f)
+	}
+}
+
+// tool adds the findings of one tool that differs: added, removed, or
+// changed per field (a version 2 definition change as memberFindings
+// splits it), and hidden characters in its live text.
+func (b *serverFindings) tool(t lock.ToolDiff) {
+	tool := quoted(t.Name)
+	def, live := b.r.Live[b.s.Name][t.Name]
+	switch t.Change {
+	case lock.Added:
+		msg := fmt.Sprintf("server %s lists a new tool %s", b.name, tool)
+		if live {
+			msg += "\n" + describe(def, true, true)
+		}
+		b.add(b.labelled(b.at("tool-added", t.Name, msg), triage.KindTool, t.Name))
+	case lock.Removed:
+		b.add(b.at("tool-removed", t.Name, fmt.Sprintf("server %s no longer lists tool %s", b.name, tool)))
+		return
+	default:
+		for _, f := range t.Fields {
+			if f == "definition" {
+				for _, m := range memberFindings(t) {
+					b.add(b.labelled(b.at(m.rule, t.Name, fmt.Sprintf("server %s tool %s: %s", b.name, tool, m.msg)), triage.KindTool, t.Name))
+				}
+				continue
+			}
+			rule, ok := fieldRules[f]
+			if !ok {
+				rule = "tool-changed"
+			}
+			msg := fmt.Sprintf("server %s tool %s: %s changed", b.name, tool, f)
+			if live {
+				if text := describe(def, f == "description", f == "inputSchema"); text != "" {
+					msg += "; now\n" + text
+				}
+			}
+			b.add(b.labelled(b.at(rule, t.Name, msg), triage.KindTool, t.Name))
+		}
+	}
+	if live {
+		if w := hiddenIn(def); w != "" {
+			b.add(b.at("hidden-characters", t.Name, fmt.Sprintf("server %s tool %s: %s", b.name, tool, w)))
+		}
+	}
+}
+
+// pkg adds package-changed for a change of the server's package (nil:
+// none), at the package's lockfile line.
+func (b *serverFindings) pkg(d *lock.PackageDiff) {
+	lines := PackageLines(d)
+	if lines == nil {
+		return
+	}
+	f := b.at("package-changed", "", "server "+b.name+": "+strings.Join(lines, "\n"))
+	f.Entry = "package"
+	if n := LockfileMemberLine(b.r.LockData, b.s.Name, "package"); n > 0 {
+		f.LockLine = n
+	}
+	b.add(f)
+}
+
+// instructions adds instructions-changed for a change of the server's
+// instructions (nil: none), and hidden characters in the new text.
+func (b *serverFindings) instructions(in *lock.InstructionsDiff) {
+	if in == nil {
+		return
+	}
+	msg := "server " + b.name + ": instructions "
+	switch {
+	case in.OldHash == nil:
+		msg += "added"
+	case in.NewHash == nil:
+		msg += "removed"
+	default:
+		msg += "changed"
+	}
+	if in.New != nil {
+		msg += "; now\n" + shown(*in.New)
+	}
+	b.add(b.labelled(b.at("instructions-changed", "", msg), triage.KindInstructions, ""))
+	if in.New != nil {
+		if k := safetext.Suspicious(*in.New); len(k) > 0 {
+			f := b.at("hidden-characters", "", "server "+b.name+": instructions contain "+strings.Join(k, ", "))
+			f.Entry = "instructions"
+			b.add(f)
+		}
+	}
 }
 
 type memberFinding struct{ rule, msg string }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Windows build of agentgate's tests for real, under Wine, on a
 # Linux machine (there is no Windows runner here): the Windows-only code
-# (internal/sys/mmap's MapViewOfFile, mcp/capture's Job Objects, testenv's
+# (internal/sys/mmap's MapViewOfFile, mcp/proc's Job Objects, testenv's
 # process checks, the helper's .exe lookup) runs, not just compiles. See
 # docs/PLATFORMS.md ("Run under Wine") for what runs, what passes and what
 # cannot run under Wine and why.
@@ -49,7 +49,9 @@ mkdir -p "$work/bin" "$work/out"
 # Windows-specific code first.
 default_pkgs=(
 	internal/sys/mmap
+	mcp/proc
 	mcp/capture
+	mcp/jsonrpc
 	mcp/guard
 	lock
 	internal/atomicfile

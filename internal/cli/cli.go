@@ -111,7 +111,7 @@ func run(e *env, args []string) int {
 	}
 	c := lookupCommand(name)
 	if c == nil {
-		fmt.Fprintf(e.stderr, "agentgate: error: unknown command %s\n", quoteVisible(args[0]))
+		fmt.Fprintf(e.stderr, "agentgate: error: unknown command %s\n", safetext.Quote(args[0]))
 		fmt.Fprintf(e.stderr, "agentgate: hint: run 'agentgate help' for the list of commands\n")
 		return ExitInvalid
 	}

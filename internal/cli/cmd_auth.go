@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -63,7 +64,7 @@ func runAuth(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	selected, err := selectServers(ws.project, names)
+	selected, err := selectServers(ws.Project, names)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func runAuth(e *env, fs *flag.FlagSet, args []string) error {
 		if s.Transport == config.StreamableHTTP || s.Transport == config.SSE {
 			remote = append(remote, s)
 		} else if len(names) > 0 {
-			return invalid(fmt.Errorf("server %q (%s) is a stdio server; OAuth is for remote (http, sse) servers", safetext.VisibleLine(s.Name), where(s)),
+			return invalid(fmt.Errorf("server %q (%s) is a stdio server; OAuth is for remote (http, sse) servers", safetext.VisibleLine(s.Name), check.Where(s)),
 				"name a remote server, or leave the names out to take every remote server")
 		}
 	}
@@ -81,9 +82,9 @@ func runAuth(e *env, fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	var resolved []config.Resolved
-	var failures []failure
+	var failures []check.Failure
 	for _, s := range remote {
-		r, f := resolveServer(e, ws.project, s)
+		r, f := check.ResolveServer(e.engine(), ws.Project, s)
 		if f != nil {
 			failures = append(failures, *f)
 			continue
@@ -105,7 +106,7 @@ func runAuth(e *env, fs *flag.FlagSet, args []string) error {
 		path, herr := wire.FindHelper(e.getenv)
 		helperCode := 0
 		if herr == nil {
-			helperCode, herr = wire.Helper{Path: path, Dir: ws.root}.RunAuth(ctx, wire.NewAuthRequest(action, resolved), e.stdout, e.stderr)
+			helperCode, herr = wire.Helper{Path: path, Dir: ws.Root}.RunAuth(ctx, wire.NewAuthRequest(action, resolved), e.stdout, e.stderr)
 		}
 		if herr != nil {
 			var he *wire.HelperError

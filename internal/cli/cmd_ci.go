@@ -5,12 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/render"
@@ -77,98 +76,6 @@ Examples:
 	})
 }
 
-// CIReportVersion is the reportVersion of `agentgate ci --format json`:
-// 2 since every server carries its triage findings.
-const CIReportVersion = 2
-
-// ciReport is the JSON report, docs/ci-report.md.
-type ciReport struct {
-	ReportVersion       int        `json:"reportVersion"`
-	Result              string     `json:"result"` // in-sync, drift, invalid, unverified
-	ExitCode            int        `json:"exitCode"`
-	Lockfile            string     `json:"lockfile"`
-	LockfileUncommitted bool       `json:"lockfileUncommitted"`
-	Servers             []ciServer `json:"servers"`
-	Errors              []ciError  `json:"errors"`
-}
-
-type ciServer struct {
-	Name   string   `json:"name"`
-	Status string   `json:"status"` // in-sync, drift, unverified
-	Change string   `json:"change"` // drift only: added, removed, changed; else ""
-	File   string   `json:"file"`   // the client config defining it; "" when no longer configured
-	Line   int      `json:"line"`   // the server's line in File; 0 when unknown
-	Tools  ciTools  `json:"tools"`
-	Error  *ciError `json:"error"`
-	// Version 2 lockfiles only: how the instructions changed (added,
-	// removed, changed) and the prompts, templates and resources that
-	// differ.
-	Instructions string    `json:"instructions,omitempty"`
-	Entries      []ciEntry `json:"entries,omitempty"`
-	// Package is the change of the package the server runs (version 2
-	// lockfiles only, and only when it differs).
-	Package *ciPackage `json:"package,omitempty"`
-	// Findings are the triage labels of every item that differs
-	// (docs/TRIAGE.md); [] when none differs.
-	Findings []ciFinding `json:"findings"`
-}
-
-// ciFinding is one item that differs, with its triage labels.
-type ciFinding struct {
-	Kind   string    `json:"kind"` // tool, prompt, instructions, resource template
-	Name   string    `json:"name"` // "" for instructions
-	Change string    `json:"change"`
-	Labels []ciLabel `json:"labels"`
-}
-
-type ciLabel struct {
-	ID       string `json:"id"`
-	Severity string `json:"severity"` // high, medium, low
-	Evidence string `json:"evidence"`
-}
-
-func ciFindings(fs []triage.Finding) []ciFinding {
-	out := []ciFinding{}
-	for _, f := range fs {
-		cf := ciFinding{Kind: f.Kind, Name: f.Name, Change: f.Change, Labels: []ciLabel{}}
-		for _, l := range f.Labels {
-			cf.Labels = append(cf.Labels, ciLabel{ID: l.ID, Severity: l.Severity.String(), Evidence: l.Evidence})
-		}
-		out = append(out, cf)
-	}
-	return out
-}
-
-// ciPackage is a change of a server's pinned package: the locked and the
-// live one (nil: none), and which of ecosystem, name, version, integrity
-// differ.
-type ciPackage struct {
-	Old    *lock.Package `json:"old"`
-	New    *lock.Package `json:"new"`
-	Fields []string      `json:"fields"`
-}
-
-type ciTools struct {
-	Count   int            `json:"count"` // live tools; locked tools when removed or unverified
-	Added   []string       `json:"added"`
-	Removed []string       `json:"removed"`
-	Changed []ciToolChange `json:"changed"`
-}
-
-type ciToolChange struct {
-	Name   string   `json:"name"`
-	Fields []string `json:"fields"`
-	// Members are the definition's changed members (version 2 lockfiles
-	// that keep definitions).
-	Members []ciMember `json:"members,omitempty"`
-}
-
-type ciError struct {
-	Message string   `json:"message"`
-	Stderr  string   `json:"stderr"` // last lines of a stdio server's stderr, redacted; "" if none
-	Hints   []string `json:"hints"`
-}
-
 var ciResults = map[int]string{ExitOK: "in-sync", ExitDrift: "drift", ExitInvalid: "invalid", ExitUnverified: "unverified"}
 
 func runCI(e *env, fs *flag.FlagSet, args []string) error {
@@ -184,7 +91,7 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 			return invalid(fmt.Errorf("--fail-on %q: want high, medium or low", f))
 		}
 	}
-	rep := &ciReport{ReportVersion: CIReportVersion, Lockfile: lock.FileName, Servers: []ciServer{}, Errors: []ciError{}}
+	rep := &render.CIReport{ReportVersion: render.CIReportVersion, Lockfile: lock.FileName, Servers: []render.CIServer{}, Errors: []render.CIError{}}
 	out := e.stdout
 	if format != "text" {
 		out = io.Discard
@@ -207,10 +114,9 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 	if format == "json" {
 		rep.ExitCode = exitCode(err)
 		rep.Result = ciResults[rep.ExitCode]
-		var ee *ExitError
-		if errors.As(err, &ee) && ee.Err != nil && (rep.ExitCode == ExitInvalid || len(rep.Servers) == 0) {
+		if ee := exitErrorOf(err); ee != nil && ee.Err != nil && (rep.ExitCode == ExitInvalid || len(rep.Servers) == 0) {
 			for _, p := range problemsOf(err) {
-				rep.Errors = append(rep.Errors, ciError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+				rep.Errors = append(rep.Errors, render.CIError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
 			}
 		}
 		e.stdout.Write(render.JSON(rep))
@@ -225,213 +131,152 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *ciReport, run *reviewRun, jsonMode bool) error {
+func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *reviewRun, jsonMode bool) error {
 	ws, err := openWorkspaceFor(e, true, true, flagValue[string](fs, "lockfile"), "ci", false)
 	if err != nil {
 		return err
 	}
-	rep.Lockfile = ws.lockRel
+	rep.Lockfile = ws.LockRel
 	run.ws = ws
-	old, data, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	old, data, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		return err
 	}
 	run.data = data
 	if !exists {
-		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel),
+		return invalid(fmt.Errorf("%s: no lockfile", ws.LockRel),
 			"create it with 'agentgate lock', review it and commit it")
 	}
-	head, inHead, err := ws.repo.FileAt("HEAD", ws.lockRel)
+	head, inHead, err := ws.Repo.FileAt("HEAD", ws.LockRel)
 	if err != nil {
 		return classify(ExitUnverified, err)
 	}
 	color := e.useColor(e.stdout)
-	// On GitHub Actions, findings are reported once: as code scanning
-	// alerts when a SARIF report is written for upload (--sarif, the
-	// action's sarif: true), else as ::error annotations.
-	gha := e.getenv("GITHUB_ACTIONS") == "true" && flagValue[string](fs, "sarif") == ""
-	if e.getenv("GITHUB_ACTIONS") == "true" && !gha {
-		fmt.Fprintln(e.stderr, "::notice title=agentgate::findings go to the SARIF report (code scanning alerts), not also to annotations")
-	}
-	annot := out
-	if jsonMode {
-		annot = e.stderr
-	}
-	var headLf *lock.Lockfile
-	if inHead {
-		headLf, _ = lock.Parse(head) // a damaged HEAD lockfile differs from any
-	}
-	// By content, never bytes (docs/spec/lockfile.md, Comparing): a
-	// checkout with core.autocrlf=true has CRLF line ends and is clean.
-	if !inHead || headLf == nil || !lock.SameContent(headLf, old) {
+	annot := ciAnnotations(e, fs, out, jsonMode)
+	if what := uncommittedLockfile(head, inHead, old); what != "" {
 		rep.LockfileUncommitted = true
-		what := "differs from HEAD"
-		if !inHead {
-			what = "is not committed"
-		}
 		run.uncommitted, run.against = what, "working tree"
-		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.lockRel, what)
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(head), lock.WithLF(data), "a/"+ws.lockRel+" (HEAD)", "b/"+ws.lockRel+" (working tree)", color))
-		if gha {
-			annotate(annot, ws.lockRel, 1, "agentgate: uncommitted lockfile change",
-				ws.lockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
+		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.LockRel, what)
+		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(head), lock.WithLF(data), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (working tree)", color))
+		if annot != nil {
+			annotate(annot, ws.LockRel, 1, "agentgate: uncommitted lockfile change",
+				ws.LockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
 		}
 	}
-	c, err := compareLive(e, fs, ws, old, ws.project.Servers)
+	c, err := compareLive(e, fs, ws, old, ws.Project.Servers)
 	if err != nil {
 		return err
 	}
 	rep.Servers = ciServers(ws, c)
 	run.c = c
+	printCI(out, ws, c, rep, data, color)
+	if annot != nil {
+		annotateServers(annot, ws.LockRel, data, rep.Servers)
+	}
+	return ciVerdict(out, fs, ws, c, rep.LockfileUncommitted)
+}
+
+// ciAnnotations is where ci prints GitHub Actions ::error annotations, or
+// nil for none. On GitHub Actions, findings are reported once: as code
+// scanning alerts when a SARIF report is written for upload (--sarif, the
+// action's sarif: true; a notice on stderr says so), else as annotations
+// on out (on stderr when stdout has a machine format).
+func ciAnnotations(e *env, fs *flag.FlagSet, out io.Writer, jsonMode bool) io.Writer {
+	if e.getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if flagValue[string](fs, "sarif") != "" {
+		fmt.Fprintln(e.stderr, "::notice title=agentgate::findings go to the SARIF report (code scanning alerts), not also to annotations")
+		return nil
+	}
+	if jsonMode {
+		return e.stderr
+	}
+	return out
+}
+
+// uncommittedLockfile says how the working tree's lockfile old differs
+// from HEAD's (head; inHead false when HEAD has none): "is not
+// committed", "differs from HEAD", or "" when they pin the same. By
+// content, never bytes (docs/spec/lockfile.md, Comparing): a checkout
+// with core.autocrlf=true has CRLF line ends and is clean; a damaged HEAD
+// lockfile differs from any.
+func uncommittedLockfile(head []byte, inHead bool, old *lock.Lockfile) string {
+	if !inHead {
+		return "is not committed"
+	}
+	if headLf, err := lock.Parse(head); err != nil || !lock.SameContent(headLf, old) {
+		return "differs from HEAD"
+	}
+	return ""
+}
+
+// printCI prints ci's text report of c on out: the server table and, on
+// drift, the summary and the lockfile's unified diff against the live one.
+func printCI(out io.Writer, ws *check.Workspace, c *comparison, rep *render.CIReport, data []byte, color bool) {
 	tw := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	for _, s := range rep.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], safetext.VisibleLine(s.Name), safetext.VisibleLine(ciDetail(s)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ciStatusText[s.Status], safetext.VisibleLine(s.Name), safetext.VisibleLine(render.CIDetail(s)))
 	}
 	tw.Flush()
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.Defs, c.labels, color))
 		label := "HEAD"
 		if rep.LockfileUncommitted {
 			label = "working tree"
 		}
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
 	}
-	if gha {
-		annotateServers(annot, ws.lockRel, data, rep.Servers)
-	}
-	hint := "if the change is expected, run 'agentgate lock' locally, review the diff and commit " + ws.lockRel
-	verdict := c.verdict(ws.lockRel, hint)
+}
+
+// ciVerdict is ci's exit error: the comparison's verdict, where drift
+// without a label of --fail-on's severity is reported, not failed; and an
+// uncommitted lockfile (uncommitted) is drift whatever else was found.
+func ciVerdict(out io.Writer, fs *flag.FlagSet, ws *check.Workspace, c *comparison, uncommitted bool) error {
+	hint := "if the change is expected, run 'agentgate lock' locally, review the diff and commit " + ws.LockRel
+	verdict := c.verdict(ws.LockRel, hint)
 	if sev, ok := triage.ParseSeverity(flagValue[string](fs, "fail-on")); ok && exitCode(verdict) == ExitDrift && !failsOn(c.labels, sev) {
 		// Drift with no label of the chosen severity: reported, not failed.
-		if len(c.cap.failures) > 0 {
-			verdict = &ExitError{Code: failureCode(c.cap.failures),
-				Err: fmt.Errorf("%s could not be verified: %s; the drift has no %s label (--fail-on)", plural(len(c.cap.failures), "server"), c.failedNames(), sev)}
-		} else if !rep.LockfileUncommitted {
-			fmt.Fprintf(out, "agentgate: ci ok: the live surface differs from %s, with no label of severity %s or higher (--fail-on %s)\n", ws.lockRel, sev, sev)
+		if len(c.cap.Failures) > 0 {
+			verdict = &ExitError{Code: failureCode(c.cap.Failures),
+				Err: fmt.Errorf("%s could not be verified: %s; the drift has no %s label (--fail-on)", plural(len(c.cap.Failures), "server"), c.failedNames(), sev)}
+		} else if !uncommitted {
+			fmt.Fprintf(out, "agentgate: ci ok: the live surface differs from %s, with no label of severity %s or higher (--fail-on %s)\n", ws.LockRel, sev, sev)
 			verdict = nil
 		}
 	}
-	if rep.LockfileUncommitted && exitCode(verdict) != ExitDrift {
-		msg := ws.lockRel + " has uncommitted changes"
+	if uncommitted && exitCode(verdict) != ExitDrift {
+		msg := ws.LockRel + " has uncommitted changes"
 		if verdict != nil {
 			msg += "; and " + verdict.Error()
 		}
-		return drift(errors.New(msg), "commit "+ws.lockRel+" (git add "+ws.lockRel+" && git commit), or restore it: git checkout -- "+ws.lockRel)
+		return drift(errors.New(msg), "commit "+ws.LockRel+" (git add "+ws.LockRel+" && git commit), or restore it: git checkout -- "+ws.LockRel)
 	}
 	if verdict == nil {
 		fmt.Fprintf(out, "agentgate: ci ok: %s, %s in sync with %s\n",
-			plural(len(c.live.Servers), "server"), plural(countTools(c.live), "tool"), ws.lockRel)
+			plural(len(c.live.Servers), "server"), plural(countTools(c.live), "tool"), ws.LockRel)
 	}
 	return verdict
 }
 
 var ciStatusText = map[string]string{"in-sync": "in sync", "drift": "drift", "unverified": "could not verify"}
 
-// ciServers reports every server configured or locked, sorted by name.
-func ciServers(ws *workspace, c *comparison) []ciServer {
-	files := map[string]string{}
-	lines := map[string]int{}
-	for _, s := range ws.project.Servers {
-		files[s.Name], lines[s.Name] = s.File, s.Line
+// ciServers reports every server configured or locked, sorted by name
+// (render.CIServers).
+func ciServers(ws *check.Workspace, c *comparison) []render.CIServer {
+	run := render.CIRun{Old: c.old, Live: c.live, Diff: c.diff, Failures: map[string]render.CIError{}, Labels: c.labels}
+	for _, s := range ws.Project.Servers {
+		run.Configured = append(run.Configured, render.CIPlace{Name: s.Name, File: s.File, Line: s.Line})
 	}
-	names := map[string]bool{}
-	for n := range files {
-		names[n] = true
+	for _, f := range c.cap.Failures {
+		run.Failures[f.Server] = render.CIError{Message: f.Msg, Stderr: f.Stderr, Hints: f.Hints}
 	}
-	if c.old != nil {
-		for n := range c.old.Servers {
-			names[n] = true
-		}
-	}
-	diffs := map[string]lock.ServerDiff{}
-	for _, d := range c.diff.Servers {
-		diffs[d.Name] = d
-	}
-	fails := map[string]failure{}
-	for _, f := range c.cap.failures {
-		fails[f.server] = f
-	}
-	var out []ciServer
-	for _, name := range slices.Sorted(maps.Keys(names)) {
-		s := ciServer{Name: name, Status: "in-sync", File: files[name], Line: lines[name],
-			Tools: ciTools{Added: []string{}, Removed: []string{}, Changed: []ciToolChange{}}, Findings: ciFindings(c.labels[name])}
-		if srv, ok := c.live.Servers[name]; ok {
-			s.Tools.Count = len(srv.Tools)
-		} else if srv, ok := prevServer(c.old, name); ok {
-			s.Tools.Count = len(srv.Tools)
-		}
-		if f, ok := fails[name]; ok {
-			s.Status = "unverified"
-			s.Error = &ciError{Message: f.msg, Stderr: f.stderr, Hints: nonNil(f.hints)}
-		}
-		if d, ok := diffs[name]; ok {
-			s.Status = "drift"
-			s.Change = string(d.Change)
-			for _, t := range d.Tools {
-				switch t.Change {
-				case lock.Added:
-					s.Tools.Added = append(s.Tools.Added, t.Name)
-				case lock.Removed:
-					s.Tools.Removed = append(s.Tools.Removed, t.Name)
-				default:
-					tc := ciToolChange{Name: t.Name, Fields: nonNil(t.Fields)}
-					if len(t.Members) > 0 {
-						tc.Members = ciMemberChanges(t.Members)
-					}
-					s.Tools.Changed = append(s.Tools.Changed, tc)
-				}
-			}
-			ciV2(&s, d)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// ciDetail is the text after a server's status in ci's table.
-func ciDetail(s ciServer) string {
-	switch {
-	case s.Status == "unverified":
-		msg, _, _ := strings.Cut(s.Error.Message, "\n")
-		return msg
-	case s.Change == string(lock.Added):
-		return "configured but not locked (" + plural(s.Tools.Count, "tool") + " live)"
-	case s.Change == string(lock.Removed):
-		return "locked but no longer configured"
-	case s.Status == "drift":
-		tools := toolChanges(len(s.Tools.Added), len(s.Tools.Removed), s.Tools.Changed)
-		if v2 := v2Detail(s); v2 != "" {
-			return strings.TrimPrefix(tools+", "+v2, ", ")
-		}
-		return tools
-	}
-	return plural(s.Tools.Count, "tool")
-}
-
-// toolChanges renders "+1 tool -2 tools ~1 tool (description)".
-func toolChanges(added, removed int, changed []ciToolChange) string {
-	var parts []string
-	if added > 0 {
-		parts = append(parts, "+"+plural(added, "tool"))
-	}
-	if removed > 0 {
-		parts = append(parts, "-"+plural(removed, "tool"))
-	}
-	if len(changed) > 0 {
-		var fields []string
-		for _, f := range []string{"name", "description", "inputSchema", "definition"} {
-			if slices.ContainsFunc(changed, func(c ciToolChange) bool { return slices.Contains(c.Fields, f) }) {
-				fields = append(fields, f)
-			}
-		}
-		parts = append(parts, "~"+plural(len(changed), "tool")+" ("+strings.Join(fields, ", ")+")")
-	}
-	return strings.Join(parts, " ")
+	return render.CIServers(run)
 }
 
 // annotateServers prints a GitHub Actions ::error for every drifted tool
 // and every server that could not be verified, at its lockfile line.
-func annotateServers(w io.Writer, file string, data []byte, servers []ciServer) {
+func annotateServers(w io.Writer, file string, data []byte, servers []render.CIServer) {
 	for _, s := range servers {
 		switch {
 		case s.Status == "unverified":
@@ -446,15 +291,15 @@ func annotateServers(w io.Writer, file string, data []byte, servers []ciServer) 
 		case s.Status == "drift":
 			for _, t := range s.Tools.Added {
 				annotate(w, file, lockfileLine(data, s.Name, ""), "agentgate: tool added",
-					fmt.Sprintf("server %q lists a new tool %s", s.Name, quoteVisible(t)))
+					fmt.Sprintf("server %q lists a new tool %s", s.Name, safetext.Quote(t)))
 			}
 			for _, t := range s.Tools.Removed {
 				annotate(w, file, lockfileLine(data, s.Name, t), "agentgate: tool removed",
-					fmt.Sprintf("server %q no longer lists tool %s", s.Name, quoteVisible(t)))
+					fmt.Sprintf("server %q no longer lists tool %s", s.Name, safetext.Quote(t)))
 			}
 			for _, t := range s.Tools.Changed {
 				annotate(w, file, lockfileLine(data, s.Name, t.Name), "agentgate: tool changed",
-					fmt.Sprintf("server %q tool %s changed: %s", s.Name, quoteVisible(t.Name), strings.Join(t.Fields, ", ")))
+					fmt.Sprintf("server %q tool %s changed: %s", s.Name, safetext.Quote(t.Name), strings.Join(t.Fields, ", ")))
 			}
 		}
 	}

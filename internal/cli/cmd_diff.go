@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -62,7 +63,7 @@ type comparison struct {
 	live *lock.Lockfile // the live surface; servers that failed keep old's entry
 	data []byte         // lock.Format(live)
 	diff lock.Diff      // old -> live
-	cap  *live
+	cap  *check.Live
 	// labels are the triage labels of what diff reports, per server, with
 	// agentgate.toml's overrides (labelDiff).
 	labels map[string][]triage.Finding
@@ -92,8 +93,8 @@ func (c *comparison) drifted() bool { return !c.diff.Empty() }
 // as drift; servers no longer configured are left out. The live lockfile
 // has old's version (2, lock's default, when there is none); for version 2, changes only
 // in a server's ignore-members keep old's entries.
-func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, capture []config.Server) (*comparison, error) {
-	opts, err := captureOptions(e, fs, ws.project.Settings)
+func compareLive(e *env, fs *flag.FlagSet, ws *check.Workspace, old *lock.Lockfile, capture []config.Server) (*comparison, error) {
+	opts, err := captureOptions(e, fs, ws.Project.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -101,59 +102,44 @@ func compareLive(e *env, fs *flag.FlagSet, ws *workspace, old *lock.Lockfile, ca
 	if err != nil {
 		return nil, err
 	}
-	printSkipped(e, ws.project)
+	printSkipped(e, ws.Project)
 	version := lock.VersionV2 // what lock writes for a new file
 	if old != nil {
 		version = old.LockfileVersion
 	}
-	opts.Packages, opts.Root = version == lock.VersionV2, ws.root
+	opts.Packages, opts.Root = version == lock.VersionV2, ws.Root
 	l, err := guardedCapture(e, fs, ws, capture, opts)
 	if err != nil {
 		return nil, err
 	}
-	l.warnHidden(e, old)
+	warnHidden(e, l, old)
 	if version == lock.VersionV2 {
-		l.toV2(e, ws.project)
-		for name, srv := range l.servers {
-			if o, ok := prevServer(old, name); ok {
-				l.servers[name] = ignoreMembers(o, srv, ws.project.Settings.Servers[name].IgnoreMembers)
+		toV2(e, l, ws.Project)
+		for name, srv := range l.Servers {
+			if o, ok := check.PrevServer(old, name); ok {
+				l.Servers[name] = check.IgnoreMembers(o, srv, ws.Project.Settings.Servers[name].IgnoreMembers)
 			}
 		}
 	}
-	lf := lock.NewVersion(version, mergeEntries(ws.project.Servers, l.servers, old), st, old)
+	lf := lock.NewVersion(version, check.MergeEntries(ws.Project.Servers, l.Servers, old), st, old)
 	d := lock.Compare(old, lf)
 	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: d, cap: l,
-		labels: labelDiff(ws.project.Settings, d, old, lf, l.defs)}, nil
-}
-
-// mergeEntries is the lockfile's servers after a capture: for each
-// configured server, its captured entry, else old's entry (if any).
-// Servers no longer configured are left out.
-func mergeEntries(configured []config.Server, captured map[string]lock.Server, old *lock.Lockfile) map[string]lock.Server {
-	servers := map[string]lock.Server{}
-	for _, s := range configured {
-		if srv, ok := captured[s.Name]; ok {
-			servers[s.Name] = srv
-		} else if srv, ok := prevServer(old, s.Name); ok {
-			servers[s.Name] = srv
-		}
-	}
-	return servers
+		labels: labelDiff(ws.Project.Settings, d, old, lf, l.Defs)}, nil
 }
 
 // verdict is the exit error of a comparison: drift outranks servers that
 // could not be verified (a proven change outranks an incomplete check).
 func (c *comparison) verdict(lockRel string, driftHints ...string) error {
 	switch {
-	case c.drifted() && len(c.cap.failures) > 0:
+	case c.drifted() && len(c.cap.Failures) > 0:
 		return drift(fmt.Errorf("the live surface differs from %s, and %s could not be verified: %s",
-			lockRel, plural(len(c.cap.failures), "server"), c.failedNames()), driftHints...)
+			lockRel, plural(len(c.cap.Failures), "server"), c.failedNames()), driftHints...)
 	case c.drifted():
 		return drift(fmt.Errorf("the live surface differs from %s", lockRel), driftHints...)
-	case len(c.cap.failures) > 0:
-		return &ExitError{Code: failureCode(c.cap.failures),
+	case len(c.cap.Failures) > 0:
+		return &ExitError{Code: failureCode(c.cap.Failures),
 			Err: fmt.Errorf("%s could not be verified: %s; the others match %s",
-				plural(len(c.cap.failures), "server"), c.failedNames(), lockRel)}
+				plural(len(c.cap.Failures), "server"), c.failedNames(), lockRel)}
 	}
 	return nil
 }
@@ -161,9 +147,9 @@ func (c *comparison) verdict(lockRel string, driftHints ...string) error {
 // failedNames lists the servers that could not be verified, as
 // safetext.VisibleLine shows them (names come from the configs).
 func (c *comparison) failedNames() string {
-	names := make([]string, len(c.cap.failures))
-	for i, f := range c.cap.failures {
-		names[i] = safetext.VisibleLine(f.server)
+	names := make([]string, len(c.cap.Failures))
+	for i, f := range c.cap.Failures {
+		names[i] = safetext.VisibleLine(f.Server)
 	}
 	return strings.Join(names, ", ")
 }
@@ -204,7 +190,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 		return err
 	}
 	run.ws = ws
-	e.rep.setLockfile(ws.lockRel)
+	e.rep.setLockfile(ws.LockRel)
 	rev := flagValue[string](fs, "rev")
 	var (
 		old    *lock.Lockfile
@@ -214,26 +200,26 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	)
 	if rev != "" {
 		label = rev
-		if strings.HasPrefix(ws.lockRel, "/") || strings.HasPrefix(ws.lockRel, "../") {
-			return invalid(fmt.Errorf("--rev: %s is outside the repository", ws.lockRel))
+		if strings.HasPrefix(ws.LockRel, "/") || strings.HasPrefix(ws.LockRel, "../") {
+			return invalid(fmt.Errorf("--rev: %s is outside the repository", ws.LockRel))
 		}
-		data, exists, err = ws.repo.FileAt(rev, ws.lockRel)
+		data, exists, err = ws.Repo.FileAt(rev, ws.LockRel)
 		if err != nil {
 			return classify(ExitInvalid, err)
 		}
 		if exists {
-			if old, err = parseLockfile(data, ws.lockRel+" at "+rev); err != nil {
+			if old, err = check.ParseLockfile(data, ws.LockRel+" at "+rev); err != nil {
 				return err
 			}
 		}
-	} else if old, data, exists, err = readLockfile(ws.lockPath, ws.lockRel); err != nil {
+	} else if old, data, exists, err = check.ReadLockfile(ws.LockPath, ws.LockRel); err != nil {
 		return err
 	}
 	if !exists {
-		fmt.Fprintf(e.stderr, "agentgate: %s does not exist (%s); every live server shows as added\n", ws.lockRel, label)
+		fmt.Fprintf(e.stderr, "agentgate: %s does not exist (%s); every live server shows as added\n", ws.LockRel, label)
 	}
 	run.data, run.against = data, label
-	c, err := compareLive(e, fs, ws, old, ws.project.Servers)
+	c, err := compareLive(e, fs, ws, old, ws.Project.Servers)
 	if err != nil {
 		return err
 	}
@@ -241,16 +227,16 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	reportDiffServers(e.rep, ws, c)
 	color := e.useColor(out)
 	if c.drifted() {
-		fmt.Fprint(out, render.Summary(c.diff, c.cap.defs, c.labels, color))
+		fmt.Fprint(out, render.Summary(c.diff, c.cap.Defs, c.labels, color))
 		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old),
-			"a/"+ws.lockRel+" ("+label+")", "b/"+ws.lockRel+" (live)", color))
+			"a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
 	}
-	if len(c.cap.failures) > 0 {
+	if len(c.cap.Failures) > 0 {
 		fmt.Fprintf(out, "agentgate: could not verify %d of %s: %s\n",
-			len(c.cap.failures), plural(len(ws.project.Servers), "server"), c.failedNames())
+			len(c.cap.Failures), plural(len(ws.Project.Servers), "server"), c.failedNames())
 	} else if !c.drifted() {
 		fmt.Fprintf(out, "agentgate: in sync: %s, %s match %s (%s)\n",
-			plural(len(c.live.Servers), "server"), plural(countTools(c.live), "tool"), ws.lockRel, label)
+			plural(len(c.live.Servers), "server"), plural(countTools(c.live), "tool"), ws.LockRel, label)
 	}
-	return c.verdict(ws.lockRel, "if the change is expected, run 'agentgate lock', review the diff and commit "+ws.lockRel)
+	return c.verdict(ws.LockRel, "if the change is expected, run 'agentgate lock', review the diff and commit "+ws.LockRel)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentgate/agentgate/mcp/guardargs"
 
 	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -158,11 +159,11 @@ func guardLockfile(e *env, lockFlag string) (string, config.Settings, error) {
 	} else if !errors.Is(rerr, os.ErrNotExist) {
 		return "", st, invalid(fmt.Errorf("read %s: %v", config.SettingsFile, rerr))
 	}
-	ws := projectWorkspace(e, repo, root, &config.Project{Root: root, Settings: st}, lockFlag)
+	ws := check.NewWorkspace(e.dir, repo, root, &config.Project{Root: root, Settings: st}, lockFlag)
 	if repo != nil {
 		if err := checkLockPath(ws, false); err != nil {
 			return "", st, err
 		}
 	}
-	return ws.lockPath, st, nil
+	return ws.LockPath, st, nil
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/agentgate/agentgate/mcp/config/syntax"
 
 	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 	"github.com/agentgate/agentgate/render"
 	"github.com/agentgate/agentgate/triage"
 )
@@ -91,105 +93,151 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 	if len(args) > 0 {
 		return invalid(fmt.Errorf("unexpected argument %q", args[0]), "run 'agentgate lock -h' for usage")
 	}
-	ws, err := openWorkspaceFor(e, false, true, flagValue[string](fs, "lockfile"), "lock", true)
+	run, err := planLock(e, fs)
 	if err != nil {
 		return err
 	}
-	p := ws.project
-	e.rep.setLockfile(ws.lockRel)
-	prev, prevData, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	printSkipped(e, run.ws.Project)
+	l, err := guardedCapture(e, fs, run.ws, run.selected, run.opts)
+	if err != nil {
+		return err
+	}
+	warnHidden(e, l, run.prev)
+	if run.version == lock.VersionV2 {
+		toV2(e, l, run.ws.Project)
+	}
+	if len(l.Failures) > 0 {
+		return run.failed(e, l)
+	}
+	servers, rows := run.entries(l)
+	printLockRows(e, rows)
+	return run.write(e, l, servers)
+}
+
+// lockRun is what lock settled before it captures: where, what it had,
+// which version it writes, which servers it refreshes, and how.
+type lockRun struct {
+	ws       *check.Workspace
+	prev     *lock.Lockfile // the existing lockfile; nil: none, or replaced (--force)
+	prevData []byte
+	exists   bool // a lockfile exists (parsed or not)
+	version  int  // the lockfile version lock writes
+	selected []config.Server
+	opts     wire.Options
+	st       lock.Stamp
+}
+
+// planLock settles lock's run from its flags, the workspace and the
+// existing lockfile: an existing file that does not parse is replaced
+// only with --force (never one of a newer version), and a workspace
+// without any client config and no lockfile is exit class 2.
+func planLock(e *env, fs *flag.FlagSet) (*lockRun, error) {
+	ws, err := openWorkspaceFor(e, false, true, flagValue[string](fs, "lockfile"), "lock", true)
+	if err != nil {
+		return nil, err
+	}
+	p := ws.Project
+	e.rep.setLockfile(ws.LockRel)
+	run := &lockRun{ws: ws}
+	run.prev, run.prevData, run.exists, err = check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		var ve *lock.VersionError
 		if !flagValue[bool](fs, "force") || errors.As(err, &ve) && ve.Newer() {
-			return err // a newer format needs a newer agentgate, never --force
+			return nil, err // a newer format needs a newer agentgate, never --force
 		}
-		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.lockRel)
-		prev = nil
+		fmt.Fprintf(e.stderr, "agentgate: warning: %s does not parse; replacing it (--force)\n", ws.LockRel)
+		run.prev = nil
 	}
-	if len(p.Files) == 0 && !exists {
-		return invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
-			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.lockRel),
+	if len(p.Files) == 0 && !run.exists {
+		return nil, invalid(fmt.Errorf("no MCP client config found in %s (looked for %s); %s not written",
+			safetext.VisibleLine(p.Root), strings.Join(config.ConfigGlobs(), ", "), ws.LockRel),
 			"run 'agentgate lock' in the repository whose client configs it should pin, or list other config files as [[extra]] in agentgate.toml (docs/config.md)")
 	}
-	version, err := settleVersion(fs, prev, ws.lockRel)
-	if err != nil {
-		return err
+	if run.version, err = settleVersion(fs, run.prev, ws.LockRel); err != nil {
+		return nil, err
 	}
-	selected, err := selectServers(p, flagValue[[]string](fs, "server"))
-	if err != nil {
-		return err
+	if run.selected, err = selectServers(p, flagValue[[]string](fs, "server")); err != nil {
+		return nil, err
 	}
-	opts, err := captureOptions(e, fs, p.Settings)
-	if err != nil {
-		return err
+	if run.opts, err = captureOptions(e, fs, p.Settings); err != nil {
+		return nil, err
 	}
-	opts.Packages, opts.Root = version == lock.VersionV2, ws.root
-	st, err := stampNow(e)
-	if err != nil {
-		return err
+	run.opts.Packages, run.opts.Root = run.version == lock.VersionV2, ws.Root
+	if run.st, err = stampNow(e); err != nil {
+		return nil, err
 	}
-	printSkipped(e, p)
-	l, err := guardedCapture(e, fs, ws, selected, opts)
-	if err != nil {
-		return err
-	}
-	l.warnHidden(e, prev)
-	if version == lock.VersionV2 {
-		l.toV2(e, p)
-	}
-	if len(l.failures) > 0 {
-		what := "left unchanged"
-		if !exists {
-			what = "not written"
-		}
-		names := make([]string, len(l.failures))
-		for i, f := range l.failures {
-			names[i] = safetext.VisibleLine(f.server)
-			e.rep.addServer(reportServer{Name: f.server, Status: "failed", Detail: f.msg})
-		}
-		return &ExitError{Code: failureCode(l.failures),
-			Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", ws.lockRel, what,
-				len(l.failures), plural(len(selected), "server"), strings.Join(names, ", ")),
-			Hints: partialHints(e, l, selected)}
-	}
+	return run, nil
+}
 
+// failed is lock's error when servers of l could not be captured: nothing
+// is written; the servers captured meanwhile are listed (partialHints).
+func (run *lockRun) failed(e *env, l *check.Live) error {
+	what := "left unchanged"
+	if !run.exists {
+		what = "not written"
+	}
+	names := make([]string, len(l.Failures))
+	for i, f := range l.Failures {
+		names[i] = safetext.VisibleLine(f.Server)
+		e.rep.addServer(reportServer{Name: f.Server, Status: "failed", Detail: f.Msg})
+	}
+	return &ExitError{Code: failureCode(l.Failures),
+		Err: fmt.Errorf("%s %s: %d of %s could not be captured: %s", run.ws.LockRel, what,
+			len(l.Failures), plural(len(run.selected), "server"), strings.Join(names, ", ")),
+		Hints: partialHints(e, l, run.selected)}
+}
+
+// lockRow is one line of lock's table.
+type lockRow struct {
+	verb, name, tools, took, status string
+	n                               int // tools
+}
+
+// entries is the lockfile's servers after the capture l (the refreshed
+// ones from l, the others kept from the existing file) and lock's table,
+// sorted by server: locked, kept, skipped (not locked yet) or dropped (no
+// longer configured).
+func (run *lockRun) entries(l *check.Live) (map[string]lock.Server, []lockRow) {
 	refresh := map[string]bool{}
-	for _, s := range selected {
+	for _, s := range run.selected {
 		refresh[s.Name] = true
 	}
+	prev, p := run.prev, run.ws.Project
 	servers := map[string]lock.Server{}
-	type row struct {
-		verb, name, tools, took, status string
-		n                               int // tools
-	}
-	var rows []row
+	var rows []lockRow
 	for _, s := range p.Servers {
 		if refresh[s.Name] {
-			srv := l.servers[s.Name]
+			srv := l.Servers[s.Name]
 			servers[s.Name] = srv
 			status := serverStatus(prev, s.Name, srv)
-			if prev != nil && prev.LockfileVersion != version {
+			if prev != nil && prev.LockfileVersion != run.version {
 				status = upgradeStatus(prev, s.Name, srv)
 			}
-			rows = append(rows, row{"locked", s.Name, plural(len(srv.Tools), "tool"),
-				fmt.Sprintf("%.2fs", l.elapsed[s.Name].Seconds()), status, len(srv.Tools)})
+			rows = append(rows, lockRow{"locked", s.Name, plural(len(srv.Tools), "tool"),
+				fmt.Sprintf("%.2fs", l.Elapsed[s.Name].Seconds()), status, len(srv.Tools)})
 			continue
 		}
-		if old, ok := prevServer(prev, s.Name); ok {
+		if old, ok := check.PrevServer(prev, s.Name); ok {
 			servers[s.Name] = old
-			rows = append(rows, row{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed", len(old.Tools)})
+			rows = append(rows, lockRow{"kept", s.Name, plural(len(old.Tools), "tool"), "-", "not refreshed", len(old.Tools)})
 		} else {
-			rows = append(rows, row{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name, 0})
+			rows = append(rows, lockRow{"skipped", s.Name, "-", "-", "not locked yet: run agentgate lock --server " + s.Name, 0})
 		}
 	}
 	if prev != nil {
 		for _, name := range slices.Sorted(maps.Keys(prev.Servers)) {
 			if !slices.ContainsFunc(p.Servers, func(s config.Server) bool { return s.Name == name }) {
-				rows = append(rows, row{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured", len(prev.Servers[name].Tools)})
+				rows = append(rows, lockRow{"dropped", name, plural(len(prev.Servers[name].Tools), "tool"), "-", "no longer configured", len(prev.Servers[name].Tools)})
 			}
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
+	slices.SortStableFunc(rows, func(a, b lockRow) int { return strings.Compare(a.name, b.name) })
+	return servers, rows
+}
+
+// printLockRows prints lock's table on stdout and records each row in
+// the JSON report.
+func printLockRows(e *env, rows []lockRow) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	for _, r := range rows {
 		// Server names come from the configs: shown with escapes visible.
@@ -197,20 +245,27 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		e.rep.addServer(reportServer{Name: r.name, Status: r.verb, Detail: r.status, Tools: r.n})
 	}
 	tw.Flush()
+}
 
-	lf := lock.NewVersion(version, servers, st, prev)
+// write writes the lockfile of servers (atomically; nothing when its
+// bytes are those of the existing file), says so, names a change of
+// version, and prints the high triage labels of every server pinned for
+// the first time.
+func (run *lockRun) write(e *env, l *check.Live, servers map[string]lock.Server) error {
+	ws, prev := run.ws, run.prev
+	lf := lock.NewVersion(run.version, servers, run.st, prev)
 	data := lock.Format(lf)
 	counts := fmt.Sprintf("%s, %s", plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
-	if exists && bytes.Equal(data, prevData) {
-		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.lockRel, counts)
+	if run.exists && bytes.Equal(data, run.prevData) {
+		fmt.Fprintf(e.stdout, "agentgate: %s is up to date (%s)\n", ws.LockRel, counts)
 		return nil
 	}
-	if err := atomicfile.WriteFile(ws.lockPath, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(ws.LockPath, data, 0o644); err != nil {
 		return writeFailed(ws, err)
 	}
 	e.rep.setWritten()
-	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.lockRel, counts)
-	if msg := formatChange(prev, lf, ws.lockRel); msg != "" {
+	fmt.Fprintf(e.stdout, "agentgate: wrote %s (%s)\n", ws.LockRel, counts)
+	if msg := formatChange(prev, lf, ws.LockRel); msg != "" {
 		fmt.Fprintln(e.stdout, msg)
 	}
 	// A server pinned for the first time (every server of a first lock)
@@ -223,7 +278,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 			names = append(names, sd.Name)
 		}
 	}
-	printFindings(e.stdout, labelDiff(p.Settings, added, prev, lf, l.defs), names, triage.High,
+	printFindings(e.stdout, labelDiff(ws.Project.Settings, added, prev, lf, l.Defs), names, triage.High,
 		"agentgate: high triage labels on what this lock pins for the first time (docs/TRIAGE.md):")
 	return nil
 }
@@ -232,25 +287,25 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 // captured although another failed (nothing is written either way), and
 // returns the hints of such a run: fix and retry; lock only the servers
 // that worked; or exclude each failing one in agentgate.toml.
-func partialHints(e *env, l *live, selected []config.Server) []string {
+func partialHints(e *env, l *check.Live, selected []config.Server) []string {
 	hints := []string{"fix the servers above and run 'agentgate lock' again"}
 	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 	var ok []string
 	for _, s := range selected {
-		if srv, captured := l.servers[s.Name]; captured {
+		if srv, captured := l.Servers[s.Name]; captured {
 			ok = append(ok, "--server "+safetext.VisibleLine(s.Name))
 			e.rep.addServer(reportServer{Name: s.Name, Status: "captured", Detail: "not written: another server failed", Tools: len(srv.Tools)})
 			fmt.Fprintf(tw, "captured\t%s\t%s\t%.2fs\tnot written: another server failed\n",
-				safetext.VisibleLine(s.Name), plural(len(srv.Tools), "tool"), l.elapsed[s.Name].Seconds())
+				safetext.VisibleLine(s.Name), plural(len(srv.Tools), "tool"), l.Elapsed[s.Name].Seconds())
 		}
 	}
 	tw.Flush()
 	if len(ok) > 0 {
 		hints = append(hints, "to write the servers that worked now: agentgate lock "+strings.Join(ok, " "))
 	}
-	for _, f := range l.failures {
+	for _, f := range l.Failures {
 		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
-			quoteVisible(f.server), syntax.TOMLKey(f.server)))
+			safetext.Quote(f.Server), syntax.TOMLKey(f.Server)))
 	}
 	return hints
 }
@@ -292,17 +347,9 @@ func selectServers(p *config.Project, names []string) ([]config.Server, error) {
 	return out, nil
 }
 
-func prevServer(prev *lock.Lockfile, name string) (lock.Server, bool) {
-	if prev == nil {
-		return lock.Server{}, false
-	}
-	s, ok := prev.Servers[name]
-	return s, ok
-}
-
 // serverStatus says how srv compares with the previous lockfile.
 func serverStatus(prev *lock.Lockfile, name string, srv lock.Server) string {
-	old, ok := prevServer(prev, name)
+	old, ok := check.PrevServer(prev, name)
 	switch {
 	case !ok:
 		return "new"
@@ -325,8 +372,8 @@ func serverStatus(prev *lock.Lockfile, name string, srv lock.Server) string {
 
 // failureCode is the exit class of a set of failures: 3 when any server
 // could not be verified, else 2 (definitions that cannot be resolved).
-func failureCode(fs []failure) int {
-	if slices.ContainsFunc(fs, func(f failure) bool { return f.code == ExitUnverified }) {
+func failureCode(fs []check.Failure) int {
+	if slices.ContainsFunc(fs, func(f check.Failure) bool { return f.Class == check.Unverified }) {
 		return ExitUnverified
 	}
 	return ExitInvalid
@@ -336,7 +383,7 @@ func failureCode(fs []failure) int {
 // read-only directory, a full disk): exit class 3, because the surface was
 // captured but the result could not be recorded; atomicfile.WriteFile has left
 // the old file as it was.
-func writeFailed(ws *workspace, err error) error {
-	return unverified(fmt.Errorf("could not write %s: %v; the existing file is unchanged", ws.lockRel, err),
-		hintOf(err, "make the directory writable and free some disk space, then run the command again"))
+func writeFailed(ws *check.Workspace, err error) error {
+	return unverified(fmt.Errorf("could not write %s: %v; the existing file is unchanged", ws.LockRel, err),
+		check.HintOf(err, "make the directory writable and free some disk space, then run the command again"))
 }

@@ -78,24 +78,11 @@ func runMergeDriver(e *env, flags *flag.FlagSet, args []string) error {
 	if len(args) == 4 {
 		path = args[3]
 	}
-	var lfs [3]*lock.Lockfile
-	for i, p := range []string{base, ours, theirs} {
-		data, err := os.ReadFile(p)
-		if err != nil && !(i == 0 && errors.Is(err, fs.ErrNotExist)) {
-			return unverified(fmt.Errorf("merge-driver: %v", err))
-		}
-		if len(bytes.TrimSpace(data)) == 0 {
-			continue // git passes an empty file when a side has no lockfile
-		}
-		if lfs[i], err = lock.Parse(data); err != nil {
-			fmt.Fprintf(e.stderr, "agentgate: warning: %s (%s side) is not a lockfile this agentgate reads (%v); merging it line by line\n",
-				safetext.VisibleLine(path), []string{"base", "our", "their"}[i], safetext.VisibleLine(firstLine(err.Error())))
-			return gitMergeFile(e, base, ours, theirs, path, size)
-		}
+	lfs, err := readMergeSides(e, []string{base, ours, theirs}, path)
+	if err != nil {
+		return err
 	}
-	if lfs[1] != nil && lfs[2] != nil && lfs[1].LockfileVersion != lfs[2].LockfileVersion {
-		fmt.Fprintf(e.stderr, "agentgate: warning: %s: lockfileVersion %d on our side, %d on theirs; merging it line by line\n",
-			safetext.VisibleLine(path), lfs[1].LockfileVersion, lfs[2].LockfileVersion)
+	if lfs == nil {
 		return gitMergeFile(e, base, ours, theirs, path, size)
 	}
 	m := lock.Merge(lfs[0], lfs[1], lfs[2])
@@ -106,9 +93,45 @@ func runMergeDriver(e *env, flags *flag.FlagSet, args []string) error {
 	if len(m.Conflicts) == 0 {
 		return nil
 	}
+	return mergeConflicts(path, m.Conflicts)
+}
+
+// readMergeSides reads the base, our and their lockfiles (files: base
+// may be missing, and a side with an empty file has no lockfile: nil).
+// When a side is not a lockfile this agentgate reads, or the two sides
+// have different versions, it warns on stderr and returns nil: the file
+// is merged line by line.
+func readMergeSides(e *env, files []string, path string) ([]*lock.Lockfile, error) {
+	lfs := make([]*lock.Lockfile, 3)
+	for i, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil && !(i == 0 && errors.Is(err, fs.ErrNotExist)) {
+			return nil, unverified(fmt.Errorf("merge-driver: %v", err))
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			continue // git passes an empty file when a side has no lockfile
+		}
+		if lfs[i], err = lock.Parse(data); err != nil {
+			fmt.Fprintf(e.stderr, "agentgate: warning: %s (%s side) is not a lockfile this agentgate reads (%v); merging it line by line\n",
+				safetext.VisibleLine(path), []string{"base", "our", "their"}[i], safetext.VisibleLine(firstLine(err.Error())))
+			return nil, nil
+		}
+	}
+	if lfs[1] != nil && lfs[2] != nil && lfs[1].LockfileVersion != lfs[2].LockfileVersion {
+		fmt.Fprintf(e.stderr, "agentgate: warning: %s: lockfileVersion %d on our side, %d on theirs; merging it line by line\n",
+			safetext.VisibleLine(path), lfs[1].LockfileVersion, lfs[2].LockfileVersion)
+		return nil, nil
+	}
+	return lfs, nil
+}
+
+// mergeConflicts is the drift error of a merge with conflicts: servers
+// changed differently on both sides, and servers whose in-repository file
+// a clean merge would pin at two hashes.
+func mergeConflicts(path string, conflicts []lock.MergeConflict) error {
 	var names []string
 	stale := map[string][]string{} // file -> servers
-	for _, c := range m.Conflicts {
+	for _, c := range conflicts {
 		if c.File != "" {
 			stale[c.File] = append(stale[c.File], `"`+safetext.VisibleLine(c.Name)+`"`)
 			continue

@@ -7,6 +7,7 @@ import (
 	"github.com/agentgate/agentgate/mcp/configedit"
 	"github.com/agentgate/agentgate/mcp/launcher"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -74,15 +75,15 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	e.rep.setLockfile(ws.lockRel)
-	lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	e.rep.setLockfile(ws.LockRel)
+	lf, _, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		return err
 	}
 	if !exists {
-		return invalid(fmt.Errorf("%s: no lockfile: pin writes the versions the lockfile pins", ws.lockRel), lockPackagesHint)
+		return invalid(fmt.Errorf("%s: no lockfile: pin writes the versions the lockfile pins", ws.LockRel), lockPackagesHint)
 	}
-	lockName := lockNames(ws.project)
+	lockName := lockNames(ws.Project)
 	var pins []string
 	edits, err := editConfigs(ws, func(client, rel string, data []byte, outside bool) ([]byte, []string, error) {
 		out, done, err := configedit.PinFile(client, rel, data, func(s config.Server, spec launcher.PackageSpec) (string, string, error) {
@@ -90,7 +91,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			if !ok {
 				return "", "", configedit.SkipPin
 			}
-			k, err := lockedPackage(lf, ws.lockRel, name, spec)
+			k, err := lockedPackage(lf, ws.LockRel, name, spec)
 			if err != nil {
 				return "", "", err
 			}
@@ -102,7 +103,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 			if outside { // not edited: editConfigs names it
 				continue
 			}
-			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, quoteVisible(d.Server), safetext.VisibleLine(d.From), safetext.VisibleLine(d.To)))
+			pins = append(pins, fmt.Sprintf("%s:%d: server %s: %s -> %s", rel, d.Line, safetext.Quote(d.Server), safetext.VisibleLine(d.From), safetext.VisibleLine(d.To)))
 		}
 		return out, names, err
 	})
@@ -130,7 +131,7 @@ func lockedPackage(lf *lock.Lockfile, lockRel, name string, spec launcher.Packag
 		return nil, &config.Error{Msg: fmt.Sprintf("%s pins no package for this server (lockfile version %d), so there is no locked version to pin %s to", lockRel, lf.LockfileVersion, spec.String()),
 			Hint: lockPackagesHint}
 	}
-	if !samePackage(spec, k) {
+	if !check.SamePackage(spec, k) {
 		return nil, &config.Error{Msg: fmt.Sprintf("runs %s package %s, but %s pins %s package %s", spec.Ecosystem, spec.String(), lockRel, k.Ecosystem, k.String()),
 			Hint: "the config changed since it was locked: " + lockPackagesHint}
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/render"
 )
@@ -46,23 +47,23 @@ func runSBOM(e *env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	lf, _, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		return err
 	}
 	if !exists {
-		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel), "create it with 'agentgate lock --lockfile-version 2'")
+		return invalid(fmt.Errorf("%s: no lockfile", ws.LockRel), "create it with 'agentgate lock --lockfile-version 2'")
 	}
 	if lf.LockfileVersion < lock.VersionV2 {
-		return invalid(fmt.Errorf("%s: lockfile version %d pins no packages", ws.lockRel, lf.LockfileVersion),
+		return invalid(fmt.Errorf("%s: lockfile version %d pins no packages", ws.LockRel, lf.LockfileVersion),
 			"upgrade it with 'agentgate lock --lockfile-version 2', review the diff and commit it")
 	}
 	files := map[string]string{}
-	if ws.project != nil {
-		for _, s := range ws.project.Servers {
+	if ws.Project != nil {
+		for _, s := range ws.Project.Servers {
 			files[s.Name] = s.File
 		}
 	}
-	e.stdout.Write(render.SBOM(render.SBOMInput{Lockfile: lf, LockfilePath: ws.lockRel, ConfigFiles: files, Version: Version()}))
+	e.stdout.Write(render.SBOM(render.SBOMInput{Lockfile: lf, LockfilePath: ws.LockRel, ConfigFiles: files, Version: Version()}))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentgate/agentgate/mcp/config/syntax"
 	"github.com/agentgate/agentgate/mcp/guardargs"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -114,9 +115,9 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)
-		ws := projectWorkspace(e, nil, root, p, "")
-		lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
-		markUnlocked(rep.Servers, lf, exists, err, ws.lockRel)
+		ws := check.NewWorkspace(e.dir, nil, root, p, "")
+		lf, _, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
+		markUnlocked(rep.Servers, lf, exists, err, ws.LockRel)
 	}
 	var cerrs config.Errors
 	if loadErr != nil {

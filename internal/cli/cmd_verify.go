@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/gitint"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -77,7 +78,7 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 	lockFlag := flagValue[string](fs, "lockfile")
 	noConfig := flagValue[bool](fs, "no-config")
 
-	var ws *workspace
+	var ws *check.Workspace
 	repo, err := openGit(e)
 	switch {
 	case err != nil && !errors.Is(err, gitint.ErrNotRepository):
@@ -88,9 +89,9 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 	case err != nil:
 		fmt.Fprintf(e.stderr, "agentgate: not in a git repository; using %s\n", safetext.VisibleLine(e.dir))
 		noConfig = true
-		ws = &workspace{root: e.dir, lockPath: absFromDir(e, lockFlag), lockRel: lockFlag}
+		ws = &check.Workspace{Root: e.dir, LockPath: absFromDir(e, lockFlag), LockRel: lockFlag}
 	default:
-		ws, err = newWorkspace(e, repo, repo.Root(), !noConfig, lockFlag)
+		ws, err = check.LoadWorkspace(e.dir, repo, repo.Root(), !noConfig, lockFlag)
 		if err != nil {
 			return err
 		}
@@ -98,22 +99,22 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 	}
-	lf, _, exists, err := readLockfile(ws.lockPath, ws.lockRel)
+	lf, _, exists, err := check.ReadLockfile(ws.LockPath, ws.LockRel)
 	if err != nil {
 		return err
 	}
-	e.rep.setLockfile(ws.lockRel)
+	e.rep.setLockfile(ws.LockRel)
 	if !exists {
-		return invalid(fmt.Errorf("%s: no lockfile", ws.lockRel), "create it: agentgate lock")
+		return invalid(fmt.Errorf("%s: no lockfile", ws.LockRel), "create it: agentgate lock")
 	}
 	for _, name := range slices.Sorted(maps.Keys(lf.Servers)) {
 		e.rep.addServer(reportServer{Name: name, Status: "locked", Tools: len(lf.Servers[name].Tools)})
 	}
 	var p *config.Project
 	if !noConfig {
-		p = ws.project
+		p = ws.Project
 	}
-	if err := matchConfigs(lf, p, ws.lockRel); err != nil {
+	if err := matchConfigs(lf, p, ws.LockRel); err != nil {
 		return err
 	}
 	if p != nil {
@@ -122,8 +123,8 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 	}
-	noteLockedHidden(e, lf, ws.lockRel)
-	line := fmt.Sprintf("%s: %s, %s, integrity ok", ws.lockRel, plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
+	noteLockedHidden(e, lf, ws.LockRel)
+	line := fmt.Sprintf("%s: %s, %s, integrity ok", ws.LockRel, plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
 	if p != nil {
 		line += ", matches configs"
 	}
@@ -135,8 +136,8 @@ func runVerify(e *env, fs *flag.FlagSet, args []string) error {
 		}
 		d := lock.Compare(nil, lf)
 		if !printFindings(e.stdout, labelDiff(st, d, nil, lf, nil), slices.Sorted(maps.Keys(lf.Servers)), triage.Medium,
-			ws.lockRel+": triage labels of the pinned definitions (docs/TRIAGE.md):") {
-			fmt.Fprintf(e.stdout, "%s: no medium or high triage labels\n", ws.lockRel)
+			ws.LockRel+": triage labels of the pinned definitions (docs/TRIAGE.md):") {
+			fmt.Fprintf(e.stdout, "%s: no medium or high triage labels\n", ws.LockRel)
 		}
 	}
 	return nil
@@ -152,7 +153,7 @@ func noteLockedHidden(e *env, lf *lock.Lockfile, lockRel string) {
 		for _, t := range lf.Servers[server].Tools {
 			if kinds := safetext.Suspicious(t.Name); len(kinds) > 0 {
 				fmt.Fprintf(e.stderr, "agentgate: note: server %s tool %s: the locked name contains %s (%s)\n",
-					quoteVisible(server), quoteVisible(t.Name), strings.Join(kinds, ", "), lockRel)
+					safetext.Quote(server), safetext.Quote(t.Name), strings.Join(kinds, ", "), lockRel)
 			}
 			var def struct{ Description *string }
 			if t.Definition == "" || json.Unmarshal([]byte(t.Definition), &def) != nil || def.Description == nil {
@@ -160,7 +161,7 @@ func noteLockedHidden(e *env, lf *lock.Lockfile, lockRel string) {
 			}
 			if kinds := safetext.Suspicious(*def.Description); len(kinds) > 0 {
 				fmt.Fprintf(e.stderr, "agentgate: note: server %s tool %s: the locked description contains %s: %s (%s)\n",
-					quoteVisible(server), quoteVisible(t.Name), strings.Join(kinds, ", "), quoteVisible(*def.Description), lockRel)
+					safetext.Quote(server), safetext.Quote(t.Name), strings.Join(kinds, ", "), safetext.Quote(*def.Description), lockRel)
 			}
 		}
 	}
@@ -177,7 +178,7 @@ func matchConfigs(lf *lock.Lockfile, p *config.Project, display string) error {
 	for _, s := range p.Servers {
 		configured[s.Name] = true
 		if _, ok := lf.Servers[s.Name]; !ok {
-			problems = append(problems, fmt.Sprintf("server %q is configured in %s but not locked", s.Name, where(s)))
+			problems = append(problems, fmt.Sprintf("server %q is configured in %s but not locked", s.Name, check.Where(s)))
 		}
 	}
 	skipped := map[string]config.Skipped{}
@@ -229,7 +230,7 @@ func plural(n int, noun string) string {
 func reportNotes(e *env, p *config.Project) {
 	for _, s := range p.Servers {
 		for _, n := range s.Notes {
-			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(fmt.Sprintf("server %q (%s): %s", s.Name, where(s), n)))
+			fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(fmt.Sprintf("server %q (%s): %s", s.Name, check.Where(s), n)))
 		}
 	}
 }
@@ -241,14 +242,14 @@ func reportNotes(e *env, p *config.Project) {
 // (with the exact spec `agentgate pin` would write from lf, or "not locked
 // yet") and every command no package can be attributed to; with
 // agentgate.toml require-pinned-packages = true those are drift too.
-func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile) error {
-	checks, err := checkPackages(p, lf)
+func reportPackages(e *env, ws *check.Workspace, p *config.Project, lf *lock.Lockfile) error {
+	checks, err := check.CheckPackages(p, lf)
 	if err != nil {
 		return err
 	}
-	problems, notes := offlinePackageDrift(checks, nil, workTreeFile(ws.root))
-	unpinned := unpinnedNotes(checks)
-	for _, n := range append(notes, unlockedNotes(checks)...) {
+	problems, notes := check.OfflinePackageDrift(checks, nil, check.WorkTreeFile(ws.Root))
+	unpinned := check.UnpinnedNotes(checks)
+	for _, n := range append(notes, check.UnlockedNotes(checks)...) {
 		fmt.Fprintf(e.stderr, "agentgate: note: %s\n", safetext.VisibleLine(n))
 	}
 	if !p.Settings.RequirePinnedPackages {
@@ -261,8 +262,8 @@ func reportPackages(e *env, ws *workspace, p *config.Project, lf *lock.Lockfile)
 	if len(problems) > 0 {
 		slices.Sort(problems)
 		list = append(list, problem{
-			lines: append([]string{ws.lockRel + " does not pin the packages the configs run:"}, problems...),
-			hints: []string{packageDriftHint},
+			lines: append([]string{ws.LockRel + " does not pin the packages the configs run:"}, problems...),
+			hints: []string{check.PackageDriftHint},
 		})
 	}
 	if len(unpinned) > 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentgate/agentgate/mcp/guardargs"
 
 	"github.com/agentgate/agentgate/internal/atomicfile"
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/render"
@@ -146,7 +147,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	if err != nil {
 		return err
 	}
-	p := ws.project
+	p := ws.Project
 	opt := configedit.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
 	// Excluded entries are not wrapped: guard would find no lockfile
 	// entry for them.
@@ -169,7 +170,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 	// are: said on stderr, so nobody believes them guarded.
 	for _, u := range left {
 		fmt.Fprintf(e.stderr, "agentgate wrap: warning: %s:%d:%d: server %s: %s: not wrapped: %s\n",
-			safetext.VisibleLine(u.File), u.Line, u.Column, quoteVisible(u.Server), safetext.VisibleLine(u.Field), safetext.VisibleLine(u.Reason))
+			safetext.VisibleLine(u.File), u.Line, u.Column, safetext.Quote(u.Server), safetext.VisibleLine(u.Field), safetext.VisibleLine(u.Reason))
 	}
 	verb := "wrapped"
 	if undo {
@@ -223,14 +224,14 @@ func lockNames(p *config.Project) func(file, server string) (string, bool) {
 // returned with outside set, for writeEdits to name and leave alone, and
 // its errors are not the command's. edit is told whether the file is
 // outside, so that it reports nothing of its own about such a file.
-func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outside bool) ([]byte, []string, error)) ([]fileEdit, error) {
+func editConfigs(ws *check.Workspace, edit func(client, rel string, data []byte, outside bool) ([]byte, []string, error)) ([]fileEdit, error) {
 	var out []fileEdit
 	var errs config.Errors
 	var other []error
 	byReal := map[string]int{} // a file read under two names (a link) is edited once
-	for _, rel := range ws.project.Files {
-		cf := ws.project.ConfigFile(rel)
-		client := ws.project.Settings.ClientOf(rel)
+	for _, rel := range ws.Project.Files {
+		cf := ws.Project.ConfigFile(rel)
+		client := ws.Project.Settings.ClientOf(rel)
 		if cf.Outside {
 			data, err := os.ReadFile(cf.Abs)
 			if err != nil {
@@ -294,26 +295,8 @@ func editConfigs(ws *workspace, edit func(client, rel string, data []byte, outsi
 func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 	dry := flagValue[bool](fs, "dry-run")
 	color := e.useColor(e.stdout)
+	warnOutside(e, strings.TrimPrefix(fs.Name(), "agentgate "), edits, verb)
 	n := 0
-	var outside int
-	for _, f := range edits {
-		if f.outside.Outside {
-			where := "outside the repository"
-			if f.outside.Link {
-				where = "a symbolic link (or under one) that leads outside the repository"
-			}
-			names := make([]string, len(f.servers))
-			for i, s := range f.servers {
-				names[i] = quoteVisible(s)
-			}
-			fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
-				strings.TrimPrefix(fs.Name(), "agentgate "), safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
-			outside++
-		}
-	}
-	if outside > 0 {
-		printHints(e.stderr, []string{"agentgate edits only the repository's own config files: edit a file outside it yourself, or commit the file in place of the link"})
-	}
 	for _, f := range edits {
 		if f.unchanged || f.outside.Outside {
 			continue
@@ -330,8 +313,54 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 		}
 		return nil
 	}
-	// All or nothing: every file is prepared before any is replaced, and
-	// a failed replace puts back the files replaced before it.
+	written, err := writeAll(e, edits)
+	if err != nil {
+		return err
+	}
+	for _, f := range written {
+		var names []string
+		for _, s := range f.servers {
+			names = append(names, safetext.Quote(s))
+		}
+		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
+	}
+	if n == 0 {
+		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")
+	}
+	return nil
+}
+
+// warnOutside warns, on stderr, about each edit of a file outside the
+// repository (or reached through a symbolic link that leads out of it),
+// which is never made, and hints once what to do instead.
+func warnOutside(e *env, cmd string, edits []fileEdit, verb string) {
+	outside := 0
+	for _, f := range edits {
+		if !f.outside.Outside {
+			continue
+		}
+		where := "outside the repository"
+		if f.outside.Link {
+			where = "a symbolic link (or under one) that leads outside the repository"
+		}
+		names := make([]string, len(f.servers))
+		for i, s := range f.servers {
+			names[i] = safetext.Quote(s)
+		}
+		fmt.Fprintf(e.stderr, "agentgate %s: warning: %s: %s: not edited: %s would be %s\n",
+			cmd, safetext.VisibleLine(f.rel), where, strings.Join(names, ", "), verb)
+		outside++
+	}
+	if outside > 0 {
+		printHints(e.stderr, []string{"agentgate edits only the repository's own config files: edit a file outside it yourself, or commit the file in place of the link"})
+	}
+}
+
+// writeAll writes every changed edit inside the repository, all or
+// nothing: every file is prepared before any is replaced, and a failed
+// replace puts back the files replaced before it (exit class 3 either
+// way). It returns the edits written.
+func writeAll(e *env, edits []fileEdit) ([]fileEdit, error) {
 	var writes []atomicfile.FileWrite
 	var written []fileEdit
 	for _, f := range edits {
@@ -347,24 +376,14 @@ func writeEdits(e *env, fs *flag.FlagSet, edits []fileEdit, verb string) error {
 				names = append(names, f.rel)
 			}
 			e.rep.setWritten() // some may be left written
-			return unverified(fmt.Errorf("could not write %s: %v; and putting back %s failed: %v", written[i].rel, err, strings.Join(names, ", "), restore),
+			return nil, unverified(fmt.Errorf("could not write %s: %v; and putting back %s failed: %v", written[i].rel, err, strings.Join(names, ", "), restore),
 				"check those files with git diff, restore them (git checkout -- FILE), make the file writable, then run the command again")
 		}
-		return unverified(fmt.Errorf("could not write %s: %v; no file was changed", written[i].rel, err),
+		return nil, unverified(fmt.Errorf("could not write %s: %v; no file was changed", written[i].rel, err),
 			"make the file writable, then run the command again")
 	}
 	if len(written) > 0 {
 		e.rep.setWritten()
 	}
-	for _, f := range written {
-		var names []string
-		for _, s := range f.servers {
-			names = append(names, quoteVisible(s))
-		}
-		fmt.Fprintf(e.stdout, "agentgate: %s: %s %s\n", safetext.VisibleLine(f.rel), verb, strings.Join(names, ", "))
-	}
-	if n == 0 {
-		fmt.Fprintf(e.stdout, "agentgate: nothing to change\n")
-	}
-	return nil
+	return written, nil
 }

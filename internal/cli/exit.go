@@ -3,9 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -72,11 +72,30 @@ func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
+	if ee := exitErrorOf(err); ee != nil {
 		return ee.Code
 	}
 	return ExitInvalid
+}
+
+// exitErrorOf is the *ExitError in err's chain, else the *check.Error
+// there as one (of its class's exit code: check.Invalid 2,
+// check.Unverified 3, or 3 for a Classify'd error whose config errors are
+// all Unverifiable; see classify), else nil.
+func exitErrorOf(err error) *ExitError {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	var ce *check.Error
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	code := map[check.Class]int{check.Invalid: ExitInvalid, check.Unverified: ExitUnverified}[ce.Class]
+	if ce.Classified() {
+		return classify(code, err).(*ExitError)
+	}
+	return &ExitError{Code: code, Err: err, Hints: ce.Hints()}
 }
 
 // classify turns err into an *ExitError of class code, with err's hints
@@ -91,7 +110,7 @@ func classify(code int, err error) error {
 	if list := listOf(err); list != nil {
 		return &ExitError{Code: code, Err: list}
 	}
-	return &ExitError{Code: code, Err: err, Hints: hintsOf(err)}
+	return &ExitError{Code: code, Err: err, Hints: check.HintsOf(err)}
 }
 
 // listOf returns the problems of an err that holds several errors (a
@@ -110,44 +129,9 @@ func listOf(err error) errorList {
 	}
 	list := make(errorList, len(errs))
 	for i, e := range errs {
-		list[i] = problem{lines: []string{e.Error()}, hints: hintsOf(e)}
+		list[i] = problem{lines: []string{e.Error()}, hints: check.HintsOf(e)}
 	}
 	return list
-}
-
-// hintsOf returns what to tell the user to do about err: the hints of
-// every error in its chain, outermost first, each once. Library errors
-// carry hints as values, never as text in the message: Hint() string
-// (lock, gitint) or Hints() []string (mcp/config, mcp/command; a captured
-// server's *wire.Error carries them in its Hints field, read by live.go).
-func hintsOf(err error) []string {
-	var hints []string
-	add := func(h string) {
-		if h != "" && !slices.Contains(hints, h) {
-			hints = append(hints, h)
-		}
-	}
-	var walk func(error)
-	walk = func(err error) {
-		switch h := err.(type) {
-		case interface{ Hint() string }:
-			add(h.Hint())
-		case interface{ Hints() []string }:
-			for _, x := range h.Hints() {
-				add(x)
-			}
-		}
-		switch x := err.(type) {
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				walk(e)
-			}
-		case interface{ Unwrap() error }:
-			walk(x.Unwrap())
-		}
-	}
-	walk(err)
-	return hints
 }
 
 // problem is one error as agentgate prints it: its message, one or more
@@ -182,8 +166,8 @@ func problemsOf(err error) []problem {
 	if err == nil {
 		return nil
 	}
-	var ee *ExitError
-	if !errors.As(err, &ee) {
+	ee := exitErrorOf(err)
+	if ee == nil {
 		ee = classify(ExitInvalid, err).(*ExitError) // class 2, as exitCode says
 	}
 	var out []problem
@@ -227,13 +211,4 @@ func allUnverifiable(err error) bool {
 	}
 	walk(err)
 	return any && all
-}
-
-// hintOf returns err's Hint() when it has one, else def.
-func hintOf(err error, def string) string {
-	var h interface{ Hint() string }
-	if errors.As(err, &h) && h.Hint() != "" {
-		return h.Hint()
-	}
-	return def
 }

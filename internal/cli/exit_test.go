@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
+	"github.com/agentgate/agentgate/render"
 )
 
 // The exit-code contract, exactly, through the in-process run. Servers are
@@ -710,7 +711,7 @@ func TestExitCodes(t *testing.T) {
 			rugpull(r)
 			return r
 		}, args: []string{"ci", "--format", "json"}, want: ExitDrift, check: func(t *testing.T, r *testRepo, stdout, _ string) {
-			var rep ciReport
+			var rep render.CIReport
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("stdout is not one JSON report: %v\n%s", err, stdout)
 			}
@@ -962,7 +963,7 @@ func TestCIReportDocumented(t *testing.T) {
 			fields(f.Type)
 		}
 	}
-	fields(reflect.TypeOf(ciReport{}))
+	fields(reflect.TypeOf(render.CIReport{}))
 	for _, r := range ciResults {
 		if !bytes.Contains(doc, []byte("`"+r+"`")) {
 			t.Errorf("docs/ci-report.md does not mention result %q", r)

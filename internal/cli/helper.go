@@ -1,44 +1,19 @@
 package cli
 
-// helper.go: live capture runs in agentgate-mcp (see mcp/wire for why);
-// this is where agentgate starts it and reports its failures.
+// helper.go: live capture runs in agentgate-mcp (see mcp/wire for why;
+// internal/check starts it); this is where agentgate reports its failures.
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
-	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
-// runHelper captures servers in agentgate-mcp (found with wire.FindHelper
-// in e's environment, run in e.dir). It returns as soon as the results are
-// read; agentgate-mcp, still stopping the servers, is waited for when the
-// command ends (env.waitHelpers). A failure of the helper itself is
-// printed to stderr once, with its hints, and returned.
-func runHelper(e *env, ctx context.Context, servers []config.Resolved, opts wire.Options) ([]wire.Result, *wire.HelperError) {
-	path, err := wire.FindHelper(e.getenv)
-	if err == nil {
-		var results []wire.Result
-		h := wire.Helper{Path: path, Dir: e.dir, Detach: func(wait func() error) { e.helpers = append(e.helpers, wait) }}
-		results, err = h.CaptureAll(ctx, servers, opts)
-		if err == nil {
-			return results, nil
-		}
-	}
-	var he *wire.HelperError
-	if !errors.As(err, &he) {
-		he = &wire.HelperError{Path: path, Msg: err.Error(), Kind: wire.ErrHelperFailed}
-	}
-	printHelperError(e, he)
-	return nil, he
-}
-
 // printHelperError prints a failure of agentgate-mcp, its stderr tail and
-// the hints for it.
+// the hints for it (check.HelperHints).
 func printHelperError(e *env, he *wire.HelperError) {
 	fmt.Fprintf(e.stderr, "agentgate: error: %s\n", safetext.VisibleLine(he.Error()))
 	if tail := strings.TrimRight(he.StderrTail, "\n"); tail != "" {
@@ -47,53 +22,5 @@ func printHelperError(e *env, he *wire.HelperError) {
 			fmt.Fprintf(e.stderr, "agentgate:   | %s\n", safetext.VisibleLine(line))
 		}
 	}
-	printHints(e.stderr, helperHints(e, he))
-}
-
-// helperHints suggests the fix for a failure of agentgate-mcp.
-func helperHints(e *env, he *wire.HelperError) []string {
-	install := wire.InstallHint(Version())
-	explicit := ""
-	if p := e.getenv(wire.HelperEnv); p != "" {
-		explicit = wire.HelperEnv + " is set and names " + p + ": check that it is agentgate-mcp, or unset it"
-	}
-	var hints []string
-	switch {
-	case errors.Is(he, context.Canceled):
-		return []string{"the run was interrupted; run it again"}
-	case errors.Is(he, wire.ErrNoHelper):
-		hints = []string{install,
-			"agentgate runs live servers through agentgate-mcp; it looks for it in " + wire.HelperEnv + ", next to agentgate, then on PATH"}
-	case strings.Contains(he.Msg, "signal: killed") || strings.Contains(he.Msg, "response is larger than") ||
-		strings.Contains(he.Msg, "declares more than"):
-		// Not a broken install: the listings were too much for this machine.
-		hints = []string{"agentgate-mcp was killed or answered more than it may (often: out of memory on huge listings); " +
-			"lower max-listing-bytes, max-tools or concurrency in agentgate.toml, and find the server with 'agentgate lock --server NAME'"}
-	case errors.Is(he, wire.ErrHelperVersion):
-		hints = []string{install}
-	default:
-		hints = []string{"agentgate-mcp is agentgate's capture helper: if it was replaced or damaged, " + install,
-			"if it keeps failing, report it with the lines above"}
-	}
-	if explicit != "" {
-		hints = append(hints, explicit)
-	}
-	return hints
-}
-
-// helperFailure is the failure of a server that agentgate-mcp did not
-// capture because it failed itself: the helper's error (printed in full
-// once, before) and its first hint, so that each server's entry (in ci's
-// JSON report, say) stands on its own.
-func helperFailure(e *env, s config.Server, he *wire.HelperError) failure {
-	f := failure{server: s.Name, file: where(s), code: ExitUnverified}
-	if errors.Is(he, context.Canceled) {
-		f.msg = "capture interrupted"
-	} else {
-		f.msg = "not captured: " + he.Error()
-	}
-	if hints := helperHints(e, he); len(hints) > 0 {
-		f.hints = hints[:1]
-	}
-	return f
+	printHints(e.stderr, check.HelperHints(e.engine(), he))
 }

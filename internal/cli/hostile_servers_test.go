@@ -14,8 +14,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
+	"github.com/agentgate/agentgate/render"
 )
 
 // Misbehaving servers, at the CLI: `agentgate lock` against each must exit
@@ -252,8 +254,8 @@ func TestHostileServersLock(t *testing.T) {
 			if strings.Contains(stdout+stderr, hostileSecret) {
 				t.Errorf("output shows the secret header value:\n%s\n%s", stdout, stderr)
 			}
-			if strings.ContainsAny(stdout+stderr, "\x1b\xff") {
-				t.Errorf("output carries raw escape or invalid bytes: %q", stderr)
+			if out := stdout + stderr; strings.Contains(out, "\x1b") || !utf8.ValidString(out) {
+				t.Errorf("output carries a raw escape or invalid UTF-8: %q", out)
 			}
 			if len(stderr) > 64<<10 {
 				t.Errorf("stderr is %d bytes: a hostile server flooded the terminal", len(stderr))
@@ -268,7 +270,7 @@ func TestHostileServersLock(t *testing.T) {
 			// The read-only gate says "unverified", never "in-sync".
 			r.commitAll()
 			code, stdout, stderr = r.agentgate("ci", "--format", "json", "--timeout", timeout)
-			var rep ciReport
+			var rep render.CIReport
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("ci --format json: stdout is not one JSON report: %v\n%s", err, stdout)
 			}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/internal/safetext"
+	"github.com/agentgate/agentgate/render"
 )
 
 // Hostile descriptions: tool names, descriptions and schemas carrying
@@ -168,7 +169,7 @@ func TestHostileDescriptionsShownEscaped(t *testing.T) {
 	// JSON output is data: the exact names, with control and invisible
 	// characters as JSON escapes.
 	code, stdout, _ := r.agentgate("ci", "--format", "json")
-	var rep ciReport
+	var rep render.CIReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitDrift {
 		t.Fatalf("ci --format json: exit %d, %v", code, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -54,8 +55,8 @@ func TestHostileTrustedRefShellWords(t *testing.T) {
 				t.Fatalf("trusted %d, refused %+v; want the server refused", len(ok), refused)
 			}
 			f := refused[0]
-			if f.code != ExitUnverified || !strings.Contains(f.msg, "not started: ") || !strings.Contains(f.msg, tc.why) {
-				t.Errorf("refusal %q (exit class %d), want class 3 saying %q", f.msg, f.code, tc.why)
+			if f.Class != check.Unverified || !strings.Contains(f.Msg, "not started: ") || !strings.Contains(f.Msg, tc.why) {
+				t.Errorf("refusal %q (class %v), want check.Unverified saying %q", f.Msg, f.Class, tc.why)
 			}
 		})
 	}
@@ -97,20 +98,20 @@ func TestTrustedRefCommandOnEntryPath(t *testing.T) {
 	r.write("tools/srv", "#!/bin/sh\necho payload\n")
 	r.commitAll()
 	ok, refused, err := trustFilterMain(t, r)
-	if err != nil || len(ok) != 0 || len(refused) != 1 || !strings.Contains(refused[0].msg, "it uses tools/srv, which differs from main") {
+	if err != nil || len(ok) != 0 || len(refused) != 1 || !strings.Contains(refused[0].Msg, "it uses tools/srv, which differs from main") {
 		t.Fatalf("trusted %d, refused %+v, err %v; want tools/srv refused", len(ok), refused, err)
 	}
 }
 
-// trustFilterMain runs --trusted-ref main's filter (trustFilter) over the
+// trustFilterMain runs --trusted-ref main's filter (check.TrustFilter) over the
 // servers of r's work tree, as agentgate ci would.
-func trustFilterMain(t *testing.T, r *testRepo) (ok []config.Resolved, refused []failure, err error) {
+func trustFilterMain(t *testing.T, r *testRepo) (ok []config.Resolved, refused []check.Failure, err error) {
 	t.Helper()
 	e := inProcessEnv(r)
 	ws, err := openWorkspace(e, true, true, "", "ci")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, refused, _, err = trustFilter(e, ws, "main", ws.project.Servers)
+	ok, refused, _, err = check.TrustFilter(e.engine(), ws, "main", ws.Project.Servers)
 	return ok, refused, err
 }

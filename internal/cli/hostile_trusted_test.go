@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgate/agentgate/internal/check"
 )
 
 // Untrusted repositories: with a trusted revision, a pull request cannot
@@ -70,7 +72,7 @@ func TestHostileTrustFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, refused, _, err := trustFilter(inProcessEnv(r), ws, "main", ws.project.Servers)
+	ok, refused, _, err := check.TrustFilter(inProcessEnv(r).engine(), ws, "main", ws.Project.Servers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,19 +92,19 @@ func TestHostileTrustFilter(t *testing.T) {
 		t.Errorf("refused %+v", refused)
 	}
 	for _, f := range refused {
-		if !strings.Contains(f.msg, want[f.server]) || f.code != ExitUnverified || !strings.HasPrefix(f.file, ".mcp.json:") || len(f.hints) == 0 {
-			t.Errorf("server %q: %+v, want a class-3 failure saying %q", f.server, f, want[f.server])
+		if !strings.Contains(f.Msg, want[f.Server]) || f.Class != check.Unverified || !strings.HasPrefix(f.File, ".mcp.json:") || len(f.Hints) == 0 {
+			t.Errorf("server %q: %+v, want a class-3 failure saying %q", f.Server, f, want[f.Server])
 		}
 	}
 
 	// The same definitions at the same revision: everything is trusted.
-	ok, refused, _, err = trustFilter(inProcessEnv(r), ws, "pr", ws.project.Servers)
-	if err != nil || len(refused) != 0 || len(ok) != len(ws.project.Servers) {
-		t.Errorf("at its own revision: trusted %d of %d, refused %+v, err %v", len(ok), len(ws.project.Servers), refused, err)
+	ok, refused, _, err = check.TrustFilter(inProcessEnv(r).engine(), ws, "pr", ws.Project.Servers)
+	if err != nil || len(refused) != 0 || len(ok) != len(ws.Project.Servers) {
+		t.Errorf("at its own revision: trusted %d of %d, refused %+v, err %v", len(ok), len(ws.Project.Servers), refused, err)
 	}
 
 	// A revision that does not resolve is a usage error.
-	if _, _, _, err := trustFilter(inProcessEnv(r), ws, "origin/nope", ws.project.Servers); exitCode(err) != ExitInvalid || !strings.Contains(err.Error(), "origin/nope") {
+	if _, _, _, err := check.TrustFilter(inProcessEnv(r).engine(), ws, "origin/nope", ws.Project.Servers); exitCode(err) != ExitInvalid || !strings.Contains(err.Error(), "origin/nope") {
 		t.Errorf("unknown ref: %v (exit %d)", err, exitCode(err))
 	}
 }
@@ -115,7 +117,7 @@ func TestHostileTrustedRefCLI(t *testing.T) {
 	for _, args := range [][]string{{"ci", "--trusted-ref", "main"}, {"ci"}, {"lock", "--trusted-ref", "main"}, {"diff", "--trusted-ref", "main"}} {
 		r, logDir := trustedRepo(t)
 		if len(args) == 1 {
-			r.env[trustedRefEnv] = "main"
+			r.env[check.TrustedRefEnv] = "main"
 		}
 		before := r.read("agentgate.lock")
 		code, stdout, stderr := r.agentgate(args...)

@@ -30,12 +30,12 @@ func installMergeDriver(e *env) error {
 	if err != nil {
 		return err
 	}
-	pattern := ws.lockRel
+	pattern := ws.LockRel
 	if pattern != lock.FileName {
 		pattern = "/" + pattern
 	}
-	if strings.ContainsAny(pattern, " \t\n\r\"\\") || strings.HasPrefix(ws.lockRel, "../") || filepath.IsAbs(ws.lockRel) {
-		return invalid(fmt.Errorf("lockfile %s: install --merge-driver needs a lockfile inside the repository whose path has no spaces, quotes or backslashes", safetext.VisibleLine(ws.lockRel)),
+	if strings.ContainsAny(pattern, " \t\n\r\"\\") || strings.HasPrefix(ws.LockRel, "../") || filepath.IsAbs(ws.LockRel) {
+		return invalid(fmt.Errorf("lockfile %s: install --merge-driver needs a lockfile inside the repository whose path has no spaces, quotes or backslashes", safetext.VisibleLine(ws.LockRel)),
 			"add the line to .gitattributes by hand, quoted as gitattributes(5) describes: <path> merge="+mergeDriverName)
 	}
 	line := pattern + " merge=" + mergeDriverName

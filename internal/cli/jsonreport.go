@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/render"
 )
 
@@ -27,15 +28,15 @@ var jsonReportCommands = map[string]bool{"diff": true, "verify": true, "lock": t
 // cmdReport is that document. Field order is fixed, every field is always
 // present (empty arrays are []), and nothing in it depends on the clock.
 type cmdReport struct {
-	ReportVersion int            `json:"reportVersion"`
-	Command       string         `json:"command"`
-	Result        string         `json:"result"` // in-sync, drift, invalid, unverified (the exit code's class)
-	ExitCode      int            `json:"exitCode"`
-	Lockfile      string         `json:"lockfile"` // relative to the repository root; "" when the run stopped before finding it
-	Written       bool           `json:"written"`  // the command wrote the lockfile (lock, hook) or the config files (pin, wrap)
-	Servers       []reportServer `json:"servers"`
-	Edits         []reportEdit   `json:"edits"`
-	Errors        []ciError      `json:"errors"`
+	ReportVersion int              `json:"reportVersion"`
+	Command       string           `json:"command"`
+	Result        string           `json:"result"` // in-sync, drift, invalid, unverified (the exit code's class)
+	ExitCode      int              `json:"exitCode"`
+	Lockfile      string           `json:"lockfile"` // relative to the repository root; "" when the run stopped before finding it
+	Written       bool             `json:"written"`  // the command wrote the lockfile (lock, hook) or the config files (pin, wrap)
+	Servers       []reportServer   `json:"servers"`
+	Edits         []reportEdit     `json:"edits"`
+	Errors        []render.CIError `json:"errors"`
 }
 
 // reportServer is one server as the command saw it.
@@ -54,7 +55,7 @@ type reportServer struct {
 	Changed []string `json:"toolsChanged"`
 	// Findings: diff, hook: the triage labels of what differs, as in ci's
 	// report; [] otherwise.
-	Findings []ciFinding `json:"findings"`
+	Findings []render.CIFinding `json:"findings"`
 }
 
 // reportEdit is one config file pin or wrap edits (or would, --dry-run).
@@ -78,7 +79,7 @@ func checkTextOrJSON(fs *flag.FlagSet) error {
 }
 
 func newCmdReport(cmd string) *cmdReport {
-	return &cmdReport{ReportVersion: ReportVersion, Command: cmd, Servers: []reportServer{}, Edits: []reportEdit{}, Errors: []ciError{}}
+	return &cmdReport{ReportVersion: ReportVersion, Command: cmd, Servers: []reportServer{}, Edits: []reportEdit{}, Errors: []render.CIError{}}
 }
 
 // addServer records a server; r may be nil (text mode).
@@ -88,7 +89,7 @@ func (r *cmdReport) addServer(s reportServer) {
 	}
 	s.Added, s.Removed, s.Changed = nonNil(s.Added), nonNil(s.Removed), nonNil(s.Changed)
 	if s.Findings == nil {
-		s.Findings = []ciFinding{}
+		s.Findings = []render.CIFinding{}
 	}
 	r.Servers = append(r.Servers, s)
 }
@@ -119,7 +120,7 @@ func (r *cmdReport) write(w io.Writer, err error) {
 	r.Result = ciResults[r.ExitCode]
 	for _, p := range problemsOf(err) {
 		if len(p.lines) > 0 {
-			r.Errors = append(r.Errors, ciError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+			r.Errors = append(r.Errors, render.CIError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
 		}
 	}
 	w.Write(render.JSON(r))
@@ -127,7 +128,7 @@ func (r *cmdReport) write(w io.Writer, err error) {
 
 // reportDiffServers records the servers of a comparison as diff reports
 // them (the same classification as ci's report).
-func reportDiffServers(r *cmdReport, ws *workspace, c *comparison) {
+func reportDiffServers(r *cmdReport, ws *check.Workspace, c *comparison) {
 	if r == nil {
 		return
 	}

@@ -56,7 +56,7 @@ func printFindings(w io.Writer, ls map[string][]triage.Finding, servers []string
 				if f.Name != "" {
 					what += " " + safetext.VisibleLine(f.Name)
 				}
-				fmt.Fprintf(w, "  ! %s server %s %s: %s: %s\n", l.Severity, quoteVisible(name), what, l.ID, l.Evidence)
+				fmt.Fprintf(w, "  ! %s server %s %s: %s: %s\n", l.Severity, safetext.Quote(name), what, l.ID, l.Evidence)
 			}
 		}
 	}

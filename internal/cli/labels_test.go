@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/render"
 )
 
 func searchTool(t *testing.T, desc string) string {
@@ -16,9 +18,9 @@ func searchTool(t *testing.T, desc string) string {
 	return string(b)
 }
 
-func ciFindingsOf(t *testing.T, stdout string) []ciFinding {
+func ciFindingsOf(t *testing.T, stdout string) []render.CIFinding {
 	t.Helper()
-	var rep ciReport
+	var rep render.CIReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("ci --format json: %v\n%s", err, stdout)
 	}
@@ -28,7 +30,7 @@ func ciFindingsOf(t *testing.T, stdout string) []ciFinding {
 	return rep.Servers[0].Findings
 }
 
-func hasLabel(fs []ciFinding, id, sev string) bool {
+func hasLabel(fs []render.CIFinding, id, sev string) bool {
 	for _, f := range fs {
 		for _, l := range f.Labels {
 			if l.ID == id && l.Severity == sev {

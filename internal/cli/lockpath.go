@@ -11,12 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 )
 
 // checkLockPath refuses (exit class 2) a lockfile path that, with every
 // symbolic link resolved (the file itself, when it is a link, and each
-// existing directory above it), is outside the work tree ws.root or has a
+// existing directory above it), is outside the work tree ws.Root or has a
 // component named .git (in any case: case-insensitive file systems), and
 // a path holding a control or other hidden character. It applies when
 // the command writes the lockfile (lock, hook) whatever named it, and to
@@ -24,35 +25,35 @@ import (
 // or the default agentgate.lock, which may be a committed link); a
 // --lockfile PATH given to a command that only reads is the user's
 // choice. Outside a git repository only the .git rule applies.
-func checkLockPath(ws *workspace, writes bool) error {
-	if !writes && ws.lockFromFlag {
+func checkLockPath(ws *check.Workspace, writes bool) error {
+	if !writes && ws.LockFromFlag {
 		return nil
 	}
-	shown := ws.lockRel
-	for _, r := range ws.lockPath {
+	shown := ws.LockRel
+	for _, r := range ws.LockPath {
 		if r == '\n' || safetext.Kind(r) != "" {
 			return invalid(fmt.Errorf("lockfile path %q holds a control or invisible character", shown),
 				"name the lockfile with visible characters (agentgate.toml: lockfile, or --lockfile)")
 		}
 	}
-	real, err := resolveExisting(ws.lockPath)
+	real, err := resolveExisting(ws.LockPath)
 	if err != nil {
 		return invalid(fmt.Errorf("lockfile %s: %v", shown, err))
 	}
 	hint := "keep the lockfile inside the repository and outside .git (agentgate.toml: lockfile, default agentgate.lock)"
-	if hasGitComponent(ws.lockPath) || hasGitComponent(real) {
+	if hasGitComponent(ws.LockPath) || hasGitComponent(real) {
 		return invalid(fmt.Errorf("lockfile %s is inside a .git directory (resolved: %s); agentgate never writes there", shown, real), hint)
 	}
-	if ws.repo == nil {
+	if ws.Repo == nil {
 		return nil
 	}
-	root, err := filepath.EvalSymlinks(ws.root)
+	root, err := filepath.EvalSymlinks(ws.Root)
 	if err != nil {
-		root = ws.root
+		root = ws.Root
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return invalid(fmt.Errorf("lockfile %s resolves to %s, outside the repository %s", shown, real, ws.root), hint)
+		return invalid(fmt.Errorf("lockfile %s resolves to %s, outside the repository %s", shown, real, ws.Root), hint)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentgate/agentgate/mcp/guardargs"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -15,7 +16,7 @@ import (
 // and agentgate-mcp read for their own settings, named where each is
 // defined.
 func TestOwnVariables(t *testing.T) {
-	read := []string{wire.HelperEnv, auth.StoreEnv, trustedRefEnv, "AGENTGATE_TIMEOUT"}
+	read := []string{wire.HelperEnv, auth.StoreEnv, check.TrustedRefEnv, "AGENTGATE_TIMEOUT"}
 	slices.Sort(read)
 	if !slices.Equal(guardargs.OwnVariables, read) {
 		t.Errorf("guardargs.OwnVariables = %q, agentgate reads %q", guardargs.OwnVariables, read)

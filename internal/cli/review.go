@@ -4,12 +4,12 @@ package cli
 // Code Quality; rendered by package render) and ci's GitHub step summary.
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/render"
 )
@@ -24,7 +24,7 @@ var reviewFormats = map[string]func(*render.Review) []byte{
 
 // reviewRun is what a ci or diff run found, for the report formats.
 type reviewRun struct {
-	ws          *workspace
+	ws          *check.Workspace
 	c           *comparison // nil when the run stopped before capturing
 	data        []byte      // the lockfile compared against
 	against     string
@@ -37,10 +37,9 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 	r := &render.Review{Command: cmd, Version: Version(), Lockfile: "agentgate.lock", LockData: run.data,
 		Against: run.against, Uncommitted: run.uncommitted, Result: ciResults[code]}
 	if run.ws != nil {
-		r.Lockfile = run.ws.lockRel
+		r.Lockfile = run.ws.LockRel
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) && ee.Err != nil && (code == ExitInvalid || run.c == nil) {
+	if ee := exitErrorOf(err); ee != nil && ee.Err != nil && (code == ExitInvalid || run.c == nil) {
 		for _, p := range problemsOf(err) {
 			msg := strings.Join(p.lines, "\n")
 			for _, h := range p.hints {
@@ -60,7 +59,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 		r.Servers = append(r.Servers, st)
 	}
 	r.Diff = run.c.diff
-	r.Live = run.c.cap.defs
+	r.Live = run.c.cap.Defs
 	r.Labels = run.c.labels
 	r.UnifiedDiff = render.UnifiedDiff(run.data, run.c.shownData(run.c.old), "a/"+r.Lockfile+" ("+run.against+")", "b/"+r.Lockfile+" (live)", false)
 	return r

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/lock"
+	"github.com/agentgate/agentgate/render"
 )
 
 // v2Tools has a tool carrying every member MCP defines (one tool per
@@ -143,7 +144,7 @@ func TestLockfileV2Drift(t *testing.T) {
 			}
 			r.mustRun(ExitDrift, "ci")
 			js, _ := r.mustRun(ExitDrift, "ci", "--format", "json")
-			var rep ciReport
+			var rep render.CIReport
 			if err := json.Unmarshal([]byte(js), &rep); err != nil || len(rep.Servers) != 1 || rep.Servers[0].Status != "drift" {
 				t.Fatalf("ci json: %v\n%s", err, js)
 			}

@@ -40,6 +40,22 @@ func Visible(s string) string { return visible(s, false) }
 // VisibleLine is Visible for single-line contexts: newline is shown as \n.
 func VisibleLine(s string) string { return visible(s, true) }
 
+// Quote is s as VisibleLine shows it, cut after 400 bytes (at a character
+// boundary, marked "...") and in double quotes: a name or text from a
+// config or a server, quoted in a message.
+func Quote(s string) string {
+	v := VisibleLine(s)
+	const max = 400
+	if len(v) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		v = v[:cut] + "..."
+	}
+	return `"` + v + `"`
+}
+
 func visible(s string, oneLine bool) string {
 	if isPlain(s, oneLine) {
 		return s
@@ -76,26 +92,7 @@ func visible(s string, oneLine bool) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case isTag(r):
-			j := i
-			b.WriteString(`⟦tags:"`)
-			for j < len(s) {
-				r, n := utf8.DecodeRuneInString(s[j:])
-				if !isTag(r) {
-					break
-				}
-				switch a := r - 0xE0000; {
-				case a == '"' || a == '\\':
-					b.WriteByte('\\')
-					b.WriteByte(byte(a))
-				case a >= 0x20 && a < 0x7f:
-					b.WriteByte(byte(a))
-				default:
-					writeCodePoint(&b, r)
-				}
-				j += n
-			}
-			b.WriteString(`"⟧`)
-			i = j
+			i = writeTagRun(&b, s, i)
 			continue
 		case kindOf(r) != "":
 			writeCodePoint(&b, r)
@@ -147,6 +144,30 @@ func isPlainRunes(s string, oneLine bool) bool {
 
 func plainASCII(c byte, oneLine bool) bool {
 	return (c >= 0x20 && c < 0x7f) || (c == '\n' && !oneLine)
+}
+
+// writeTagRun writes the run of tag characters starting at s[i] as
+// ⟦tags:"TEXT"⟧ (Visible) and returns the index after it.
+func writeTagRun(b *strings.Builder, s string, i int) int {
+	b.WriteString(`⟦tags:"`)
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isTag(r) {
+			break
+		}
+		switch a := r - 0xE0000; {
+		case a == '"' || a == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(byte(a))
+		case a >= 0x20 && a < 0x7f:
+			b.WriteByte(byte(a))
+		default:
+			writeCodePoint(b, r)
+		}
+		i += n
+	}
+	b.WriteString(`"⟧`)
+	return i
 }
 
 func writeCodePoint(b *strings.Builder, r rune) {

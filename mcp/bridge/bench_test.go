@@ -45,7 +45,7 @@ func BenchmarkPing(b *testing.B) {
 		}
 	})
 	b.Run("bridge", func(b *testing.B) {
-		conn, err := Open(context.Background(), remote(srv.URL, config.StreamableHTTP), Options{})
+		conn, err := Open(context.Background(), remoteServer(srv.URL, config.StreamableHTTP), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

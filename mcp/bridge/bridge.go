@@ -7,7 +7,7 @@
 //
 // # Reaching the server
 //
-// Every request goes through capture's Remote (mcp/capture), so a bridged
+// Every request goes through the remote.Client capture uses too, so a bridged
 // server is reached exactly as capture reaches it when locking: the
 // configured headers on requests to the configured origin only, no
 // Referer, at most 10 redirects and none to another origin unless the
@@ -81,20 +81,22 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/internal/safetext"
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // Options bound one bridge.
 type Options struct {
 	// MaxResponseBytes bounds one message each way (a JSON body, an event,
-	// a line from the client); 0 = capture.DefaultMaxResponseBytes.
+	// a line from the client); 0 = wire.DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// Timeout bounds connecting: the initialize POST's whole answer (its
 	// headers, then the JSON body or the answer event; a stream kept open
 	// after the answer is read on) and the legacy SSE endpoint event; also
 	// each OAuth step. 0 = the server's Timeout, else
-	// capture.DefaultTimeout.
+	// wire.DefaultTimeout.
 	Timeout time.Duration
 	// Interactive allows a browser login when the server asks for OAuth
 	// and no stored token works.
@@ -140,24 +142,22 @@ const defaultRetry = time.Second
 // not http(s). ctx ending ends the bridge as a lost server does.
 func Open(ctx context.Context, r config.Resolved, opts Options) (*Conn, error) {
 	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = capture.DefaultMaxResponseBytes
+		opts.MaxResponseBytes = wire.DefaultMaxResponseBytes
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = r.Timeout
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = capture.DefaultTimeout
+		opts.Timeout = wire.DefaultTimeout
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
 	b := &bridge{r: r, opts: opts, parent: ctx, done: make(chan struct{}), jobs: make(chan func())}
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
-	rm, err := capture.NewRemote(r, capture.RemoteOptions{
+	rm, err := remote.New(r, remote.Options{
 		MaxResponseBytes: opts.MaxResponseBytes,
-		Timeout:          opts.Timeout,
-		Interactive:      opts.Interactive,
-		Prompt:           opts.Log,
+		Auth:             auth.ForServer(r, opts.Timeout, opts.Interactive, opts.Log),
 		Refuse:           func(msg string) error { return &refusedError{msg} },
 	})
 	if err != nil {
@@ -193,7 +193,7 @@ type transport interface {
 type bridge struct {
 	r    config.Resolved
 	opts Options
-	rm   *capture.Remote
+	rm   *remote.Client
 	t    transport
 
 	parent  context.Context // Open's
@@ -292,7 +292,7 @@ func (b *bridge) wait() error {
 	return b.err
 }
 
-// refusedError is a redirect the Remote refused.
+// refusedError is a redirect the remote.Client refused.
 type refusedError struct{ msg string }
 
 func (e *refusedError) Error() string { return e.msg }
@@ -444,9 +444,9 @@ func (b *bridge) logf(format string, args ...any) {
 
 // redact removes the server's secrets from text.
 func (b *bridge) redact(text string) string {
-	text = capture.Redact(b.r, text)
+	text = b.r.Redact(text)
 	if b.r.URL != "" {
-		text = strings.ReplaceAll(text, b.r.URL, capture.DisplayURL(b.r.URL))
+		text = strings.ReplaceAll(text, b.r.URL, config.StripURL(b.r.URL))
 	}
 	return text
 }

@@ -96,7 +96,7 @@ func (c *client) eof() {
 	}
 }
 
-func remote(url string, tr config.Transport) config.Resolved {
+func remoteServer(url string, tr config.Transport) config.Resolved {
 	return config.Resolved{Server: config.Server{Name: "remote", File: "test", Transport: tr, URL: url}}
 }
 
@@ -175,7 +175,7 @@ func (f *fakeStreamable) count() int {
 
 func TestStreamableSessionHeadersAndDelete(t *testing.T) {
 	f, srv := newFakeStreamable(t)
-	r := remote(srv.URL+"/mcp", config.StreamableHTTP)
+	r := remoteServer(srv.URL+"/mcp", config.StreamableHTTP)
 	r.Headers = map[string]string{"X-Api-Key": "k-123456789"}
 	c := open(t, r, Options{})
 	c.send(initReq)
@@ -265,7 +265,7 @@ func TestStreamableAnswerStreamAndPrettyJSON(t *testing.T) {
 		}
 		return false
 	}
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{})
 	c.send(initReq)
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`)
@@ -306,7 +306,7 @@ func TestStreamableResumesWithLastEventID(t *testing.T) {
 		}
 		inner.ServeHTTP(w, r)
 	})
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{})
 	c.send(initReq)
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{}}`)
@@ -342,7 +342,7 @@ func TestStreamableErrors(t *testing.T) {
 		}
 		return false
 	}
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{MaxResponseBytes: 1000})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{MaxResponseBytes: 1000})
 	c.send(initReq)
 	c.recv()
 	errorOf := func(line string) (id any, code float64, msg string) {
@@ -390,7 +390,7 @@ func TestStreamableServerUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL + "/mcp?key=secret-value-123"
 	srv.Close()
-	c := open(t, remote(url, config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(url, config.StreamableHTTP), Options{})
 	c.send(initReq)
 	got := c.recv()
 	if !strings.Contains(got, `"id":1`) || !strings.Contains(got, "cannot reach") || strings.Contains(got, "secret-value-123") {
@@ -461,7 +461,7 @@ func TestLegacySSEAndFallback(t *testing.T) {
 			// its streams, and the previous subtest's stream may not have
 			// noticed its end yet (it would take this one's answers).
 			srv := fakeSSE(t, "/msg?session=s1")
-			r := remote(srv.URL+"/mcp", tc.tr)
+			r := remoteServer(srv.URL+"/mcp", tc.tr)
 			r.FallbackSSE = tc.fallback
 			c := open(t, r, Options{})
 			c.send(initReq)
@@ -480,7 +480,7 @@ func TestLegacySSEAndFallback(t *testing.T) {
 	}
 	t.Run("no fallback for http", func(t *testing.T) {
 		srv := fakeSSE(t, "/msg?session=s1")
-		c := open(t, remote(srv.URL+"/mcp", config.StreamableHTTP), Options{})
+		c := open(t, remoteServer(srv.URL+"/mcp", config.StreamableHTTP), Options{})
 		c.send(initReq)
 		if got := c.recv(); !strings.Contains(got, "HTTP 405") {
 			t.Fatalf("initialize: %s", got)
@@ -494,7 +494,7 @@ func TestLegacySSEAndFallback(t *testing.T) {
 
 func TestLegacySSEEndpointOnAnotherOrigin(t *testing.T) {
 	srv := fakeSSE(t, "http://127.0.0.2:9/msg?session=s1")
-	c := open(t, remote(srv.URL+"/mcp", config.SSE), Options{})
+	c := open(t, remoteServer(srv.URL+"/mcp", config.SSE), Options{})
 	c.send(initReq)
 	if got := c.recv(); !strings.Contains(got, "another origin, http://127.0.0.2:9") {
 		t.Fatalf("initialize: %s", got)
@@ -535,7 +535,7 @@ func TestStoredOAuthToken(t *testing.T) {
 		Expiry: time.Now().Add(time.Hour), Updated: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	c := open(t, remote(url, config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(url, config.StreamableHTTP), Options{})
 	c.send(initReq)
 	if got := c.recv(); got != `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}` {
 		t.Fatalf("initialize: %s", got)
@@ -563,7 +563,7 @@ func loginNeeded(t *testing.T) *httptest.Server {
 
 func TestOAuthLoginNeeded(t *testing.T) {
 	srv := loginNeeded(t)
-	c := open(t, remote(srv.URL+"/mcp", config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(srv.URL+"/mcp", config.StreamableHTTP), Options{})
 	c.send(initReq)
 	if got := c.recv(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, "agentgate auth login remote") {
 		t.Errorf("initialize answer: %s", got)
@@ -577,7 +577,7 @@ func TestOAuthLoginNeeded(t *testing.T) {
 func TestCancelEndsSessionWithDelete(t *testing.T) {
 	f, srv := newFakeStreamable(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	conn, err := Open(ctx, remote(srv.URL, config.StreamableHTTP), Options{})
+	conn, err := Open(ctx, remoteServer(srv.URL, config.StreamableHTTP), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +614,7 @@ func TestNobodyReadsOut(t *testing.T) {
 		}
 		return false
 	}
-	conn, err := Open(context.Background(), remote(srv.URL, config.StreamableHTTP), Options{})
+	conn, err := Open(context.Background(), remoteServer(srv.URL, config.StreamableHTTP), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestInitializeStreamKeptOpen(t *testing.T) {
 		<-r.Context().Done() // never closes the stream itself
 		return true
 	}
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{Timeout: 2 * time.Second})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{Timeout: 2 * time.Second})
 	c.send(initReq)
 	if got := c.recv(); !strings.Contains(got, `"protocolVersion":"2025-06-18"`) {
 		t.Fatalf("initialize answer: %s", got)
@@ -71,7 +71,7 @@ func TestInitializeAnswerHangs(t *testing.T) {
 				<-r.Context().Done()
 				return true
 			}
-			c := open(t, remote(srv.URL, config.StreamableHTTP), Options{Timeout: 300 * time.Millisecond})
+			c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{Timeout: 300 * time.Millisecond})
 			start := time.Now()
 			c.send(initReq)
 			var v struct {
@@ -128,7 +128,7 @@ func TestAnswerNotJSON(t *testing.T) {
 		}
 		return v.ID, v.Error.Message
 	}
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{})
 	c.send(initReq)
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"page"}`)
@@ -140,7 +140,7 @@ func TestAnswerNotJSON(t *testing.T) {
 		t.Errorf("a +json answer: %s", got)
 	}
 
-	login := open(t, remote(srv.URL+"/login", config.StreamableHTTP), Options{})
+	login := open(t, remoteServer(srv.URL+"/login", config.StreamableHTTP), Options{})
 	login.send(initReq)
 	if id, msg := errorOf(login.recv()); id != 1.0 || !strings.Contains(msg, "not JSON") {
 		t.Errorf("initialize: %v %q", id, msg)
@@ -180,7 +180,7 @@ func TestLegacyPostHeld(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c := open(t, remote(srv.URL+"/sse", config.SSE), Options{})
+	c := open(t, remoteServer(srv.URL+"/sse", config.SSE), Options{})
 	c.send(initReq)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
@@ -227,7 +227,7 @@ func TestEventStreamMixedCase(t *testing.T) {
 		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%v,\"result\":{}}\n\n", body["id"])
 		return true
 	}
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{MaxResponseBytes: 1000})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{MaxResponseBytes: 1000})
 	c.send(initReq)
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)
@@ -268,7 +268,7 @@ func TestNotificationBeforeNextRequest(t *testing.T) {
 		}
 		return false
 	}
-	c := open(t, remote(srv.URL, config.StreamableHTTP), Options{})
+	c := open(t, remoteServer(srv.URL, config.StreamableHTTP), Options{})
 	c.send(initReq)
 	c.recv()
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // legacy is the HTTP+SSE transport of protocol 2024-11-05 (see the
@@ -64,7 +64,7 @@ func (l *legacy) send(m message) {
 		if b.ctx.Err() != nil {
 			return
 		}
-		resp, err := b.rm.Client.Do(req)
+		resp, err := b.rm.HTTP.Do(req)
 		if err != nil {
 			if b.ctx.Err() == nil {
 				text := b.reachText(err)
@@ -101,7 +101,7 @@ func (l *legacy) connect() error {
 		return fail(err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := b.rm.Client.Do(req)
+	resp, err := b.rm.HTTP.Do(req)
 	if err != nil {
 		return fail(errors.New(b.reachText(err)))
 	}
@@ -112,7 +112,7 @@ func (l *legacy) connect() error {
 	if !isEventStream(resp) {
 		drain(resp.Body)
 		return fail(fmt.Errorf("legacy SSE: GET %s answered %q, not an event stream (check the url and the transport)",
-			capture.DisplayURL(resp.Request.URL.String()), resp.Header.Get("Content-Type")))
+			config.StripURL(resp.Request.URL.String()), resp.Header.Get("Content-Type")))
 	}
 	sr := newSSEReader(resp.Body, b.opts.MaxResponseBytes)
 	for l.endpoint == "" {

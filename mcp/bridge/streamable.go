@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/auth"
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
 )
 
 // streamable is the streamable-HTTP transport (see the package doc).
@@ -108,7 +109,7 @@ func (s *streamable) initialize(m message) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(b.opts.Timeout, func() { timedOut.Store(true); cancel() })
-	resp, err := b.rm.Client.Do(s.request(ctx, http.MethodPost, m.raw))
+	resp, err := b.rm.HTTP.Do(s.request(ctx, http.MethodPost, m.raw))
 	timer.Stop()
 	if err != nil {
 		cancel()
@@ -164,7 +165,7 @@ func (s *streamable) post(m message) {
 	})
 	req := s.request(ctx, http.MethodPost, m.raw)
 	b.goAsync(func() {
-		resp, err := b.rm.Client.Do(req)
+		resp, err := b.rm.HTTP.Do(req)
 		wrote()
 		close(accepted)
 		if err != nil {
@@ -266,7 +267,7 @@ func (s *streamable) readFailed(m message, err error) {
 	if b.ctx.Err() != nil {
 		return
 	}
-	if errors.Is(err, capture.ErrResponseTooLarge) || errors.Is(err, errEventTooLarge) {
+	if errors.Is(err, remote.ErrResponseTooLarge) || errors.Is(err, errEventTooLarge) {
 		b.answerError(m, fmt.Sprintf("the answer to %s is larger than %d bytes, the limit per message", m.describe(), b.opts.MaxResponseBytes))
 		return
 	}
@@ -283,7 +284,7 @@ func (s *streamable) answerStream(m message, body io.Reader) {
 	if answered || !m.request() || b.ctx.Err() != nil {
 		return
 	}
-	if errors.Is(err, errEventTooLarge) || errors.Is(err, capture.ErrResponseTooLarge) {
+	if errors.Is(err, errEventTooLarge) || errors.Is(err, remote.ErrResponseTooLarge) {
 		s.readFailed(m, err)
 		return
 	}
@@ -332,7 +333,7 @@ func (s *streamable) resume(sr *sseReader, m message) (bool, error) {
 		if sr.hasID {
 			req.Header.Set("Last-Event-ID", sr.lastID)
 		}
-		resp, err := b.rm.Client.Do(req)
+		resp, err := b.rm.HTTP.Do(req)
 		if err != nil {
 			failures++
 			unreachable = err
@@ -370,7 +371,7 @@ func (s *streamable) resume(sr *sseReader, m message) (bool, error) {
 func (s *streamable) listen() {
 	b := s.b
 	req := s.request(b.ctx, http.MethodGet, nil)
-	resp, err := b.rm.Client.Do(req)
+	resp, err := b.rm.HTTP.Do(req)
 	if err != nil {
 		if b.ctx.Err() == nil {
 			b.logf("opening the event stream: %s", b.reachText(err))
@@ -391,7 +392,7 @@ func (s *streamable) listen() {
 	if b.ctx.Err() != nil {
 		return
 	}
-	if errors.Is(err, errEventTooLarge) || errors.Is(err, capture.ErrResponseTooLarge) {
+	if errors.Is(err, errEventTooLarge) || errors.Is(err, remote.ErrResponseTooLarge) {
 		b.logf("the server sent an event larger than %d bytes, the limit per message; dropped", b.opts.MaxResponseBytes)
 	}
 	s.reopen(sr)
@@ -466,7 +467,7 @@ func (s *streamable) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.b.ctx), closeTimeout)
 	defer cancel()
-	resp, err := s.b.rm.Client.Do(s.request(ctx, http.MethodDelete, nil))
+	resp, err := s.b.rm.HTTP.Do(s.request(ctx, http.MethodDelete, nil))
 	if err == nil {
 		drain(resp.Body)
 	}
@@ -490,7 +491,7 @@ func sameID(raw, compact json.RawMessage) bool {
 	return len(raw) > 0 && json.Compact(&c, raw) == nil && bytes.Equal(c.Bytes(), compact)
 }
 
-func isEventStream(resp *http.Response) bool { return capture.IsEventStream(resp.Header) }
+func isEventStream(resp *http.Response) bool { return remote.IsEventStream(resp.Header) }
 
 // isJSON reports whether resp's Content-Type is JSON (application/json or
 // a +json type), or absent: a server that names none is given the benefit
@@ -528,7 +529,7 @@ func cmpDuration(a, b time.Duration) time.Duration {
 // statusText names an HTTP status and the request it answered.
 func statusText(resp *http.Response) string {
 	return fmt.Sprintf("HTTP %d %s from %s %s", resp.StatusCode, http.StatusText(resp.StatusCode),
-		resp.Request.Method, capture.DisplayURL(resp.Request.URL.String()))
+		resp.Request.Method, config.StripURL(resp.Request.URL.String()))
 }
 
 // failureText says why a request failed with resp's status, with what to
@@ -547,7 +548,7 @@ func (b *bridge) failureText(resp *http.Response) string {
 			return text
 		}
 	}
-	return capture.FailureText(resp.StatusCode, resp.Request.Method, resp.Request.URL.String(), b.rm.Origin())
+	return remote.FailureText(resp.StatusCode, resp.Request.Method, resp.Request.URL.String(), b.rm.Origin())
 }
 
 // reachText says why the server could not be reached.
@@ -558,7 +559,7 @@ func (b *bridge) reachText(err error) string {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", capture.DisplayURL(ue.URL), capture.ReachCause(ue))
+		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", config.StripURL(ue.URL), remote.ReachCause(ue))
 	}
 	return err.Error()
 }

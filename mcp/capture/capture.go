@@ -95,58 +95,10 @@ import (
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
-// The capture types live in mcp/wire, which agentgate links without
-// mcp-go; capture runs in agentgate-mcp (see cmd/agentgate-mcp).
-type (
-	// Options bound one capture run (see wire.Options).
-	Options = wire.Options
-	// Result is the outcome for one server (see wire.Result).
-	Result = wire.Result
-	// Error is why one server could not be captured (see wire.Error).
-	Error = wire.Error
-	// Stage is the step of a capture at which it failed.
-	Stage = wire.Stage
-)
-
-// Defaults for the zero values of Options and Server.Timeout.
-const (
-	DefaultTimeout          = wire.DefaultTimeout
-	DefaultConcurrency      = wire.DefaultConcurrency
-	DefaultMaxResponseBytes = wire.DefaultMaxResponseBytes
-	DefaultMaxPages         = wire.DefaultMaxPages
-	DefaultMaxListingBytes  = wire.DefaultMaxListingBytes
-	DefaultMaxTools         = wire.DefaultMaxTools
-)
-
-// Stages of one capture, in order.
-const (
-	StageStart      = wire.StageStart
-	StageInitialize = wire.StageInitialize
-	StageList       = wire.StageList
-	StagePrompts    = wire.StagePrompts
-	StageTemplates  = wire.StageTemplates
-	StageResources  = wire.StageResources
-	StagePackage    = wire.StagePackage
-)
-
-// Sentinels that an *Error unwraps to (besides context.DeadlineExceeded
-// and context.Canceled).
-var (
-	ErrConnect    = wire.ErrConnect
-	ErrExited     = wire.ErrExited
-	ErrHTTP       = wire.ErrHTTP
-	ErrRPC        = wire.ErrRPC
-	ErrTooLarge   = wire.ErrTooLarge
-	ErrPagination = wire.ErrPagination
-	ErrProtocol   = wire.ErrProtocol
-	ErrAuth       = wire.ErrAuth
-	ErrPackage    = wire.ErrPackage
-)
-
 // CaptureAll captures every server in parallel (bounded by Concurrency) and
 // returns one Result per server, in the order given. Every process started
 // (and its children) is gone when it returns, including on ctx cancellation.
-func CaptureAll(ctx context.Context, servers []config.Resolved, opts Options) []Result {
+func CaptureAll(ctx context.Context, servers []config.Resolved, opts wire.Options) []wire.Result {
 	results, wait := Capture(ctx, servers, opts)
 	wait()
 	return results
@@ -157,31 +109,31 @@ func CaptureAll(ctx context.Context, servers []config.Resolved, opts Options) []
 // (stdin, then TERM, then KILL: see the package doc): the caller can write
 // and report meanwhile. wait returns once every process started is gone;
 // the caller must call it.
-func Capture(ctx context.Context, servers []config.Resolved, opts Options) (results []Result, wait func()) {
+func Capture(ctx context.Context, servers []config.Resolved, opts wire.Options) (results []wire.Result, wait func()) {
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+		opts.Timeout = wire.DefaultTimeout
 	}
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
+		opts.Concurrency = wire.DefaultConcurrency
 	}
 	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = DefaultMaxResponseBytes
+		opts.MaxResponseBytes = wire.DefaultMaxResponseBytes
 	}
 	if opts.MaxPages <= 0 {
-		opts.MaxPages = DefaultMaxPages
+		opts.MaxPages = wire.DefaultMaxPages
 	}
 	if opts.MaxListingBytes <= 0 {
-		opts.MaxListingBytes = DefaultMaxListingBytes
+		opts.MaxListingBytes = wire.DefaultMaxListingBytes
 	}
 	if opts.MaxTools <= 0 {
-		opts.MaxTools = DefaultMaxTools
+		opts.MaxTools = wire.DefaultMaxTools
 	}
 	prog := &progress{w: opts.Progress, wait: opts.Waiting, after: opts.WaitAfter}
 	if prog.after <= 0 {
 		prog.after = wire.DefaultWaitAfter
 	}
 	runs := &registry.Runs{} // npm config get, go env: asked once per run
-	results = make([]Result, len(servers))
+	results = make([]wire.Result, len(servers))
 	sem := make(chan struct{}, opts.Concurrency)
 	var wg, closing sync.WaitGroup
 	for i, r := range servers {

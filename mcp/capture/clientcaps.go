@@ -93,7 +93,7 @@ func (s *session) serverRequest(_ context.Context, req transport.JSONRPCRequest)
 		"agentgate lock does not answer "+req.Method+" (agentgate.toml's client-capabilities does not declare it)", nil), nil
 }
 
-// sseEvent returns RemoteOptions.OnEvent for a legacy SSE session that
+// sseEvent returns remote.Options.OnEvent for a legacy SSE session that
 // declares capabilities (nil otherwise: nothing changes): mcp-go's SSE
 // client transport does not hand server requests to a handler, so capture
 // reads them from the event stream itself, answers them with
@@ -131,7 +131,7 @@ func (s *session) sseEvent(ctx context.Context, sse bool) func([]byte) {
 				return
 			}
 			req.Header.Set("Content-Type", "application/json")
-			if r, err := s.rt.Client.Do(req); err == nil {
+			if r, err := s.rt.HTTP.Do(req); err == nil {
 				_, _ = io.Copy(io.Discard, r.Body)
 				_ = r.Body.Close()
 			}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // capServerEnv makes the test binary a scripted stdio server (capServerMain)
@@ -159,7 +160,7 @@ func rootURI(root string) string {
 // wantRootTool checks that res lists one tool, named (as the HTTP and SSE
 // servers here name it) after the root URI capture answered roots/list
 // with, "/" replaced by "_": rootURI(root).
-func wantRootTool(t *testing.T, res Result, root string) {
+func wantRootTool(t *testing.T, res wire.Result, root string) {
 	t.Helper()
 	want := strings.ReplaceAll(rootURI(root), "/", "_")
 	var tool struct{ Name string }
@@ -176,7 +177,7 @@ func wantRootTool(t *testing.T, res Result, root string) {
 func TestClientCapabilitiesAnswers(t *testing.T) {
 	root := t.TempDir()
 	r, log := capServer(t, false, config.CapElicitation, config.CapRoots, config.CapSampling)
-	res := capture1(t, r, Options{Root: root, Timeout: 20 * time.Second})
+	res := capture1(t, r, wire.Options{Root: root, Timeout: 20 * time.Second})
 	if res.Err != nil {
 		data, _ := os.ReadFile(log)
 		t.Fatalf("capture: %v\nstderr: %s\nserver log:\n%s", res.Err, res.StderrTail, data)
@@ -223,7 +224,7 @@ func TestClientCapabilitiesAnswers(t *testing.T) {
 	// Roots alone: sampling and elicitation, not declared, are refused
 	// as unknown methods (-32601), and the capture still finishes.
 	r, log = capServer(t, false, config.CapRoots)
-	if res := capture1(t, r, Options{Root: root, Timeout: 20 * time.Second}); res.Err != nil {
+	if res := capture1(t, r, wire.Options{Root: root, Timeout: 20 * time.Second}); res.Err != nil {
 		t.Fatalf("capture with roots alone: %v", res.Err)
 	}
 	got = serverLog(t, log)
@@ -249,7 +250,7 @@ func TestClientCapabilitiesModernMeta(t *testing.T) {
 		{nil, `{}`},
 	} {
 		r, log := capServer(t, true, tc.caps...)
-		res := capture1(t, r, Options{Timeout: 20 * time.Second})
+		res := capture1(t, r, wire.Options{Timeout: 20 * time.Second})
 		if res.Err != nil || res.Protocol != "2026-07-28" {
 			t.Fatalf("capture %v: %v (protocol %q)", tc.caps, res.Err, res.Protocol)
 		}
@@ -325,7 +326,7 @@ func TestClientCapabilitiesHTTP(t *testing.T) {
 	root := t.TempDir()
 	r := config.Resolved{Server: config.Server{Name: "caps", File: ".mcp.json", Transport: config.StreamableHTTP, URL: srv.URL + "/mcp",
 		ClientCapabilities: []string{config.CapRoots}}}
-	res := capture1(t, r, Options{Root: root, Timeout: 20 * time.Second})
+	res := capture1(t, r, wire.Options{Root: root, Timeout: 20 * time.Second})
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -395,7 +396,7 @@ func TestClientCapabilitiesSSE(t *testing.T) {
 	root := t.TempDir()
 	r := config.Resolved{Server: config.Server{Name: "caps", File: ".mcp.json", Transport: config.SSE, URL: srv.URL + "/sse",
 		ClientCapabilities: []string{config.CapRoots}}}
-	res := capture1(t, r, Options{Root: root, Timeout: 20 * time.Second})
+	res := capture1(t, r, wire.Options{Root: root, Timeout: 20 * time.Second})
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}

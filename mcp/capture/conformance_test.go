@@ -87,8 +87,8 @@ func toolCall(ctx context.Context, args []string) int {
 		return 2
 	}
 	r := config.Resolved{Server: config.Server{Name: "conformance", File: ".mcp.json", Transport: config.StreamableHTTP, URL: args[0]}}
-	opts := Options{Timeout: 20 * time.Second, Concurrency: 1, MaxResponseBytes: DefaultMaxResponseBytes, MaxPages: DefaultMaxPages}
-	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: StageStart}
+	opts := wire.Options{Timeout: 20 * time.Second, Concurrency: 1, MaxResponseBytes: wire.DefaultMaxResponseBytes, MaxPages: wire.DefaultMaxPages}
+	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: wire.StageStart}
 	sctx, cancel := context.WithCancelCause(ctx)
 	s.cancel = cancel
 	defer cancel(nil)
@@ -99,7 +99,7 @@ func toolCall(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	s.stage = StageInitialize
+	s.stage = wire.StageInitialize
 	if err := s.initialize(tctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // TestHostileSpoofedAnswers (issue #24, finding 12): a server that
@@ -52,57 +53,11 @@ func TestHostileSpoofedAnswers(t *testing.T) {
 		}, `sent an answer with id "agentgate-tools-list-7", which agentgate never sent`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := capture1(t, tc.r(t), Options{Timeout: 10 * time.Second, MaxPages: 5})
-			if res.Err == nil || !errors.Is(res.Err, ErrProtocol) || !strings.Contains(res.Err.Error(), tc.want) ||
+			res := capture1(t, tc.r(t), wire.Options{Timeout: 10 * time.Second, MaxPages: 5})
+			if res.Err == nil || !errors.Is(res.Err, wire.ErrProtocol) || !strings.Contains(res.Err.Error(), tc.want) ||
 				!strings.Contains(res.Err.Error(), `server "s" (.mcp.json): `) || !strings.Contains(res.Err.Error(), "the server broke JSON-RPC") || res.Tools != nil {
-				t.Fatalf("err %v (tools %d), want ErrProtocol naming the server, saying %q", res.Err, len(res.Tools), tc.want)
+				t.Fatalf("err %v (tools %d), want wire.ErrProtocol naming the server, saying %q", res.Err, len(res.Tools), tc.want)
 			}
 		})
-	}
-}
-
-// TestExchange: each request's answer passes once; a second answer, an
-// answer to an id never sent and a batch are errors; a null id with an
-// error, the server's own requests and notifications pass; an id sent
-// again after its answer may be answered again; ids match by value.
-func TestExchange(t *testing.T) {
-	var x Exchange
-	x.Sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
-	x.Sent([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	x.Sent([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`))
-	for _, ok := range []string{
-		`{"jsonrpc":"2.0","id":1.0,"result":{}}`,
-		`{"jsonrpc":"2.0","id":"\u0061","result":{"tools":[]}}`,
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`,
-		`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`,
-		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
-	} {
-		if err := x.Received([]byte(ok)); err != nil {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-	if x.Err() != nil {
-		t.Fatal(x.Err())
-	}
-	for _, bad := range []string{
-		`{"jsonrpc":"2.0","id":"a","result":{"tools":[{"name":"added"}]}}`,
-		`{"jsonrpc":"2.0","id":2,"result":{}}`,
-		`{"jsonrpc":"2.0","id":true,"result":{}}`,
-		`{"jsonrpc":"2.0","id":null,"result":{}}`,
-		`[{"jsonrpc":"2.0","id":"a","result":{}}]`,
-	} {
-		if err := x.Received([]byte(bad)); !errors.Is(err, ErrBrokenExchange) {
-			t.Errorf("%s: %v, want ErrBrokenExchange", bad, err)
-		}
-	}
-	if x.Err() == nil || !strings.Contains(x.Err().Error(), `"a" (tools/list) a second time`) {
-		t.Errorf("Err() = %v, want the first error", x.Err())
-	}
-	var y Exchange
-	y.Sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
-	y.Received([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-	y.Sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)) // a second client counting from 1 again
-	if err := y.Received([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)); err != nil {
-		t.Errorf("an id sent again was answered again: %v", err)
 	}
 }

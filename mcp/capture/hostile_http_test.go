@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // TestHostileUserinfoIsNotARedirect: a URL with userinfo that fails with
@@ -22,7 +23,7 @@ func TestHostileUserinfoIsNotARedirect(t *testing.T) {
 	u := strings.Replace(srv.URL, "http://", "http://user:"+hostileSecret+"@", 1) + "/mcp"
 	r := config.Resolved{Server: config.Server{Name: "s", File: ".mcp.json", Transport: config.StreamableHTTP, URL: u},
 		Secrets: []string{hostileSecret}}
-	res := CaptureAll(context.Background(), []config.Resolved{r}, Options{Timeout: 10 * time.Second})[0]
+	res := CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Timeout: 10 * time.Second})[0]
 	if res.Err == nil {
 		t.Fatal("a 401 was not an error")
 	}

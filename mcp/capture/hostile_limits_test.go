@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // Listing caps (issue #17 item 9): a server whose pages add up to more
@@ -22,19 +23,19 @@ func TestHostileListingCaps(t *testing.T) {
 	ok := fake(t, "ok", "-generate", "120", "-schema-bytes", "16", "-page-size", "10")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res := CaptureAll(ctx, []config.Resolved{big, many, ok}, Options{Timeout: 30 * time.Second})
-	if !errors.Is(res[0].Err, ErrTooLarge) || !strings.Contains(res[0].Err.Error(), "the listing is larger than 307200 bytes after 3 pages") {
+	res := CaptureAll(ctx, []config.Resolved{big, many, ok}, wire.Options{Timeout: 30 * time.Second})
+	if !errors.Is(res[0].Err, wire.ErrTooLarge) || !strings.Contains(res[0].Err.Error(), "the listing is larger than 307200 bytes after 3 pages") {
 		t.Errorf("big: %v", res[0].Err)
 	}
-	if !errors.Is(res[1].Err, ErrTooLarge) || !strings.Contains(res[1].Err.Error(), "more than 100 tools after 11 pages") {
+	if !errors.Is(res[1].Err, wire.ErrTooLarge) || !strings.Contains(res[1].Err.Error(), "more than 100 tools after 11 pages") {
 		t.Errorf("many: %v", res[1].Err)
 	}
 	if res[2].Err != nil || len(res[2].Tools) != 120 {
 		t.Errorf("ok: %v, %d tools", res[2].Err, len(res[2].Tools))
 	}
 	// The run's options set the caps for servers without their own.
-	res = CaptureAll(ctx, []config.Resolved{fake(t, "ok", "-generate", "120", "-schema-bytes", "16", "-page-size", "10")}, Options{Timeout: 30 * time.Second, MaxTools: 119})
-	if !errors.Is(res[0].Err, ErrTooLarge) {
+	res = CaptureAll(ctx, []config.Resolved{fake(t, "ok", "-generate", "120", "-schema-bytes", "16", "-page-size", "10")}, wire.Options{Timeout: 30 * time.Second, MaxTools: 119})
+	if !errors.Is(res[0].Err, wire.ErrTooLarge) {
 		t.Errorf("run option MaxTools: %v", res[0].Err)
 	}
 }

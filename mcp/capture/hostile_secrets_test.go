@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // Parts of secrets (issue #17 item 6): no output shows a fragment of a
@@ -53,7 +54,7 @@ func TestHostileSecretFragments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			res := CaptureAll(ctx, []config.Resolved{shServer(tc.script)}, Options{Timeout: 20 * time.Second})[0]
+			res := CaptureAll(ctx, []config.Resolved{shServer(tc.script)}, wire.Options{Timeout: 20 * time.Second})[0]
 			if res.Err == nil {
 				t.Fatal("no error")
 			}

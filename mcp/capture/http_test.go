@@ -11,6 +11,7 @@ import (
 	"github.com/agentgate/agentgate/internal/testing/fakehttp"
 	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // recorder collects what an HTTP fake received: method and headers.
@@ -48,7 +49,7 @@ func httpFake(t *testing.T, opts fakeserver.Options) (*httptest.Server, *recorde
 	return srv, rec
 }
 
-func remote(name string, tr config.Transport, url string) config.Resolved {
+func remoteServer(name string, tr config.Transport, url string) config.Resolved {
 	return config.Resolved{
 		Server: config.Server{
 			Name: name, File: ".vscode/mcp.json", Transport: tr, URL: url,
@@ -69,7 +70,7 @@ func TestHTTPTransports(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, rec := httpFake(t, fakeserver.Options{PageSize: 2})
-			res := capture1(t, remote("r", tc.tr, srv.URL+tc.path), Options{})
+			res := capture1(t, remoteServer("r", tc.tr, srv.URL+tc.path), wire.Options{})
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
@@ -109,9 +110,9 @@ func TestHTTPStatusErrors(t *testing.T) {
 				http.Error(w, "no: Bearer tok-123", tc.code) // a body echoing the secret
 			}))
 			defer srv.Close()
-			res := capture1(t, remote("r", config.StreamableHTTP, srv.URL+"/mcp?key=key-456"), Options{})
+			res := capture1(t, remoteServer("r", config.StreamableHTTP, srv.URL+"/mcp?key=key-456"), wire.Options{})
 			want := strings.Replace(tc.want, "/mcp", srv.URL+"/mcp", 1)
-			if !errors.Is(res.Err, ErrHTTP) || !strings.Contains(res.Err.Error(), want) {
+			if !errors.Is(res.Err, wire.ErrHTTP) || !strings.Contains(res.Err.Error(), want) {
 				t.Errorf("got  %v\nwant %s", res.Err, want)
 			}
 			for _, s := range []string{"tok-123", "key-456", "?"} {
@@ -132,9 +133,9 @@ func TestRedirectToOtherHostDropsHeaders(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	defer origin.Close()
-	r := remote("r", config.StreamableHTTP, origin.URL+"/mcp?token=query-tok-789")
+	r := remoteServer("r", config.StreamableHTTP, origin.URL+"/mcp?token=query-tok-789")
 	r.CrossOriginRedirects = true
-	res := capture1(t, r, Options{})
+	res := capture1(t, r, wire.Options{})
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -162,8 +163,8 @@ func TestHostileCrossOriginRedirectRefused(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	defer origin.Close()
-	res := capture1(t, remote("r", config.StreamableHTTP, origin.URL+"/mcp?token=query-tok-789"), Options{})
-	if !errors.Is(res.Err, ErrHTTP) || !strings.Contains(res.Err.Error(), "redirected to another origin, "+other.URL) ||
+	res := capture1(t, remoteServer("r", config.StreamableHTTP, origin.URL+"/mcp?token=query-tok-789"), wire.Options{})
+	if !errors.Is(res.Err, wire.ErrHTTP) || !strings.Contains(res.Err.Error(), "redirected to another origin, "+other.URL) ||
 		!strings.Contains(res.Err.Error(), "[servers.r] cross-origin-redirects = true") || strings.Contains(res.Err.Error(), "query-tok-789") {
 		t.Errorf("err %v", res.Err)
 	}
@@ -182,7 +183,7 @@ func TestHostileCrossOriginRedirectRefused(t *testing.T) {
 		same.Config.Handler.ServeHTTP(w, r)
 	}))
 	defer hop.Close()
-	res = capture1(t, remote("r", config.StreamableHTTP, hop.URL+"/old?token=query-tok-789"), Options{})
+	res = capture1(t, remoteServer("r", config.StreamableHTTP, hop.URL+"/old?token=query-tok-789"), wire.Options{})
 	if res.Err != nil {
 		t.Fatalf("same-origin redirect: %v", res.Err)
 	}
@@ -207,13 +208,13 @@ func TestFallbackToSSE(t *testing.T) {
 		fake.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	r := remote("legacy", config.StreamableHTTP, srv.URL+"/legacy")
-	res := capture1(t, r, Options{})
-	if !errors.Is(res.Err, ErrHTTP) || !strings.Contains(res.Err.Error(), "HTTP 405") {
+	r := remoteServer("legacy", config.StreamableHTTP, srv.URL+"/legacy")
+	res := capture1(t, r, wire.Options{})
+	if !errors.Is(res.Err, wire.ErrHTTP) || !strings.Contains(res.Err.Error(), "HTTP 405") {
 		t.Errorf("without FallbackSSE: %v", res.Err)
 	}
 	r.FallbackSSE = true
-	res = capture1(t, r, Options{})
+	res = capture1(t, r, wire.Options{})
 	if res.Err != nil || !equalRaw(res.Tools, wantTools(t)) {
 		t.Errorf("with FallbackSSE: %v, %s", res.Err, res.Tools)
 	}
@@ -226,8 +227,8 @@ func TestHTTPResponseTooLarge(t *testing.T) {
 	}{{config.StreamableHTTP, "/mcp"}, {config.SSE, "/sse"}} {
 		t.Run(string(tc.tr), func(t *testing.T) {
 			srv, _ := httpFake(t, fakeserver.Options{HugeDescription: 300000})
-			res := capture1(t, remote("big", tc.tr, srv.URL+tc.path), Options{MaxResponseBytes: 100000})
-			if !errors.Is(res.Err, ErrTooLarge) || !strings.Contains(res.Err.Error(), "larger than 100000 bytes") {
+			res := capture1(t, remoteServer("big", tc.tr, srv.URL+tc.path), wire.Options{MaxResponseBytes: 100000})
+			if !errors.Is(res.Err, wire.ErrTooLarge) || !strings.Contains(res.Err.Error(), "larger than 100000 bytes") {
 				t.Errorf("got %v", res.Err)
 			}
 		})
@@ -238,9 +239,9 @@ func TestHTTPConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res := capture1(t, remote("gone", config.StreamableHTTP, url+"/mcp"), Options{})
+	res := capture1(t, remoteServer("gone", config.StreamableHTTP, url+"/mcp"), wire.Options{})
 	want := "initialize: cannot reach " + url + "/mcp: connect: connection refused (is the server running?"
-	if !errors.Is(res.Err, ErrConnect) || !strings.Contains(res.Err.Error(), want) {
+	if !errors.Is(res.Err, wire.ErrConnect) || !strings.Contains(res.Err.Error(), want) {
 		t.Errorf("got %v", res.Err)
 	}
 }

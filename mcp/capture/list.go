@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 type jsonRaw = json.RawMessage
@@ -17,26 +21,26 @@ type jsonRaw = json.RawMessage
 // list sends tools/list through the transport itself, page by page, and
 // keeps every tool object's bytes as received (see the package doc).
 func (s *session) list(ctx context.Context) ([]jsonRaw, error) {
-	return s.listAll(ctx, mcp.MethodToolsList, "tools", StageList, &s.page)
+	return s.listAll(ctx, mcp.MethodToolsList, "tools", wire.StageList, &s.page)
 }
 
 // listAll sends method (tools/list, prompts/list, resources/templates/list
 // or resources/list) page by page and returns the elements of every
 // page's key array, each exactly as received (a reply that repeats a
-// member name anywhere never gets here: the transport's checkMembers
+// member name anywhere never gets here: the transport's CheckMembersOf
 // refuses it). Errors are at stage; *page counts the pages (several
 // lists run at once, each with its own count).
 //
 // The pages of every list of the server add up to at most MaxListingBytes
 // (s.listed counts them across lists), and one list holds at most
 // MaxTools elements: the page that crosses a cap fails the server.
-func (s *session) listAll(ctx context.Context, method mcp.MCPMethod, key string, stage Stage, page *int) ([]jsonRaw, error) {
+func (s *session) listAll(ctx context.Context, method mcp.MCPMethod, key string, stage wire.Stage, page *int) ([]jsonRaw, error) {
 	tools := []jsonRaw{}
 	seen := map[string]bool{}
 	var cursor *string
 	for *page = 1; ; *page++ {
 		if *page > s.opts.MaxPages {
-			return nil, s.errorAt(stage, ErrPagination, "stopped after %d pages: the server keeps sending new cursors (a server bug, or more %s than MaxPages allows)", s.opts.MaxPages, key)
+			return nil, s.errorAt(stage, wire.ErrPagination, "stopped after %d pages: the server keeps sending new cursors (a server bug, or more %s than MaxPages allows)", s.opts.MaxPages, key)
 		}
 		params := map[string]any{}
 		if cursor != nil {
@@ -66,44 +70,44 @@ func (s *session) listAll(ctx context.Context, method mcp.MCPMethod, key string,
 		resp, err := s.tr.SendRequest(ctx, req)
 		if err != nil {
 			e := *s.fail(ctx, err)
-			if stage != StageList && e.Stage == StageList {
+			if stage != wire.StageList && e.Stage == wire.StageList {
 				e.Stage = stage
 			}
 			return nil, &e
 		}
 		if resp.Error != nil {
-			return nil, s.errorAt(stage, ErrRPC, "page %d: server replied with JSON-RPC error %d: %s", *page, resp.Error.Code, resp.Error.Message)
+			return nil, s.errorAt(stage, wire.ErrRPC, "page %d: server replied with JSON-RPC error %d: %s", *page, resp.Error.Code, resp.Error.Message)
 		}
 		if int64(len(resp.Result)) > s.opts.MaxResponseBytes {
-			return nil, s.errorAt(stage, ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, stage)
+			return nil, s.errorAt(stage, wire.ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, stage)
 		}
 		if total := s.listed.Add(int64(len(resp.Result))); total > s.opts.MaxListingBytes {
-			return nil, s.errorAt(stage, ErrTooLarge, "the listing is larger than %d bytes after %d pages (the limit per server: max-listing-bytes in agentgate.toml)",
+			return nil, s.errorAt(stage, wire.ErrTooLarge, "the listing is larger than %d bytes after %d pages (the limit per server: max-listing-bytes in agentgate.toml)",
 				s.opts.MaxListingBytes, *page)
 		}
 		// Members are matched by exact name (a struct would also take
-		// "Tools"); checkMembers already refused repeats and case variants.
-		items, rawCursor, ok := listResult(resp.Result, key)
+		// "Tools"); jsonrpc.CheckMembersOf already refused repeats and case variants.
+		items, rawCursor, ok := jsonrpc.ListResult(resp.Result, key)
 		if !ok {
-			if v := skipSpace(resp.Result, 0); v >= len(resp.Result) || resp.Result[v] != '{' {
-				return nil, s.errorAt(stage, ErrProtocol, "page %d: result is not an object {%s: [...], nextCursor?}", *page, key)
+			if v := bytes.TrimLeft(resp.Result, " \t\r\n"); len(v) == 0 || v[0] != '{' {
+				return nil, s.errorAt(stage, wire.ErrProtocol, "page %d: result is not an object {%s: [...], nextCursor?}", *page, key)
 			}
-			return nil, s.errorAt(stage, ErrProtocol, "page %d: result has no %q array", *page, key)
+			return nil, s.errorAt(stage, wire.ErrProtocol, "page %d: result has no %q array", *page, key)
 		}
 		tools = append(tools, items...)
 		if len(tools) > s.opts.MaxTools {
-			return nil, s.errorAt(stage, ErrTooLarge, "the server listed more than %d %s after %d pages (the limit per server: max-tools in agentgate.toml)",
+			return nil, s.errorAt(stage, wire.ErrTooLarge, "the server listed more than %d %s after %d pages (the limit per server: max-tools in agentgate.toml)",
 				s.opts.MaxTools, key, *page)
 		}
 		next, err := cursorOf(rawCursor)
 		if err != nil {
-			return nil, s.errorAt(stage, ErrProtocol, "page %d: nextCursor is not a string: %s", *page, s.clip(string(rawCursor), 80, false))
+			return nil, s.errorAt(stage, wire.ErrProtocol, "page %d: nextCursor is not a string: %s", *page, s.clip(string(rawCursor), 80, false))
 		}
 		if next == "" {
 			return tools, nil
 		}
 		if seen[next] {
-			return nil, s.errorAt(stage, ErrPagination, "page %d repeated the cursor %q of an earlier page: the listing would never end (a server bug)", *page, s.clip(next, 80, false))
+			return nil, s.errorAt(stage, wire.ErrPagination, "page %d repeated the cursor %q of an earlier page: the listing would never end (a server bug)", *page, s.clip(next, 80, false))
 		}
 		seen[next] = true
 		cursor = &next
@@ -120,16 +124,16 @@ func cursorOf(raw jsonRaw) (string, error) {
 	return next, err
 }
 
-// ambiguous is the error for a message checkMembers or the exchange
+// ambiguous is the error for a message CheckMembersOf or the exchange
 // refuses.
-func (s *session) ambiguous(err error) *Error {
-	if errors.Is(err, ErrBrokenExchange) {
-		return s.errorf(ErrProtocol, "%v; a client could take either answer, so agentgate cannot verify what the server lists", err)
+func (s *session) ambiguous(err error) *wire.Error {
+	if errors.Is(err, jsonrpc.ErrBrokenExchange) {
+		return s.errorf(wire.ErrProtocol, "%v; a client could take either answer, so agentgate cannot verify what the server lists", err)
 	}
-	return s.errorf(ErrProtocol, "%v; agentgate pins only what every client reads the same way", err)
+	return s.errorf(wire.ErrProtocol, "%v; agentgate pins only what every client reads the same way", err)
 }
 
 // tooLarge is the error for a page over MaxResponseBytes.
-func (s *session) tooLarge() *Error {
-	return s.errorf(ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, s.stage)
+func (s *session) tooLarge() *wire.Error {
+	return s.errorf(wire.ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, s.stage)
 }

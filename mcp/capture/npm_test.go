@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // Integration tests against the pinned real servers in testdata/npm
@@ -65,7 +66,7 @@ func TestNPMEverythingThreeTransports(t *testing.T) {
 		{Server: config.Server{Name: "everything-sse", Transport: config.SSE, URL: "http://127.0.0.1:" + strconv.Itoa(ssePort) + "/sse"}},
 		stdio, // a second run must agree byte for byte
 	}
-	results := CaptureAll(context.Background(), servers, Options{})
+	results := CaptureAll(context.Background(), servers, wire.Options{})
 	var first []json.RawMessage
 	for i, res := range results {
 		if res.Err != nil {
@@ -108,7 +109,7 @@ func TestNPMFilesystemAndMemory(t *testing.T) {
 		registerToolCount(t, "server-filesystem/dist/index.js"),
 		registerToolCount(t, "server-memory/dist/index.js"),
 	}
-	results := CaptureAll(context.Background(), servers, Options{})
+	results := CaptureAll(context.Background(), servers, wire.Options{})
 	for i, res := range results {
 		if res.Err != nil {
 			t.Fatalf("%s: %v\nstderr: %s", res.Server, res.Err, res.StderrTail)
@@ -158,7 +159,7 @@ func TestNPMEverythingClientCapabilities(t *testing.T) {
 	if gated["get-roots-list"] != "roots" || gated["trigger-sampling-request"] != "sampling" || gated["trigger-elicitation-request"] != "elicitation" {
 		t.Fatalf("server-everything gates its tools otherwise than the test expects: %v", gated)
 	}
-	results := CaptureAll(context.Background(), servers, Options{Root: t.TempDir()})
+	results := CaptureAll(context.Background(), servers, wire.Options{Root: t.TempDir()})
 	_, plain := byName(t, results[0].Tools)
 	var first []json.RawMessage
 	for _, res := range results[1:] {

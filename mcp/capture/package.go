@@ -129,17 +129,17 @@ func resolveFile(r config.Resolved, root string, spec launcher.PackageSpec) (*wi
 }
 
 // packageError is err as the failure of server r at StagePackage.
-func packageError(r config.Resolved, err error) *Error {
-	var e *Error
+func packageError(r config.Resolved, err error) *wire.Error {
+	var e *wire.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	kind := ErrPackage
+	kind := wire.ErrPackage
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		kind = context.DeadlineExceeded
 	case errors.Is(err, context.Canceled):
 		kind = context.Canceled
 	}
-	return &Error{Server: r.Name, File: r.File, Stage: StagePackage, Msg: r.Redact(err.Error()), Kind: kind}
+	return &wire.Error{Server: r.Name, File: r.File, Stage: wire.StagePackage, Msg: r.Redact(err.Error()), Kind: kind}
 }

@@ -84,10 +84,10 @@ func TestResolvePackageFile(t *testing.T) {
 	// A missing file inside the repository fails the server (could not
 	// verify), naming the file.
 	_, err := resolvePackage(context.Background(), stdio("node", "", "missing.js"), root, nil)
-	if err == nil || !errors.Is(packageError(stdio("node", "", "missing.js"), err), ErrPackage) {
+	if err == nil || !errors.Is(packageError(stdio("node", "", "missing.js"), err), wire.ErrPackage) {
 		t.Fatalf("missing file: %v", err)
 	}
-	if e := packageError(stdio("node", "", "missing.js"), err); e.Stage != StagePackage || e.Msg != "the server's file missing.js does not exist" {
+	if e := packageError(stdio("node", "", "missing.js"), err); e.Stage != wire.StagePackage || e.Msg != "the server's file missing.js does not exist" {
 		t.Errorf("missing file: %+v", e)
 	}
 	// A registry package is resolved (mcp/registry) with the server's own
@@ -96,7 +96,7 @@ func TestResolvePackageFile(t *testing.T) {
 	down := stdio("npx", "", "-y", "pkg@1.0.0")
 	down.Env = map[string]string{"NPM_CONFIG_REGISTRY": "http://127.0.0.1:1/"}
 	_, err = resolvePackage(context.Background(), down, root, nil)
-	if e := packageError(down, err); !errors.Is(e, ErrPackage) || e.Stage != StagePackage ||
+	if e := packageError(down, err); !errors.Is(e, wire.ErrPackage) || e.Stage != wire.StagePackage ||
 		!strings.Contains(e.Msg, "npm package pkg@1.0.0 from http://127.0.0.1:1/ (configured by NPM_CONFIG_REGISTRY)") {
 		t.Errorf("registry down: %+v", e)
 	}
@@ -145,7 +145,7 @@ func TestCapturePackageFile(t *testing.T) {
 	r := config.Resolved{Server: config.Server{Name: "memory", Transport: config.Stdio, Command: "node", Args: []string{script}, Cwd: root,
 		Env: map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}}}
 	for _, packages := range []bool{true, false} {
-		res := CaptureAll(context.Background(), []config.Resolved{r}, Options{Packages: packages, Root: root})
+		res := CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Packages: packages, Root: root})
 		if res[0].Err != nil {
 			t.Fatal(res[0].Err)
 		}
@@ -160,9 +160,9 @@ func TestCapturePackageFile(t *testing.T) {
 	// A script that does not exist: the server fails to start, and that
 	// failure (not the package's) is reported.
 	r.Args = []string{"testdata/does-not-exist.js"}
-	res := CaptureAll(context.Background(), []config.Resolved{r}, Options{Packages: true, Root: root})
-	var e *Error
-	if !errors.As(res[0].Err, &e) || e.Stage == StagePackage {
+	res := CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Packages: true, Root: root})
+	var e *wire.Error
+	if !errors.As(res[0].Err, &e) || e.Stage == wire.StagePackage {
 		t.Errorf("missing script: %+v", res[0].Err)
 	}
 }

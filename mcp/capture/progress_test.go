@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // TestProgressLines pins the progress format the package documents:
@@ -54,7 +55,7 @@ func TestProgressLines(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			CaptureAll(context.Background(), []config.Resolved{tc.server}, Options{Progress: &buf})
+			CaptureAll(context.Background(), []config.Resolved{tc.server}, wire.Options{Progress: &buf})
 			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 			if len(lines) != len(tc.want) {
 				t.Fatalf("%d progress lines, want %d:\n%s", len(lines), len(tc.want), buf.String())

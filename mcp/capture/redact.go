@@ -99,21 +99,21 @@ func (x *echoRedactor) mayHold(raw []byte) bool {
 // cannot be hashed (a tool lock.DecodeToolV2 refuses), or whose name
 // (template uriTemplate, resource uri) holds a secret, fails the server:
 // the error names the list and the element's index, never its text.
-func redactResult(res *Result, held config.Resolved) error {
+func redactResult(res *wire.Result, held config.Resolved) error {
 	x := newEchoRedactor(held)
 	if x == nil {
 		return nil
 	}
-	fail := func(stage Stage, list string, i int, err error) error {
-		return &Error{Server: held.Name, File: held.File, Stage: stage, Kind: ErrProtocol,
+	fail := func(stage wire.Stage, list string, i int, err error) error {
+		return &wire.Error{Server: held.Name, File: held.File, Stage: stage, Kind: wire.ErrProtocol,
 			Msg: fmt.Sprintf("%s[%d] echoes a credential agentgate holds for this server, and cannot be redacted and pinned: %s", list, i, held.Redact(x.text(err.Error())))}
 	}
 	for _, l := range []struct {
 		name  string
-		stage Stage
+		stage wire.Stage
 		raws  []json.RawMessage
-	}{{wire.ListTools, StageList, res.Tools}, {wire.ListPrompts, StagePrompts, res.Prompts},
-		{wire.ListTemplates, StageTemplates, res.ResourceTemplates}, {wire.ListResources, StageResources, res.Resources}} {
+	}{{wire.ListTools, wire.StageList, res.Tools}, {wire.ListPrompts, wire.StagePrompts, res.Prompts},
+		{wire.ListTemplates, wire.StageTemplates, res.ResourceTemplates}, {wire.ListResources, wire.StageResources, res.Resources}} {
 		for i, raw := range l.raws {
 			if !x.mayHold(raw) {
 				continue

@@ -39,7 +39,7 @@ func TestRedactResult(t *testing.T) {
 	plain := []byte(`{"name":"c",  "description":"nothing here"}`)
 	prompt := []byte(`{"name":"p","description":"use ` + token + `"}`)
 	instructions := "Send " + token + " back"
-	res := &Result{Tools: []json.RawMessage{tool, escaped, plain}, Prompts: []json.RawMessage{prompt}, Instructions: &instructions}
+	res := &wire.Result{Tools: []json.RawMessage{tool, escaped, plain}, Prompts: []json.RawMessage{prompt}, Instructions: &instructions}
 	if err := redactResult(res, held); err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +88,14 @@ func TestRedactResult(t *testing.T) {
 func TestRedactResultNames(t *testing.T) {
 	const token = "oauth-token-9f8e7d6c"
 	held := config.Resolved{Server: config.Server{Name: "s", File: ".mcp.json"}, Secrets: []string{token}}
-	for _, res := range []*Result{
+	for _, res := range []*wire.Result{
 		{Tools: []json.RawMessage{[]byte(`{"name":"t-` + token + `"}`)}},
 		{ResourceTemplates: []json.RawMessage{[]byte(`{"name":"r","uriTemplate":"x://` + token + `/{id}"}`)}},
 		{Tools: []json.RawMessage{[]byte(`{"name":"t","description":"` + token + `","a":1,"a":2}`)}},
 	} {
 		err := redactResult(res, held)
-		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrProtocol) || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "echoes a credential") {
+		var e *wire.Error
+		if !errors.As(err, &e) || !errors.Is(err, wire.ErrProtocol) || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "echoes a credential") {
 			t.Errorf("got %v, want a protocol error without the token", err)
 		}
 	}
@@ -140,7 +140,7 @@ func BenchmarkRedactResult(b *testing.B) {
 		tools := benchTools(b, 1000, escape)
 		b.Run(fmt.Sprintf("escapes=%v", escape), func(b *testing.B) {
 			for b.Loop() {
-				res := &Result{Tools: slices.Clone(tools)}
+				res := &wire.Result{Tools: slices.Clone(tools)}
 				if err := redactResult(res, held); err != nil || len(res.Sent) != 0 {
 					b.Fatal(err, res.Sent)
 				}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // pollingServer is a 2025-11-25 streamable-HTTP server that answers
@@ -83,7 +84,7 @@ func TestResumeClosedStream(t *testing.T) {
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	r := config.Resolved{Server: config.Server{Name: "polling", File: ".mcp.json", Transport: config.StreamableHTTP, URL: srv.URL + "/mcp"}}
-	res := CaptureAll(context.Background(), []config.Resolved{r}, Options{Timeout: 20 * time.Second})[0]
+	res := CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Timeout: 20 * time.Second})[0]
 	if res.Err != nil {
 		t.Fatalf("capture: %v", res.Err)
 	}
@@ -107,7 +108,7 @@ func TestResumeGivesUpAtTimeout(t *testing.T) {
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	r := config.Resolved{Server: config.Server{Name: "polling", File: ".mcp.json", Transport: config.StreamableHTTP, URL: srv.URL + "/mcp"}}
-	res := CaptureAll(context.Background(), []config.Resolved{r}, Options{Timeout: time.Second})[0]
+	res := CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Timeout: time.Second})[0]
 	if !errors.Is(res.Err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a timeout", res.Err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
+	"github.com/agentgate/agentgate/mcp/proc"
 	"github.com/agentgate/agentgate/mcp/registry"
+	"github.com/agentgate/agentgate/mcp/remote"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -28,18 +30,19 @@ var clientInfo = mcp.Implementation{Name: "agentgate", Version: "1"}
 // session is the capture of one server.
 type session struct {
 	r       config.Resolved
-	opts    Options
+	opts    wire.Options
 	timeout time.Duration
 	parent  context.Context // the caller's context
 	cancel  context.CancelCauseFunc
-	stage   Stage
+	stage   wire.Stage
 	page    int
 	listed  atomic.Int64 // bytes of every list result so far (lists run at once)
 
 	tr       transport.Interface
-	exchange Exchange // every answer of the server's matched with a request of ours
-	proc     *process // stdio only
-	rt       *Remote  // HTTP only
+	exchange jsonrpc.Exchange // every answer of the server's matched with a request of ours
+	proc     *proc.Process    // stdio only
+	pump     *pump            // stdio only: the server's stdout to mcp-go
+	rt       *remote.Client   // HTTP only
 	protocol string
 
 	// From the initialize (or server/discover) result.
@@ -56,9 +59,9 @@ type listing struct {
 // captureOne captures r. A stdio server that answered is shut down in the
 // background, counted in closing; any other session is closed before
 // captureOne returns (a failure's stderr tail is then complete).
-func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *progress, runs *registry.Runs, closing *sync.WaitGroup) Result {
+func captureOne(ctx context.Context, r config.Resolved, opts wire.Options, prog *progress, runs *registry.Runs, closing *sync.WaitGroup) wire.Result {
 	start := time.Now()
-	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: StageStart}
+	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: wire.StageStart}
 	if r.Timeout > 0 {
 		s.timeout = r.Timeout
 	}
@@ -109,14 +112,14 @@ func captureOne(ctx context.Context, r config.Resolved, opts Options, prog *prog
 		cancelT()
 		cancel(nil)
 	}
-	res := Result{Server: r.Name, Tools: l.tools, Prompts: l.prompts, ResourceTemplates: l.templates, Resources: l.resources,
+	res := wire.Result{Server: r.Name, Tools: l.tools, Prompts: l.prompts, ResourceTemplates: l.templates, Resources: l.resources,
 		Instructions: s.instructions, Package: pkg, Protocol: s.protocol, Elapsed: time.Since(start)}
 	if err == nil {
 		err = redactResult(&res, s.held())
 	}
 	tools := l.tools
 	if err != nil {
-		res = Result{Server: r.Name, Protocol: s.protocol, Elapsed: res.Elapsed}
+		res = wire.Result{Server: r.Name, Protocol: s.protocol, Elapsed: res.Elapsed}
 		res.Err = err
 		if s.proc != nil && !byPackage {
 			res.StderrTail = s.stderrTail()
@@ -139,20 +142,20 @@ func (s *session) run(ctx context.Context, state func(string)) (listing, error) 
 	if err := s.connect(ctx, state); err != nil {
 		return l, err
 	}
-	s.stage = StageList
+	s.stage = wire.StageList
 	state("listing tools (protocol " + s.protocol + ")")
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	extras := []struct {
 		on     bool
-		stage  Stage
+		stage  wire.Stage
 		method mcp.MCPMethod
 		key    string
 		dst    *[]jsonRaw
 	}{
-		{s.hasPrompts, StagePrompts, mcp.MethodPromptsList, "prompts", &l.prompts},
-		{s.hasResources, StageTemplates, mcp.MethodResourcesTemplatesList, "resourceTemplates", &l.templates},
-		{s.hasResources && s.r.LockResources, StageResources, mcp.MethodResourcesList, "resources", &l.resources},
+		{s.hasPrompts, wire.StagePrompts, mcp.MethodPromptsList, "prompts", &l.prompts},
+		{s.hasResources, wire.StageTemplates, mcp.MethodResourcesTemplatesList, "resourceTemplates", &l.templates},
+		{s.hasResources && s.r.LockResources, wire.StageResources, mcp.MethodResourcesList, "resources", &l.resources},
 	}
 	var once sync.Once
 	var first error // the first failure; the others may only be its echo
@@ -200,24 +203,24 @@ func (s *session) connect(ctx context.Context, state func(string)) error {
 	case config.SSE:
 		err = s.startHTTP(ctx, true)
 	default:
-		return s.errorf(ErrConnect, "unknown transport %q (want stdio, http or sse)", s.r.Transport)
+		return s.errorf(wire.ErrConnect, "unknown transport %q (want stdio, http or sse)", s.r.Transport)
 	}
 	if err != nil {
 		return err
 	}
-	s.stage = StageInitialize
+	s.stage = wire.StageInitialize
 	state("initializing")
 	err = s.initialize(ctx)
 	if err != nil && s.r.Transport == config.StreamableHTTP && s.r.FallbackSSE && s.rt.FallbackOK() {
 		first := s.rt.Failure()
 		_ = s.tr.Close()
 		s.rt.CloseIdle()
-		s.stage = StageStart
+		s.stage = wire.StageStart
 		if err := s.startHTTP(ctx, true); err != nil {
-			e := err.(*Error)
+			e := err.(*wire.Error)
 			return s.errorf(e.Kind, "streamable HTTP: %s; SSE fallback: %s", first, e.Msg)
 		}
-		s.stage = StageInitialize
+		s.stage = wire.StageInitialize
 		state("initializing (SSE fallback)")
 		err = s.initialize(ctx)
 	}
@@ -255,7 +258,7 @@ func (s *session) initialize(ctx context.Context) error {
 		return s.fail(ctx, err)
 	}
 	s.protocol = res.ProtocolVersion
-	s.instructions = instructionsOf(rec.result())
+	s.instructions = jsonrpc.InstructionsOf(rec.result())
 	s.hasPrompts = res.Capabilities.Prompts != nil
 	s.hasResources = res.Capabilities.Resources != nil
 	return nil
@@ -267,7 +270,8 @@ func (s *session) close() {
 		_ = s.tr.Close() // "signal: broken pipe" and the like are informational
 	}
 	if s.proc != nil {
-		s.proc.shutdown()
+		s.proc.Shutdown()
+		s.pump.stop()
 	}
 	if s.rt != nil {
 		s.rt.CloseIdle()
@@ -275,25 +279,25 @@ func (s *session) close() {
 }
 
 // errorf returns an *Error for the current stage, redacting the message.
-func (s *session) errorf(kind error, format string, args ...any) *Error {
+func (s *session) errorf(kind error, format string, args ...any) *wire.Error {
 	return s.errorAt(s.stage, kind, format, args...)
 }
 
 // errorAt returns an *Error for stage, redacting the message.
-func (s *session) errorAt(stage Stage, kind error, format string, args ...any) *Error {
-	return &Error{Server: s.r.Name, File: s.r.File, Stage: stage, Msg: s.redact(fmt.Sprintf(format, args...)), Kind: kind}
+func (s *session) errorAt(stage wire.Stage, kind error, format string, args ...any) *wire.Error {
+	return &wire.Error{Server: s.r.Name, File: s.r.File, Stage: stage, Msg: s.redact(fmt.Sprintf(format, args...)), Kind: kind}
 }
 
 // fail turns err, which ended the current stage, into an actionable *Error,
 // looking at what is known beyond err itself: the timeout, the caller's
 // cancellation, an oversized response, a dead process, an HTTP status.
-func (s *session) fail(ctx context.Context, err error) *Error {
-	var e *Error
+func (s *session) fail(ctx context.Context, err error) *wire.Error {
+	var e *wire.Error
 	if errors.As(err, &e) {
 		return e
 	}
 	if cause := context.Cause(ctx); cause != nil {
-		var ce *Error
+		var ce *wire.Error
 		switch {
 		case errors.As(cause, &ce):
 			return ce
@@ -305,33 +309,33 @@ func (s *session) fail(ctx context.Context, err error) *Error {
 		}
 	}
 	if s.proc != nil {
-		if exitMsg, ok := s.proc.exitStatus(); ok {
-			return s.errorf(ErrExited, "process %s%s%s", exitMsg, s.during(), s.procDetail(true))
+		if exitMsg, ok := s.proc.ExitStatus(); ok {
+			return s.errorf(wire.ErrExited, "process %s%s%s", exitMsg, s.during(), s.procDetail(true))
 		}
 		if errors.Is(err, transport.ErrTransportClosed) {
-			return s.errorf(ErrExited, "process closed its stdout%s%s", s.during(), s.procDetail(true))
+			return s.errorf(wire.ErrExited, "process closed its stdout%s%s", s.during(), s.procDetail(true))
 		}
 	}
 	if s.rt != nil {
 		if aerr := s.rt.AuthFailure(); aerr != nil {
-			return s.errorf(ErrAuth, "OAuth: %s", aerr.Error())
+			return s.errorf(wire.ErrAuth, "OAuth: %s", aerr.Error())
 		}
 		if f := s.rt.Failure(); f != "" {
-			return s.errorf(ErrHTTP, "%s", f)
+			return s.errorf(wire.ErrHTTP, "%s", f)
 		}
 	}
 	var unsupported mcp.UnsupportedProtocolVersionError
 	if errors.As(err, &unsupported) {
-		return s.errorf(ErrProtocol, "server answered with protocol version %q, which agentgate does not speak (it speaks %s)",
+		return s.errorf(wire.ErrProtocol, "server answered with protocol version %q, which agentgate does not speak (it speaks %s)",
 			unsupported.Version, strings.Join(mcp.ValidProtocolVersions, ", "))
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return s.errorf(ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", displayURL(ue.URL), ReachCause(ue), s.r.File)
+		return s.errorf(wire.ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", config.StripURL(ue.URL), remote.ReachCause(ue), s.r.File)
 	}
-	kind := ErrConnect
-	if s.stage != StageStart {
-		kind = ErrProtocol
+	kind := wire.ErrConnect
+	if s.stage != wire.StageStart {
+		kind = wire.ErrProtocol
 	}
 	return s.errorf(kind, "%s", s.cleanURLs(err.Error()))
 }
@@ -339,9 +343,9 @@ func (s *session) fail(ctx context.Context, err error) *Error {
 // timeoutWhat says what did not happen in time.
 func (s *session) timeoutWhat() string {
 	switch s.stage {
-	case StageStart:
+	case wire.StageStart:
 		return "server did not start"
-	case StageInitialize:
+	case wire.StageInitialize:
 		return "server did not answer initialize"
 	default:
 		return fmt.Sprintf("server did not finish %s (page %d)", s.stage, s.page)
@@ -351,7 +355,7 @@ func (s *session) timeoutWhat() string {
 // during says at which point a process died.
 func (s *session) during() string {
 	switch s.stage {
-	case StageStart, StageInitialize:
+	case wire.StageStart, wire.StageInitialize:
 		return " before answering initialize"
 	default:
 		return fmt.Sprintf(" during %s (page %d)", s.stage, s.page)
@@ -364,7 +368,7 @@ func (s *session) procDetail(withStderr bool) string {
 		return ""
 	}
 	var b strings.Builder
-	if n, first, truncated, midLine := s.proc.pump.badLines(); n > 0 {
+	if n, first, truncated, midLine := s.pump.badLines(); n > 0 {
 		shown := s.clip(first, 120, truncated || midLine)
 		if midLine {
 			shown += " (cut short: stdout ended mid-line)"
@@ -382,7 +386,7 @@ func (s *session) procDetail(withStderr bool) string {
 // stderrTail is the stdio server's stderr tail, redacted, without a
 // fragment of a secret where the tail starts mid-line.
 func (s *session) stderrTail() string {
-	tail, midLine := s.proc.tail.String()
+	tail, midLine := s.proc.StderrTail()
 	return s.held().RedactEdges(s.redact(tail), midLine, false)
 }
 
@@ -407,14 +411,14 @@ func (s *session) httpDetail() string {
 // redact removes every secret of the server from text, and every
 // credential the session holds (held).
 func (s *session) redact(text string) string {
-	return redact(s.held(), text)
+	return s.held().Redact(text)
 }
 
 // held is the server's definition with every credential the session
 // holds among its Secrets: the configured values (env, headers, URL
 // userinfo and query, the OAuth client secret) and, for a remote server,
 // the OAuth tokens and client secrets its token source has held
-// (Remote.Credentials). Only this process knows the tokens: whatever
+// (remote.Client.Credentials). Only this process knows the tokens: whatever
 // leaves it (messages, the stderr tail, the listing: redactResult) is
 // redacted with this set.
 func (s *session) held() config.Resolved {
@@ -425,27 +429,6 @@ func (s *session) held() config.Resolved {
 		}
 	}
 	return r
-}
-
-// redact removes r's secrets from text, with r.Redact and, in case that is
-// incomplete or unavailable, by replacing every value of r.Secrets itself
-// (longest first, so a secret containing another is removed whole), except
-// values shorter than config.MinSecretLen.
-func redact(r config.Resolved, text string) string {
-	text = r.Redact(text)
-	secrets := make([]string, 0, len(r.Secrets))
-	for _, v := range r.Secrets {
-		// Like config's Redact: a value as short as "1" is no credential,
-		// and replacing it would garble every number in the message.
-		if len(v) >= config.MinSecretLen {
-			secrets = append(secrets, v)
-		}
-	}
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, v := range secrets {
-		text = strings.ReplaceAll(text, v, "[redacted]")
-	}
-	return text
 }
 
 // lastLine returns the last non-empty line of text, at most 300 bytes.
@@ -512,21 +495,4 @@ func (r *initRecorder) SetConnectionLostHandler(f func(error)) {
 	if c, ok := r.Interface.(interface{ SetConnectionLostHandler(func(error)) }); ok {
 		c.SetConnectionLostHandler(f)
 	}
-}
-
-// instructionsOf returns the "instructions" string of an initialize or
-// server/discover result, or nil when it has none (absent, null, or not a
-// string). An unpaired surrogate escape decodes as U+FFFD, which is how
-// the instructions hash encodes it.
-func instructionsOf(result json.RawMessage) *string {
-	var r map[string]json.RawMessage
-	if json.Unmarshal(result, &r) != nil {
-		return nil
-	}
-	var in string
-	raw, ok := r["instructions"]
-	if !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &in) != nil {
-		return nil
-	}
-	return &in
 }

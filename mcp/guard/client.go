@@ -10,7 +10,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
 )
 
 // clientLoop reads the client's messages until its side ends, and writes
@@ -45,26 +45,26 @@ func (p *proxy) fromClient(line []byte) bool {
 		p.refuseClient(t, bad)
 		return false
 	}
-	if env.response() {
+	if env.Response() {
 		return true // the client's answer to a request of the server's
 	}
-	if env.id == nil {
-		if env.method == "notifications/cancelled" {
-			p.cancelled(member(env.params, "requestId"))
+	if env.ID == nil {
+		if env.Method == "notifications/cancelled" {
+			p.cancelled(member(env.Params, "requestId"))
 		}
 		return true // a notification
 	}
-	key, _ := capture.IDKey(env.id) // parseEnvelope accepted the id
+	key, _ := jsonrpc.IDKey(env.ID) // jsonrpc.ParseEnvelope accepted the id
 	p.mu.Lock()
 	_, dup := p.pending[key]
 	p.mu.Unlock()
 	if dup {
-		p.logf("refused a request of the client's (%s, id %s): a request with this id is still waiting for its answer: not forwarded", visible(env.method), shownRaw(env.id))
-		p.sendError(env.id, codeInvalidRequest, "agentgate guard: a request with this id is still waiting for the answer of server "+quote(p.opts.Server)+"; this one was not forwarded")
+		p.logf("refused a request of the client's (%s, id %s): a request with this id is still waiting for its answer: not forwarded", visible(env.Method), shownRaw(env.ID))
+		p.sendError(env.ID, codeInvalidRequest, "agentgate guard: a request with this id is still waiting for the answer of server "+quote(p.opts.Server)+"; this one was not forwarded")
 		return false
 	}
 	kind := ""
-	switch env.method {
+	switch env.Method {
 	case "tools/call":
 		kind = kindTool
 	case "prompts/get":
@@ -72,13 +72,13 @@ func (p *proxy) fromClient(line []byte) bool {
 	case "resources/read":
 		kind = kindResource
 	case "initialize":
-		p.noteCapabilities(env.params)
+		p.noteCapabilities(env.Params)
 	}
 	if kind != "" && !p.allowCall(kind, &env) {
 		return false
 	}
 	p.mu.Lock()
-	p.pending[key] = pending{method: env.method, id: bytes.Clone(env.id)}
+	p.pending[key] = pending{method: env.Method, id: bytes.Clone(env.ID)}
 	p.mu.Unlock()
 	return true
 }
@@ -89,16 +89,16 @@ func (p *proxy) fromClient(line []byte) bool {
 // have no string name (uri for resources/read) cannot be checked, and a
 // call for a name guard refuses (refuseCall) must not run: both are
 // answered here with a JSON-RPC error.
-func (p *proxy) allowCall(kind string, env *envelope) bool {
+func (p *proxy) allowCall(kind string, env *jsonrpc.Envelope) bool {
 	p.awaitListing(listMethod[kind])
 	key, verb := "name", "called"
 	if kind == kindResource {
 		key, verb = "uri", "read"
 	}
-	name, ok := jsonString(member(env.params, key))
+	name, ok := jsonrpc.String(member(env.Params, key))
 	if !ok {
-		p.logf("%s: refused a call whose params have no %q string: not forwarded", visible(env.method), key)
-		p.sendError(env.id, codeInvalidParams, "agentgate guard: this call to server "+quote(p.opts.Server)+" has no "+key+" string in its params; it was not "+verb)
+		p.logf("%s: refused a call whose params have no %q string: not forwarded", visible(env.Method), key)
+		p.sendError(env.ID, codeInvalidParams, "agentgate guard: this call to server "+quote(p.opts.Server)+" has no "+key+" string in its params; it was not "+verb)
 		return false
 	}
 	why := p.refuseCall(kind, name)
@@ -111,7 +111,7 @@ func (p *proxy) allowCall(kind string, env *envelope) bool {
 			p.logf("%s", hint)
 		}
 	}
-	p.sendError(env.id, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
+	p.sendError(env.ID, codeInvalidParams, "agentgate guard: this "+kind+" of server "+quote(p.opts.Server)+
 		" is "+why+"; it was not "+verb+" (review with 'agentgate diff', then 'agentgate lock')")
 	return false
 }
@@ -126,8 +126,8 @@ func (p *proxy) refuseClient(t []byte, bad *badMessage) {
 	id, code := []byte("null"), codeInvalidRequest
 	if bad.notJSON {
 		code = codeParse
-	} else if sole, method := soleID(t); method && sole != nil && (sole[0] == '"' || exactInteger(sole)) {
-		if _, ok := capture.IDKey(sole); ok {
+	} else if sole, method := soleID(t); method && sole != nil && (sole[0] == '"' || jsonrpc.ExactInteger(sole)) {
+		if _, ok := jsonrpc.IDKey(sole); ok {
 			id = sole
 		}
 	}
@@ -138,7 +138,7 @@ func (p *proxy) refuseClient(t []byte, bad *badMessage) {
 // cancelled marks the pending request the client cancelled (its raw id):
 // drain and awaitListing no longer wait for its answer.
 func (p *proxy) cancelled(id []byte) {
-	key, ok := capture.IDKey(id)
+	key, ok := jsonrpc.IDKey(id)
 	if !ok {
 		return
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/lock"
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/proc"
 )
 
 // TestRefusedServerMessages: a reply that is not JSON, repeats a member,
@@ -69,7 +69,7 @@ func TestCrashMidResponse(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("guard did not end after the server crashed")
 	}
-	var ee *capture.ExitError
+	var ee *proc.ExitError
 	if !errors.Is(err, ErrServerExited) || !errors.As(err, &ee) || ee.How != "exited with status 2" || !strings.Contains(ee.StderrTail, "fake: about to crash") {
 		t.Errorf("Run: %v", err)
 	}

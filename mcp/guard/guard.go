@@ -42,8 +42,8 @@
 //
 // A message from the server that is not JSON, is JSON that repeats a
 // member name (or has two names differing only in case where clients read
-// them differently: capture.CheckMembersOf), is not a JSON-RPC 2.0 message
-// MCP allows (parseEnvelope), or is a response to no request of the
+// them differently: jsonrpc.CheckMembersOf), is not a JSON-RPC 2.0 message
+// MCP allows (jsonrpc.ParseEnvelope), or is a response to no request of the
 // client's, is not forwarded: a parser on the client's side might read
 // something guard did not check. When the refused message is a response
 // whose id names a pending request, the client gets a JSON-RPC error for

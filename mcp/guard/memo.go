@@ -6,15 +6,15 @@ package guard
 import (
 	"bytes"
 
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
 )
 
 // A memo is one list result that guard checked in full (json.Valid,
-// capture.CheckMembersOf, parseEnvelope, the array split and the comparison
+// jsonrpc.CheckMembersOf, jsonrpc.ParseEnvelope, the array split and the comparison
 // of every element with the pins), kept with the outcome. A later message
 // of the server's that is byte for byte the same except for the value of
 // its id, when the new value is a plain integer or a plain ASCII string
-// (capture.PlainID), is the same JSON object with the same members and the same
+// (jsonrpc.PlainID), is the same JSON object with the same members and the same
 // result: replacing one scalar token by another keeps the text valid JSON
 // with the same structure, and no check reads the id's value but the
 // pending lookup, which guard still does for the new id. So guard reuses
@@ -27,13 +27,13 @@ import (
 // any other message is checked in full. Memos are bounded: at most
 // memoCount, the newest first, of messages of at most memoBytes together.
 type memo struct {
-	msg      []byte    // the message as checked (a copy)
-	env      envelope  // msg's envelope (raw, id and result point into msg)
-	kind     string    // the kind of listing it answered
-	arrAt    int       // the listing's array: its offset in the result
-	arrLen   int       // and its length
-	elems    [][2]int  // the elements' spans, relative to env.resultAt
-	verdicts []verdict // nil when the pins do not compare this kind
+	msg      []byte           // the message as checked (a copy)
+	env      jsonrpc.Envelope // msg's envelope (raw, id and result point into msg)
+	kind     string           // the kind of listing it answered
+	arrAt    int              // the listing's array: its offset in the result
+	arrLen   int              // and its length
+	elems    [][2]int         // the elements' spans, relative to env.ResultAt
+	verdicts []verdict        // nil when the pins do not compare this kind
 }
 
 // Bounds of the memos and of the verdict cache.
@@ -45,54 +45,54 @@ const (
 
 // recall returns the memo t repeats, with t's envelope (the memo's, its
 // offsets moved by the difference in length of the ids), or nil.
-func (p *proxy) recall(t []byte) (*memo, envelope) {
+func (p *proxy) recall(t []byte) (*memo, jsonrpc.Envelope) {
 	if p.plain {
-		return nil, envelope{}
+		return nil, jsonrpc.Envelope{}
 	}
 	for _, m := range p.memos {
-		idAt, idEnd := m.env.idAt, m.env.idAt+len(m.env.id)
+		idAt, idEnd := m.env.IDAt, m.env.IDAt+len(m.env.ID)
 		suffix := len(m.msg) - idEnd
 		n := len(t) - suffix - idAt // the new id's length
-		if n <= 0 || n > capture.MaxPlainID || !bytes.Equal(t[:idAt], m.msg[:idAt]) {
+		if n <= 0 || n > jsonrpc.MaxPlainID || !bytes.Equal(t[:idAt], m.msg[:idAt]) {
 			continue
 		}
 		id := t[idAt : idAt+n]
-		if !capture.PlainID(id) || !bytes.Equal(t[idAt+n:], m.msg[idEnd:]) {
+		if !jsonrpc.PlainID(id) || !bytes.Equal(t[idAt+n:], m.msg[idEnd:]) {
 			continue
 		}
 		env := m.env
-		env.raw, env.id = t, id
-		if env.resultAt > idAt {
-			env.resultAt += n - len(m.env.id)
+		env.Raw, env.ID = t, id
+		if env.ResultAt > idAt {
+			env.ResultAt += n - len(m.env.ID)
 		}
-		env.result = t[env.resultAt : env.resultAt+len(m.env.result)]
+		env.Result = t[env.ResultAt : env.ResultAt+len(m.env.Result)]
 		p.memoHits++
 		return m, env
 	}
-	return nil, envelope{}
+	return nil, jsonrpc.Envelope{}
 }
 
 // remember keeps t, a list result checked in full, as the newest memo:
 // env its envelope, arrAt and arrLen the offset of the listing's array in
 // the result and its length, elems its elements (sub-slices of t, in
 // order) and verdicts theirs (nil when not compared).
-func (p *proxy) remember(t []byte, env *envelope, kind string, arrAt, arrLen int, elems [][]byte, verdicts []verdict) {
-	if p.plain || env.id == nil || len(t) > memoBytes {
+func (p *proxy) remember(t []byte, env *jsonrpc.Envelope, kind string, arrAt, arrLen int, elems [][]byte, verdicts []verdict) {
+	if p.plain || env.ID == nil || len(t) > memoBytes {
 		return
 	}
 	msg := bytes.Clone(t)
 	m := &memo{msg: msg, env: *env, kind: kind, arrAt: arrAt, arrLen: arrLen, verdicts: verdicts}
-	m.env.raw = msg
-	m.env.id = msg[env.idAt : env.idAt+len(env.id)]
-	m.env.result = msg[env.resultAt : env.resultAt+len(env.result)]
-	m.env.params, m.env.error = nil, nil
+	m.env.Raw = msg
+	m.env.ID = msg[env.IDAt : env.IDAt+len(env.ID)]
+	m.env.Result = msg[env.ResultAt : env.ResultAt+len(env.Result)]
+	m.env.Params, m.env.Error = nil, nil
 	m.elems = make([][2]int, len(elems))
-	at := env.resultAt + arrAt + 1 // past '['; elements are separated by space and one comma
+	at := env.ResultAt + arrAt + 1 // past '['; elements are separated by space and one comma
 	for i, e := range elems {
 		for at < len(t) && (t[at] == ',' || t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r') {
 			at++
 		}
-		m.elems[i] = [2]int{at - env.resultAt, at + len(e) - env.resultAt}
+		m.elems[i] = [2]int{at - env.ResultAt, at + len(e) - env.ResultAt}
 		at += len(e)
 	}
 	total := len(msg)
@@ -111,10 +111,10 @@ func (p *proxy) remember(t []byte, env *envelope, kind string, arrAt, arrLen int
 }
 
 // elementsOf returns the elements of the memo's listing within env.raw.
-func (m *memo) elementsOf(env *envelope) [][]byte {
+func (m *memo) elementsOf(env *jsonrpc.Envelope) [][]byte {
 	out := make([][]byte, len(m.elems))
 	for i, s := range m.elems {
-		out[i] = env.raw[env.resultAt+s[0] : env.resultAt+s[1] : env.resultAt+s[1]]
+		out[i] = env.Raw[env.ResultAt+s[0] : env.ResultAt+s[1] : env.ResultAt+s[1]]
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // TestNPMEverythingThroughGuard runs the real server-everything (pinned in
@@ -21,7 +22,7 @@ import (
 func TestNPMEverythingThroughGuard(t *testing.T) {
 	bin := testenv.NPMBin(t, "mcp-server-everything")
 	r := config.Resolved{Server: config.Server{Name: "everything", Transport: config.Stdio, Command: bin, Args: []string{"stdio"}}}
-	res := capture.CaptureAll(context.Background(), []config.Resolved{r}, capture.Options{})[0]
+	res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{})[0]
 	if res.Err != nil {
 		t.Fatalf("capture: %v\n%s", res.Err, res.StderrTail)
 	}

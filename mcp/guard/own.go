@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
@@ -87,7 +87,7 @@ func (p *proxy) ownList(kind string) bool {
 		for {
 			p.ownSeq++
 			id = []byte(`"agentgate-guard-` + strconv.Itoa(p.ownSeq) + `"`)
-			key, _ = capture.IDKey(id)
+			key, _ = jsonrpc.IDKey(id)
 			if _, taken := p.pending[key]; !taken {
 				break
 			}

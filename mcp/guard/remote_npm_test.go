@@ -19,6 +19,7 @@ import (
 	"github.com/agentgate/agentgate/mcp/bridge"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // TestRemoteServerGoesAway: guard in front of the real server-everything
@@ -50,7 +51,7 @@ func TestRemoteServerGoesAway(t *testing.T) {
 			port, stop := testenv.StartNPMServerStop(t, ev, tc.mode)
 			r := config.Resolved{Server: config.Server{Name: "remote", File: "test", Transport: tc.transport,
 				URL: "http://127.0.0.1:" + strconv.Itoa(port) + tc.path}}
-			res := capture.CaptureAll(context.Background(), []config.Resolved{r}, capture.Options{})[0]
+			res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{})[0]
 			if res.Err != nil {
 				t.Fatalf("capture: %v", res.Err)
 			}

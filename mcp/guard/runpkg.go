@@ -25,6 +25,7 @@ import (
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
 	"github.com/agentgate/agentgate/mcp/registry"
 )
 
@@ -342,12 +343,12 @@ func answerFirstRequest(stdin io.Reader, stdout io.Writer, message string) {
 			if !json.Valid(msg) {
 				return
 			}
-			env, perr := parseEnvelope(msg)
-			if perr != nil || env.response() {
+			env, perr := jsonrpc.ParseEnvelope(msg)
+			if perr != nil || env.Response() {
 				return
 			}
-			if env.id != nil {
-				_, _ = stdout.Write(append(errorLine(env.id, codeInternal, message), '\n'))
+			if env.ID != nil {
+				_, _ = stdout.Write(append(errorLine(env.ID, codeInternal, message), '\n'))
 				return
 			}
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/wire"
 )
 
 // pkgSession is one client pkgSession with Serve (agentgate-mcp guard) run in
@@ -129,7 +130,7 @@ func mailerLock(t testing.TB, dir string, pkg *lock.Package) string {
 func mailerTools(t testing.TB, pkg string) []json.RawMessage {
 	t.Helper()
 	r := config.Resolved{Server: config.Server{Name: "mail", Transport: config.Stdio, Command: "node", Args: []string{filepath.Join(npmregistry.Dir(t, pkg), "server.js")}}}
-	res := capture.CaptureAll(context.Background(), []config.Resolved{r}, capture.Options{})[0]
+	res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{})[0]
 	if res.Err != nil {
 		t.Fatalf("capture %s: %v", pkg, res.Err)
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/agentgate/agentgate/internal/sys/pipes"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/bridge"
-	"github.com/agentgate/agentgate/mcp/capture"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/proc"
 )
 
 // Exit codes of Serve (the classes of docs/exit-codes.md).
@@ -127,7 +127,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return ExitOK
 	}
-	var ee *capture.ExitError
+	var ee *proc.ExitError
 	if errors.As(err, &ee) {
 		fmt.Fprintf(stderr, "agentgate: guard: %s: server %s; guard exits 3 (could not verify)\n", shown(g.Server), ee.How)
 		if tail := strings.TrimRight(ee.StderrTail, "\n"); tail != "" {

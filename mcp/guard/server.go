@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/agentgate/agentgate/lock"
-	"github.com/agentgate/agentgate/mcp/capture"
+	"github.com/agentgate/agentgate/mcp/jsonrpc"
 )
 
 // fromServer handles one complete message of the server's, held in
@@ -54,27 +54,27 @@ func (p *proxy) fromServer(line []byte) {
 // when the message was dealt with: a request or notification (forwarded),
 // an error with a null id (forwarded: the server could not read a message
 // of the client's), or a response to no pending request (refused).
-func (p *proxy) responseTo(env *envelope) (pending, bool) {
-	if !env.response() || string(env.id) == "null" {
-		if kind, ok := listChanged[env.method]; ok && env.id == nil {
+func (p *proxy) responseTo(env *jsonrpc.Envelope) (pending, bool) {
+	if !env.Response() || string(env.ID) == "null" {
+		if kind, ok := listChanged[env.Method]; ok && env.ID == nil {
 			p.forget(kind)
 		}
 		p.sendRaw(env)
 		return pending{}, false
 	}
-	key, _ := capture.IDKey(env.id)
+	key, _ := jsonrpc.IDKey(env.ID)
 	p.mu.Lock()
 	pr, ok := p.pending[key]
 	delete(p.pending, key)
 	p.mu.Unlock()
 	if !ok {
-		p.logf("refused a response to no pending request (id %s): not forwarded", shownRaw(env.id))
+		p.logf("refused a response to no pending request (id %s): not forwarded", shownRaw(env.ID))
 	}
 	return pr, ok
 }
 
 // sendRaw forwards the message env was read from.
-func (p *proxy) sendRaw(env *envelope) { p.send(env.raw) }
+func (p *proxy) sendRaw(env *jsonrpc.Envelope) { p.send(env.Raw) }
 
 // refuse drops a message that failed a check: public says why to the
 // client (no text of the server's), detail to the log. When the message
@@ -84,7 +84,7 @@ func (p *proxy) refuse(msg []byte, public, detail string) {
 	id, method := soleID(msg)
 	var pr pending
 	found := false
-	if key, ok := capture.IDKey(id); ok && !method {
+	if key, ok := jsonrpc.IDKey(id); ok && !method {
 		p.mu.Lock()
 		pr, found = p.pending[key]
 		delete(p.pending, key)
@@ -113,8 +113,8 @@ func (p *proxy) refusePending(pr pending, public, detail string) {
 // list compares one page of a list result with the pins and forwards it,
 // withheld, blocked or warned about as the mode says. m, when not nil, is
 // the memo t repeats (recall), whose outcome is reused.
-func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key string) {
-	if env.error != nil {
+func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind, key string) {
+	if env.Error != nil {
 		if pr.own != nil {
 			p.logf("%s: the server answered with an error", pr.what())
 			pr.own.answer(false, nil)
@@ -126,7 +126,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	if pr.own != nil {
 		// guard's own listing: the verdicts are recorded, nothing is sent;
 		// the call waiting for it gets the page's cursor.
-		defer func() { pr.own.answer(true, bytes.Clone(member(env.result, "nextCursor"))) }()
+		defer func() { pr.own.answer(true, bytes.Clone(member(env.Result, "nextCursor"))) }()
 	}
 	send := p.send
 	if pr.own != nil {
@@ -145,13 +145,13 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 	if recalled {
 		verdicts, arrAt, arrLen, n = m.verdicts, m.arrAt, m.arrLen, len(m.elems)
 	} else {
-		arr, at, ok := arrayMember(env.result, key)
+		arr, at, ok := arrayMember(env.Result, key)
 		arrAt, arrLen = at, len(arr)
 		if !ok {
 			p.refusePending(pr, "its result has no "+key+" array", "its result has no "+key+" array")
 			return
 		}
-		raws, ok := capture.ArrayElements(arr)
+		raws, ok := jsonrpc.ArrayElements(arr)
 		if !ok {
 			p.refusePending(pr, "its "+key+" array does not parse", "its "+key+" array does not parse")
 			return
@@ -241,7 +241,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 			elems = m.elementsOf(env)
 		}
 		out := make([]byte, 0, len(t)+1)
-		start := env.resultAt + arrAt
+		start := env.ResultAt + arrAt
 		out = append(out, t[:start]...)
 		out = append(out, '[')
 		first := true
@@ -265,7 +265,7 @@ func (p *proxy) list(t []byte, env *envelope, m *memo, pr pending, kind, key str
 // arrayMember returns the raw value of the member key of the object obj
 // when it is an array, and its offset in obj.
 func arrayMember(obj []byte, key string) ([]byte, int, bool) {
-	ms, ok := capture.ObjectMembers(obj)
+	ms, ok := jsonrpc.ObjectMembers(obj)
 	if !ok {
 		return nil, 0, false
 	}
@@ -281,13 +281,13 @@ func arrayMember(obj []byte, key string) ([]byte, int, bool) {
 // pinned instructions hash (version 2 lockfiles); drifted instructions
 // are stripped (Withhold), fail the initialize (Block) or are forwarded
 // with a warning (Warn).
-func (p *proxy) initialize(t []byte, env *envelope, pr pending) {
+func (p *proxy) initialize(t []byte, env *jsonrpc.Envelope, pr pending) {
 	pins := p.opts.Pins
-	if env.error != nil || pins == nil || !pins.v2() {
+	if env.Error != nil || pins == nil || !pins.v2() {
 		p.send(t)
 		return
 	}
-	got := lock.InstructionsHash(capture.InstructionsOf(env.result))
+	got := lock.InstructionsHash(jsonrpc.InstructionsOf(env.Result))
 	want := pins.Instructions
 	if (got == nil && want == nil) || (got != nil && want != nil && *got == *want) {
 		p.send(t)
@@ -311,14 +311,14 @@ func (p *proxy) initialize(t []byte, env *envelope, pr pending) {
 		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the initialize of server %s: its instructions differ from agentgate.lock (review with 'agentgate diff')", quote(p.opts.Server)))
 	default:
 		p.logf("%s: stripped from the initialize result", what)
-		p.send(withoutMember(t, env.resultAt, env.result, "instructions"))
+		p.send(withoutMember(t, env.ResultAt, env.Result, "instructions"))
 	}
 }
 
 // withoutMember returns msg with the member name of the object obj (at
 // offset at in msg) removed, with the comma that separated it.
 func withoutMember(msg []byte, at int, obj []byte, name string) []byte {
-	ms, _ := capture.ObjectMembers(obj)
+	ms, _ := jsonrpc.ObjectMembers(obj)
 	for i, m := range ms {
 		if m.Name != name {
 			continue

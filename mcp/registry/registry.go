@@ -72,6 +72,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/launcher"
 
 	"github.com/agentgate/agentgate/mcp/command"
@@ -448,12 +449,8 @@ func transportReason(err error) string {
 	return err.Error()
 }
 
-// RedactURL is u without userinfo, query or fragment.
-func RedactURL(u *url.URL) string {
-	c := *u
-	c.User, c.RawQuery, c.Fragment, c.RawFragment = nil, "", "", ""
-	return c.String()
-}
+// RedactURL is u without userinfo, query or fragment (config.StripURL).
+func RedactURL(u *url.URL) string { return config.StripURL(u.String()) }
 
 // redactString parses s as a URL and redacts it; text that is not a URL
 // is returned with anything before an "@" in its authority removed.

@@ -61,10 +61,15 @@ var rules = []rule{
 	{"mcp/auth", []string{"mcp/capture", "render", "lock"}},
 	{"mcp/registry", []string{"mcp/capture", "render"}},
 	{"mcp/capture", []string{"render", "mcp/guard", "mcp/bridge"}},
-	{"mcp/bridge", []string{"render", "mcp/guard"}},
-	{"mcp/guard", []string{"render"}},
+	{"mcp/jsonrpc", []string{"net", "github.com/mark3labs/..."}},
+	{"mcp/proc", []string{"net", "github.com/mark3labs/..."}},
+	{"mcp/remote", []string{"mcp/capture", "render"}},
+	{"mcp/bridge", []string{"render", "mcp/guard", "mcp/capture"}},
+	{"mcp/guard", []string{"render", "mcp/capture"}},
 	{"internal/mcpmain", []string{"internal/cli"}},
 	{"internal/cli", []string{"internal/mcpmain", "mcp/capture", "mcp/guard", "mcp/bridge", "mcp/auth", "mcp/registry", "net"}},
+	{"internal/check", []string{"net", "net/http", "github.com/mark3labs/...", "internal/cli", "internal/mcpmain", "render",
+		"mcp/capture", "mcp/guard", "mcp/bridge", "mcp/auth", "mcp/registry"}},
 	{"internal/demo", []string{"internal/testing/...", "net"}},
 	{"triage", []string{"net", "net/http", "os/exec", "gitint", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
 	{"internal/safetext", []string{"..."}},
@@ -73,6 +78,13 @@ var rules = []rule{
 	{"internal/sys/...", []string{"..."}},
 	{"cmd/agentgate", lean},
 	{"cmd/git-agentgate", lean},
+}
+
+// direct is what a package never imports itself (it may link it through
+// another package: mcp/config's guard arguments are a flag.FlagSet).
+var direct = []rule{
+	// The engine parses no flags: internal/cli settles the options.
+	{"internal/check", []string{"flag"}},
 }
 
 // links is what a package must link, so that the rules above keep
@@ -181,6 +193,25 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range direct {
+		matched := false
+		for pkg, ds := range imports {
+			if !under(pkg, r.pkg) {
+				continue
+			}
+			matched = true
+			for _, d := range ds {
+				for _, n := range r.never {
+					if matches(d, n, deps) {
+						t.Errorf("%s imports %s, which docs/ARCHITECTURE.md says it never does (rule for %s)", pkg, d, r.pkg)
+					}
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("rule for %s names no package: update the rules with the layout", r.pkg)
+		}
+	}
 	for _, l := range links {
 		if !slices.Contains(deps[l.pkg], l.dep) {
 			t.Errorf("%s does not link %s: %s", l.pkg, l.dep, l.why)
@@ -202,7 +233,7 @@ func TestLayers(t *testing.T) {
 // std are the standard library packages the rules name; every other name
 // in a rule is a package (or "dir/...", a tree) of this module or, when
 // its first element has a dot, of another module.
-var std = []string{"net", "net/http", "os/exec"}
+var std = []string{"net", "net/http", "os/exec", "flag"}
 
 // matches reports whether dependency d is what the rule entry n names.
 func matches(d, n string, deps map[string][]string) bool {
@@ -271,5 +302,46 @@ func TestConfigExports(t *testing.T) {
 	if len(names) > maxConfigExports {
 		slices.Sort(names)
 		t.Errorf("mcp/config declares %d exported top-level names, at most %d: %s", len(names), maxConfigExports, strings.Join(names, " "))
+	}
+}
+
+// silent are the packages that never write to the process's stdout or
+// stderr themselves: they return what happened, and their caller prints.
+var silent = []string{"internal/check"}
+
+// TestSilent: no product file of a silent package names os.Stdout or
+// os.Stderr or calls fmt.Print, fmt.Printf, fmt.Println, print or println.
+func TestSilent(t *testing.T) {
+	for _, pkg := range silent {
+		dir := filepath.Join(testenv.RepoRoot(t), filepath.FromSlash(pkg))
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no Go files (%v): update silent with the layout", pkg, err)
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := x.X.(*ast.Ident); ok {
+						switch id.Name + "." + x.Sel.Name {
+						case "os.Stdout", "os.Stderr", "fmt.Print", "fmt.Printf", "fmt.Println":
+							t.Errorf("%s/%s uses %s.%s: the package prints nothing (return it; the caller prints)", pkg, filepath.Base(name), id.Name, x.Sel.Name)
+						}
+					}
+				case *ast.CallExpr:
+					if id, ok := x.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") {
+						t.Errorf("%s/%s calls %s: the package prints nothing", pkg, filepath.Base(name), id.Name)
+					}
+				}
+				return true
+			})
+		}
 	}
 }
