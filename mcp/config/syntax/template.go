@@ -146,7 +146,7 @@ var syntaxSuggest = map[Vars]string{
 // ParseTemplate splits s into literal text and variable references of the
 // given syntax. Text that is not a reference of that syntax stays literal,
 // as the client leaves it, except, in every syntax but None, a
-// well-formed ${name} or ${Kind:arg} that the client does not expand, and
+// well-formed ${name} or ${kind:arg} that the client does not expand, and
 // (Continue) any ${{ ... }} other than secrets.NAME: those are errors,
 // because the client would pass the placeholder through literally or fail,
 // which is never what the author meant.
@@ -201,38 +201,13 @@ func parseRef(syn Vars, s string) (int, Seg, *Problem) {
 			return 0, Seg{}, unsupported(syn, s[:n])
 		}
 	}
-	if syn == Opencode {
-		if s[0] != '{' {
-			return 0, Seg{}, nil
-		}
-		end := strings.IndexByte(s, '}')
-		if end < 0 {
-			return 0, Seg{}, nil
-		}
-		inner := s[1:end]
-		switch {
-		case strings.HasPrefix(inner, "env:") && len(inner) > 4:
-			return end + 1, Seg{Kind: SegEnv, Text: inner[4:]}, nil
-		case strings.HasPrefix(inner, "file:") && len(inner) > 5:
-			return end + 1, Seg{Kind: SegFile, Text: inner[5:]}, nil
-		}
+	switch {
+	case syn == Opencode:
+		return opencodeRef(s)
+	case s[0] != '$':
 		return 0, Seg{}, nil
-	}
-	if s[0] != '$' {
-		return 0, Seg{}, nil
-	}
-	if syn == Continue || syn == ContinueJSON && strings.HasPrefix(s, "${{") {
-		if !strings.HasPrefix(s, "${{") {
-			return 0, Seg{}, nil
-		}
-		m := continueRE().FindStringSubmatch(s)
-		if m == nil {
-			return 0, Seg{}, nil
-		}
-		if r := continueRef().FindStringSubmatch(m[1]); r != nil {
-			return len(m[0]), Seg{Kind: SegEnv, Text: r[1]}, nil
-		}
-		return 0, Seg{}, unsupported(syn, m[0])
+	case syn == Continue || syn == ContinueJSON && strings.HasPrefix(s, "${{"):
+		return continueSecret(syn, s)
 	}
 	if syn == Gemini || syn == Shell || syn == Qwen {
 		if m := geminiBare().FindString(s); m != "" {
@@ -252,20 +227,65 @@ func parseRef(syn Vars, s string) (int, Seg, *Problem) {
 		if m := claudeRE().FindStringSubmatch(inner); m != nil {
 			return n, Seg{Kind: SegEnv, Text: m[1], Def: m[3], HasDef: m[2] != ""}, nil
 		}
-		if varLikeRE().MatchString(inner) {
-			return 0, Seg{}, unsupported(syn, s[:n])
-		}
-		return 0, Seg{}, nil
+		return nameOnly(syn, s[:n], inner)
 	case Kiro, ContinueJSON, Qwen:
 		if envNameRE().MatchString(inner) {
 			return n, Seg{Kind: SegEnv, Text: inner}, nil
 		}
-		if varLikeRE().MatchString(inner) {
-			return 0, Seg{}, unsupported(syn, s[:n])
-		}
+		return nameOnly(syn, s[:n], inner)
+	}
+	return editorRef(syn, s[:n], inner)
+}
+
+// nameOnly is parseRef's answer for ${inner} (written ref) that the
+// syntax syn does not expand: an error when inner looks like a variable,
+// else literal text.
+func nameOnly(syn Vars, ref, inner string) (int, Seg, *Problem) {
+	if varLikeRE().MatchString(inner) {
+		return 0, Seg{}, unsupported(syn, ref)
+	}
+	return 0, Seg{}, nil
+}
+
+// opencodeRef is parseRef for opencode: {env:NAME} and {file:path}.
+func opencodeRef(s string) (int, Seg, *Problem) {
+	if s[0] != '{' {
 		return 0, Seg{}, nil
 	}
-	// Cursor, VS Code, Roo, Windsurf, Amazon Q: ${Kind:arg} and named variables.
+	end := strings.IndexByte(s, '}')
+	if end < 0 {
+		return 0, Seg{}, nil
+	}
+	inner := s[1:end]
+	switch {
+	case strings.HasPrefix(inner, "env:") && len(inner) > 4:
+		return end + 1, Seg{Kind: SegEnv, Text: inner[4:]}, nil
+	case strings.HasPrefix(inner, "file:") && len(inner) > 5:
+		return end + 1, Seg{Kind: SegFile, Text: inner[5:]}, nil
+	}
+	return 0, Seg{}, nil
+}
+
+// continueSecret is parseRef for Continue's ${{ secrets.NAME }}; any
+// other ${{ ... }} is an error.
+func continueSecret(syn Vars, s string) (int, Seg, *Problem) {
+	if !strings.HasPrefix(s, "${{") {
+		return 0, Seg{}, nil
+	}
+	m := continueRE().FindStringSubmatch(s)
+	if m == nil {
+		return 0, Seg{}, nil
+	}
+	if r := continueRef().FindStringSubmatch(m[1]); r != nil {
+		return len(m[0]), Seg{Kind: SegEnv, Text: r[1]}, nil
+	}
+	return 0, Seg{}, unsupported(syn, m[0])
+}
+
+// editorRef is parseRef for Cursor, VS Code, Roo, Windsurf and Amazon Q:
+// ${kind:arg} and named variables, ref being ${inner} as written.
+func editorRef(syn Vars, ref, inner string) (int, Seg, *Problem) {
+	n := len(ref)
 	full := syn == Cursor || syn == VSCode
 	envOnly := syn == Windsurf || syn == AmazonQ
 	switch {
@@ -282,13 +302,13 @@ func parseRef(syn Vars, s string) (int, Seg, *Problem) {
 	case strings.HasPrefix(inner, "input:") && len(inner) > 6 && syn == VSCode:
 		return n, Seg{Kind: SegInput, Text: inner[6:]}, nil
 	case varLikeRE().MatchString(inner) || inner == "/":
-		return 0, Seg{}, unsupported(syn, s[:n])
+		return 0, Seg{}, unsupported(syn, ref)
 	}
 	return 0, Seg{}, nil
 }
 
 // foreignRef reports whether s starts with a well-formed ${name} or
-// ${Kind:arg}, and its length.
+// ${kind:arg}, and its length.
 func foreignRef(s string) (int, bool) {
 	if !strings.HasPrefix(s, "${") || strings.HasPrefix(s, "${{") {
 		return 0, false
