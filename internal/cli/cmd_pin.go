@@ -89,7 +89,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 		out, done, err := configedit.PinFile(client, rel, data, func(s config.Server, spec launcher.PackageSpec) (string, string, error) {
 			name, ok := lockName(rel, s.Name)
 			if !ok {
-				return "", "", configedit.SkipPin
+				return "", "", configedit.ErrSkipPin
 			}
 			k, err := lockedPackage(lf, ws.LockRel, name, spec)
 			if err != nil {

@@ -8,9 +8,9 @@ import (
 	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
-// SkipPin, returned by PinFile's locked function, leaves a server unpinned
+// ErrSkipPin, returned by PinFile's locked function, leaves a server unpinned
 // without an error (a server agentgate.toml excludes from the lockfile).
-var SkipPin = errors.New("not pinned")
+var ErrSkipPin = errors.New("not pinned")
 
 // Pin is one argument PinFile rewrote.
 type Pin struct {
@@ -66,7 +66,7 @@ func PinFile(client, file string, data []byte, locked func(s config.Server, spec
 			errs = append(errs, &e)
 		}
 		version, integrity, err := locked(s, spec)
-		if errors.Is(err, SkipPin) {
+		if errors.Is(err, ErrSkipPin) {
 			continue
 		}
 		if err != nil {

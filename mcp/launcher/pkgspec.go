@@ -351,10 +351,7 @@ var (
 // specs: name, name@version|range|tag, @scope/name@..., alias@npm:real@....
 // Git, tarball, URL and directory specs are not registry packages.
 func npmSpec(command, launcher, spec string, arg int) (PackageSpec, error) {
-	s := spec
-	if strings.HasPrefix(s, "npm:") {
-		s = s[len("npm:"):]
-	}
+	s := strings.TrimPrefix(spec, "npm:")
 	name, ver := s, ""
 	at := strings.Index(s[min(1, len(s)):], "@")
 	if at >= 0 {
