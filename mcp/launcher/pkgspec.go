@@ -101,87 +101,123 @@ func unpinnable(cmd, format string, a ...any) error {
 // file and asks no registry.
 func RecognizePackage(command string, args []string) (PackageSpec, error) {
 	base := launcherName(command)
-	switch base {
-	case "npx":
-		return npmExec(command, "npx", args, 0, true)
-	case "bunx":
-		return npmExec(command, "bunx", args, 0, true)
-	case "npm", "pnpm", "yarn":
-		i, sub := firstPositional(args, npmGlobalValueFlags)
-		switch {
-		case base == "npm" && (sub == "exec" || sub == "x"), base == "pnpm" && sub == "dlx", base == "yarn" && sub == "dlx":
-			// Options before the subcommand count too (`pnpm
-			// --package=x dlx bin`): parse without the subcommand.
-			launcher := base + " dlx"
-			if base == "npm" {
-				launcher = "npm exec"
-			}
-			rest := append(append([]string{}, args[:i]...), args[i+1:]...)
-			p, err := npmExec(command, launcher, rest, 0, false)
-			if err == nil && p.Arg >= i {
-				p.Arg++
-			}
-			return p, err
-		}
-		return PackageSpec{}, unpinnable(command, "%s %s does not run a registry package (only exec/x and dlx do)", base, sub)
-	case "uvx":
-		return uvRun(command, "uvx", args, 0)
-	case "uv":
-		i, sub := firstPositional(args, uvValueFlags)
-		if sub == "tool" && i+1 < len(args) {
-			j, sub2 := firstPositional(args[i+1:], uvValueFlags)
-			if sub2 == "run" {
-				return uvRun(command, "uv tool run", args, i+1+j+1)
-			}
-		}
-		return PackageSpec{}, unpinnable(command, "only `uv tool run` runs a registry package")
-	case "pipx":
-		i, sub := firstPositional(args, pipxValueFlags)
-		if sub == "run" {
-			return pipxRun(command, args, i+1)
-		}
-		return PackageSpec{}, unpinnable(command, "only `pipx run` runs a registry package")
-	case "docker", "podman":
-		i, sub := firstPositional(args, dockerGlobalValueFlags)
-		if sub == "container" && i+1 < len(args) && args[i+1] == "run" {
-			i++
-			sub = "run"
-		}
-		if sub == "run" {
-			return dockerRun(command, base+" run", args, i+1)
-		}
-		return PackageSpec{}, unpinnable(command, "only `%s run` runs an image", base)
-	case "go":
-		i, sub := firstPositional(args, nil)
-		if sub == "run" {
-			return goRun(command, args, i+1)
-		}
-		return PackageSpec{}, unpinnable(command, "only `go run pkg@version` runs a module")
+	if run, ok := launchers[base]; ok {
+		return run(command, base, args)
 	}
 	if interp, ok := interpreters[base]; ok {
-		i, script := firstPositional(args, interp)
-		if i < 0 {
-			return PackageSpec{}, unpinnable(command, "%s runs no script file (e.g. -m or -e)", base)
-		}
-		if base == "deno" || base == "bun" {
-			// deno run FILE, bun run FILE / bun FILE.
-			if script == "run" {
-				j, s2 := firstPositional(args[i+1:], interp)
-				if j < 0 {
-					return PackageSpec{}, unpinnable(command, "%s run names no file", base)
-				}
-				i, script = i+1+j, s2
-			}
-		}
-		if hasFlag(args[:i], interpCodeFlags) {
-			return PackageSpec{}, unpinnable(command, "%s runs inline code or a module, not a file", base)
-		}
-		return fileSpec(command, base, script, i)
+		return interpreterSpec(command, base, args, interp)
 	}
 	if isRelativePath(command) {
 		return fileSpec(command, "", command, -1)
 	}
 	return PackageSpec{}, unpinnable(command, "not a known launcher (npx, npm exec, bunx, pnpm dlx, yarn dlx, uvx, uv tool run, pipx run, docker/podman run, go run) nor a file inside the repository")
+}
+
+// launchers reads the args of each launcher RecognizePackage knows, by
+// launcherName: what follows is the package it runs, or why it runs none.
+var launchers = map[string]func(command, base string, args []string) (PackageSpec, error){
+	"npx": func(command, _ string, args []string) (PackageSpec, error) {
+		return npmExec(command, "npx", args, 0, true)
+	},
+	"bunx": func(command, _ string, args []string) (PackageSpec, error) {
+		return npmExec(command, "bunx", args, 0, true)
+	},
+	"npm":    npmSubcommand,
+	"pnpm":   npmSubcommand,
+	"yarn":   npmSubcommand,
+	"uvx":    func(command, _ string, args []string) (PackageSpec, error) { return uvRun(command, "uvx", args, 0) },
+	"uv":     uvTool,
+	"pipx":   pipxSubcommand,
+	"docker": dockerSubcommand,
+	"podman": dockerSubcommand,
+	"go":     goSubcommand,
+}
+
+// npmSubcommand reads npm exec / npm x, pnpm dlx and yarn dlx.
+func npmSubcommand(command, base string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, npmGlobalValueFlags)
+	switch {
+	case base == "npm" && (sub == "exec" || sub == "x"), base == "pnpm" && sub == "dlx", base == "yarn" && sub == "dlx":
+		// Options before the subcommand count too (`pnpm
+		// --package=x dlx bin`): parse without the subcommand.
+		launcher := base + " dlx"
+		if base == "npm" {
+			launcher = "npm exec"
+		}
+		rest := append(append([]string{}, args[:i]...), args[i+1:]...)
+		p, err := npmExec(command, launcher, rest, 0, false)
+		if err == nil && p.Arg >= i {
+			p.Arg++
+		}
+		return p, err
+	}
+	return PackageSpec{}, unpinnable(command, "%s %s does not run a registry package (only exec/x and dlx do)", base, sub)
+}
+
+// uvTool reads uv tool run.
+func uvTool(command, _ string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, uvValueFlags)
+	if sub == "tool" && i+1 < len(args) {
+		j, sub2 := firstPositional(args[i+1:], uvValueFlags)
+		if sub2 == "run" {
+			return uvRun(command, "uv tool run", args, i+1+j+1)
+		}
+	}
+	return PackageSpec{}, unpinnable(command, "only `uv tool run` runs a registry package")
+}
+
+// pipxSubcommand reads pipx run.
+func pipxSubcommand(command, _ string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, pipxValueFlags)
+	if sub == "run" {
+		return pipxRun(command, args, i+1)
+	}
+	return PackageSpec{}, unpinnable(command, "only `pipx run` runs a registry package")
+}
+
+// dockerSubcommand reads docker (podman) run and container run.
+func dockerSubcommand(command, base string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, dockerGlobalValueFlags)
+	if sub == "container" && i+1 < len(args) && args[i+1] == "run" {
+		i++
+		sub = "run"
+	}
+	if sub == "run" {
+		return dockerRun(command, base+" run", args, i+1)
+	}
+	return PackageSpec{}, unpinnable(command, "only `%s run` runs an image", base)
+}
+
+// goSubcommand reads go run.
+func goSubcommand(command, _ string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, nil)
+	if sub == "run" {
+		return goRun(command, args, i+1)
+	}
+	return PackageSpec{}, unpinnable(command, "only `go run pkg@version` runs a module")
+}
+
+// interpreterSpec reads an interpreter's command line (interp: its
+// options that take a value) as running a script file.
+func interpreterSpec(command, base string, args []string, interp flagSet) (PackageSpec, error) {
+	i, script := firstPositional(args, interp)
+	if i < 0 {
+		return PackageSpec{}, unpinnable(command, "%s runs no script file (e.g. -m or -e)", base)
+	}
+	if base == "deno" || base == "bun" {
+		// deno run FILE, bun run FILE / bun FILE.
+		if script == "run" {
+			j, s2 := firstPositional(args[i+1:], interp)
+			if j < 0 {
+				return PackageSpec{}, unpinnable(command, "%s run names no file", base)
+			}
+			i, script = i+1+j, s2
+		}
+	}
+	if hasFlag(args[:i], interpCodeFlags) {
+		return PackageSpec{}, unpinnable(command, "%s runs inline code or a module, not a file", base)
+	}
+	return fileSpec(command, base, script, i)
 }
 
 // launcherName is the command's base name, lower-cased, without a Windows
