@@ -126,7 +126,7 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 // runPinned is runPackage for a server whose command runs the package
 // agentgate.lock pins (k, recognised as spec): r with the locked version
 // (and, for npx, the checked install) in place of the configured one.
-func runPinned(ctx context.Context, r config.Resolved, server string, spec config.PackageSpec, k *lock.Package, say func(string, ...any)) (config.Resolved, error) {
+func runPinned(ctx context.Context, r config.Resolved, server string, spec launcher.PackageSpec, k *lock.Package, say func(string, ...any)) (config.Resolved, error) {
 	if spec.Exact {
 		if locked, written, differs := spec.VersionDiffers(k.Version, k.Integrity); differs {
 			return r, &PackageError{Msg: fmt.Sprintf("server %q is configured to run %s; agentgate.lock pins %s (locked %s, configured %s)", server, spec.String(), k.String(), locked, written),
