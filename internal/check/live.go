@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -326,10 +328,10 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 		switch {
 		case strings.Contains(we.Msg, "max-listing-bytes"):
 			return []string{fmt.Sprintf("if the server really lists this much, raise its limit in agentgate.toml: [servers.%s] max-listing-bytes = \"512MiB\" (default %d MiB)",
-				config.TOMLKey(s.Name), wire.DefaultMaxListingBytes>>20)}
+				syntax.TOMLKey(s.Name), wire.DefaultMaxListingBytes>>20)}
 		case strings.Contains(we.Msg, "max-tools"):
 			return []string{fmt.Sprintf("if the server really lists this many tools, raise its limit in agentgate.toml: [servers.%s] max-tools = 50000 (default %d)",
-				config.TOMLKey(s.Name), wire.DefaultMaxTools)}
+				syntax.TOMLKey(s.Name), wire.DefaultMaxTools)}
 		default:
 			return []string{fmt.Sprintf("one page of the listing is over %d MiB: the server sends more than any MCP client should read; report it to the server's maintainers, or exclude it in agentgate.toml",
 				wire.DefaultMaxResponseBytes>>20)}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/check"
@@ -369,7 +371,7 @@ func unstagedScripts(e *env, ws *check.Workspace, live *lock.Lockfile, captured 
 		if err != nil || !ok {
 			continue
 		}
-		if config.DataIntegrity(data) != k.Integrity {
+		if launcher.DataIntegrity(data) != k.Integrity {
 			problems = append(problems, fmt.Sprintf("server %q (%s) ran %s from the work tree, which differs from the staged copy", s.Name, check.Where(s), k.Name))
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
@@ -303,7 +305,7 @@ func partialHints(e *env, l *check.Live, selected []config.Server) []string {
 	}
 	for _, f := range l.Failures {
 		hints = append(hints, fmt.Sprintf("to leave %s out of the lockfile: add [servers.%s] exclude = \"why\" to agentgate.toml (docs/config.md)",
-			safetext.Quote(f.Server), config.TOMLKey(f.Server)))
+			safetext.Quote(f.Server), syntax.TOMLKey(f.Server)))
 	}
 	return hints
 }

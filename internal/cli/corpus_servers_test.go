@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/agentgate/agentgate/mcp/config"
@@ -116,9 +118,9 @@ func entryView(en serverEntry) string {
 		b.WriteString("+sse")
 	}
 	if en.Transport == string(config.Stdio) {
-		words := []string{config.ShellQuote(en.Command)}
+		words := []string{syntax.ShellQuote(en.Command)}
 		for _, a := range en.Args {
-			words = append(words, config.ShellQuote(a))
+			words = append(words, syntax.ShellQuote(a))
 		}
 		fmt.Fprintf(&b, ": %s\n", strings.Join(words, " "))
 	} else {

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -37,7 +39,7 @@ type serveOutcome struct {
 // refused reports whether Serve refused the command line itself: its
 // flag errors, and only those, carry guard's usage hint.
 func (o serveOutcome) refused() bool {
-	return strings.Contains(o.stderr, "agentgate: hint: "+config.GuardUsage+"\n")
+	return strings.Contains(o.stderr, "agentgate: hint: "+guardargs.GuardUsage+"\n")
 }
 
 // runServe runs Serve's parsing and start-up with args, in the working
@@ -240,8 +242,8 @@ func TestFlagsAgreeWithSeeThrough(t *testing.T) {
 		}
 	}
 	// The --on-drift modes the command line takes are guard's Modes.
-	if want := []string{string(Withhold), string(Block), string(Warn)}; !slices.Equal(config.OnDriftModes, want) {
-		t.Errorf("config.OnDriftModes = %q, guard's modes are %q", config.OnDriftModes, want)
+	if want := []string{string(Withhold), string(Block), string(Warn)}; !slices.Equal(guardargs.OnDriftModes, want) {
+		t.Errorf("guardargs.OnDriftModes = %q, guard's modes are %q", guardargs.OnDriftModes, want)
 	}
 }
 

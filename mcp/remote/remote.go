@@ -26,6 +26,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/jsonrpc"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -176,7 +178,7 @@ func (m *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if origin(req.URL) != m.rt.origin && !m.r.CrossOriginRedirects {
 		return m.refuse(fmt.Sprintf("the server redirected to another origin, %s, which agentgate does not follow (a redirect can carry the URL's query to another host); "+
 			"fix the url in %s, or allow it in agentgate.toml: [servers.%s] cross-origin-redirects = true",
-			origin(req.URL), m.r.File, config.TOMLKey(m.r.Name)))
+			origin(req.URL), m.r.File, syntax.TOMLKey(m.r.Name)))
 	}
 	return nil
 }

@@ -53,7 +53,11 @@ var rules = []rule{
 	{"hooks", []string{"..."}},
 	{"gitint", []string{"net", "lock", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
 	{"mcp/...", []string{"render", "internal/cli", "gitint", "hooks"}},
-	{"mcp/config", []string{"net", "net/http", "os/exec", "lock", "render"}},
+	{"mcp/config", []string{"net", "net/http", "os/exec", "lock", "render", "mcp/configedit"}},
+	{"mcp/config/syntax", []string{"net", "net/http", "os/exec", "mcp/...", "lock", "render", "triage"}},
+	{"mcp/configedit", []string{"net", "net/http", "os/exec", "lock", "render"}},
+	{"mcp/guardargs", []string{"net", "net/http", "os/exec", "mcp/config", "mcp/configedit", "mcp/launcher", "lock", "render"}},
+	{"mcp/launcher", []string{"net", "net/http", "os/exec", "mcp/config", "mcp/configedit", "mcp/guardargs", "lock", "render"}},
 	{"mcp/auth", []string{"mcp/capture", "render", "lock"}},
 	{"mcp/registry", []string{"mcp/capture", "render"}},
 	{"mcp/capture", []string{"render", "mcp/guard", "mcp/bridge"}},
@@ -69,6 +73,7 @@ var rules = []rule{
 	{"internal/demo", []string{"internal/testing/...", "net"}},
 	{"triage", []string{"net", "net/http", "os/exec", "gitint", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
 	{"internal/safetext", []string{"..."}},
+	{"internal/lazyre", []string{"..."}},
 	{"internal/atomicfile", []string{"..."}},
 	{"internal/sys/...", []string{"..."}},
 	{"cmd/agentgate", lean},
@@ -242,6 +247,62 @@ func matches(d, n string, deps map[string][]string) bool {
 func isModule(p string, deps map[string][]string) bool {
 	_, ok := deps[p]
 	return ok
+}
+
+// maxConfigExports bounds the exported surface of mcp/config, the
+// reader: the editor, guard's arguments, package recognition and the
+// shared syntax each have their own package (docs/ARCHITECTURE.md), and a
+// reader that grows past this is doing another job again.
+const maxConfigExports = 40
+
+// TestConfigExports: mcp/config declares at most maxConfigExports
+// exported top-level names. The count, with go/parser over the package's
+// non-test .go files: each exported name declared at the top level by a
+// func without a receiver (methods are not counted), a type, a var or a
+// const, one per name (a `const (A = 1; B = 2)` block is two).
+func TestConfigExports(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "mcp", "config", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("mcp/config: %v (%d files)", err, len(files))
+	}
+	var names []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						if sp.Name.IsExported() {
+							names = append(names, sp.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(names) > maxConfigExports {
+		slices.Sort(names)
+		t.Errorf("mcp/config declares %d exported top-level names, at most %d: %s", len(names), maxConfigExports, strings.Join(names, " "))
+	}
 }
 
 // silent are the packages that never write to the process's stdout or

@@ -1,4 +1,11 @@
-package config
+// Package guardargs is the one definition of `agentgate guard`'s command
+// line (GuardArgs: its flags, how they parse, what guard refuses, the argv
+// agentgate wrap writes), of the wrapper agentgate sees through
+// (RunsAgentgate, Program) and of the environment variables that choose
+// agentgate's own binaries (OwnVariable). It sits below mcp/config, which
+// reads wrapped client config entries with it, and mcp/configedit, which
+// writes them.
+package guardargs
 
 import (
 	"errors"
@@ -8,15 +15,42 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
-// guardargs.go is the one definition of `agentgate guard`'s command line.
-// Three parsers read it and all three go through here, so they accept and
-// refuse the same argv: agentgate guard itself (internal/cli registers
-// the flags with Register and checks them with Check), agentgate-mcp guard,
-// which agentgate runs with the argv Argv writes (mcp/guard.Serve, with
-// ParseGuardArgs), and the see-through that reads a wrapped client config
-// entry back as the server it runs (parseGuard, also ParseGuardArgs).
+// Three parsers read guard's command line and all three go through here,
+// so they accept and refuse the same argv: agentgate guard itself
+// (internal/cli registers the flags with Register and checks them with
+// Check), agentgate-mcp guard, which agentgate runs with the argv Argv
+// writes (mcp/guard.Serve, with ParseGuardArgs), and the see-through that
+// reads a wrapped client config entry back as the server it runs
+// (mcp/config, also ParseGuardArgs).
+
+// Guard is the `agentgate guard` wrapper that `agentgate wrap` puts around
+// a server entry: the entry's command is agentgate and its args are
+// "guard" and a command line GuardArgs describes,
+//
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] -- COMMAND ARGS...
+//
+// for a stdio server, and
+//
+//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
+//
+// for a remote one. Guard holds the options that are not the server.
+type Guard struct {
+	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
+	Lockfile      string `json:"lockfile,omitempty"`
+	OnDrift       string `json:"onDrift,omitempty"`
+	AllowUnlocked bool   `json:"allowUnlocked,omitempty"`
+	// AllowUnpinnedPackage (--allow-unpinned-package) starts a command
+	// that runs another package than the lockfile pins, with a warning,
+	// instead of refusing it (mcp/guard, runpkg.go).
+	AllowUnpinnedPackage bool     `json:"allowUnpinnedPackage,omitempty"`
+	IgnoreMembers        []string `json:"ignoreMembers,omitempty"`
+	MaxListingBytes      int64    `json:"maxListingBytes,omitempty"`
+	MaxTools             int      `json:"maxTools,omitempty"`
+}
 
 // OnDriftModes are the values of guard's --on-drift, the default first.
 var OnDriftModes = []string{"withhold", "block", "warn"}
@@ -235,15 +269,16 @@ type FlagError struct{ Msg, Hint string }
 // RemoteTransport reads a --transport value (guard's, agentgate-mcp
 // bridge's): "" is streamable HTTP falling back to SSE on a 4xx other
 // than 401/403, "http" streamable HTTP only, "sse" the legacy HTTP+SSE
-// transport.
-func RemoteTransport(v string) (t Transport, fallbackSSE bool, err *FlagError) {
+// transport. t is "http" or "sse", as config.Transport spells the two
+// (config.StreamableHTTP, config.SSE; mcp/config's tests hold them to it).
+func RemoteTransport(v string) (t string, fallbackSSE bool, err *FlagError) {
 	switch v {
 	case "":
-		return StreamableHTTP, true, nil
+		return "http", true, nil
 	case "http":
-		return StreamableHTTP, false, nil
+		return "http", false, nil
 	case "sse":
-		return SSE, false, nil
+		return "sse", false, nil
 	}
 	return "", false, &FlagError{Msg: fmt.Sprintf("unknown transport %q", v),
 		Hint: "use --transport http (streamable HTTP) or --transport sse (legacy SSE), or leave it out"}
@@ -259,7 +294,7 @@ func HeaderFlags(hs []string) (map[string]string, *FlagError) {
 	for _, h := range hs {
 		k, v, ok := strings.Cut(h, ":")
 		k = strings.TrimSpace(k)
-		if !ok || !validHeaderName(k) {
+		if !ok || !ValidHeaderName(k) {
 			return nil, &FlagError{Msg: fmt.Sprintf("%q is not Name:value", h), Hint: "write each header as --header 'Name: value'"}
 		}
 		for have := range m {
@@ -275,9 +310,9 @@ func HeaderFlags(hs []string) (map[string]string, *FlagError) {
 	return m, nil
 }
 
-// validHeaderName reports whether k is an HTTP field name (RFC 9110
+// ValidHeaderName reports whether k is an HTTP field name (RFC 9110
 // token).
-func validHeaderName(k string) bool {
+func ValidHeaderName(k string) bool {
 	if k == "" {
 		return false
 	}
@@ -331,6 +366,34 @@ func OwnVariable(name string) bool {
 	return slices.Contains(OwnVariables, n) || strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_")
 }
 
+// Wrapper reads a stdio entry (its command, args and the names its env
+// sets, whatever their values) as the guard wrapper, with guard's own
+// parser (ParseGuardArgs), so that every wrapper reads as guard would run
+// it and what guard refuses is refused. ok is false when it is not one:
+// it does not run the real agentgate (RunsAgentgate), or its first
+// argument is not "guard"; err (wrapping a *GuardArgsError) says what
+// guard would refuse.
+func Wrapper(command string, args, env []string) (g GuardArgs, ok bool, err error) {
+	if !RunsAgentgate(command, env) || len(args) == 0 || args[0] != "guard" {
+		return g, false, nil
+	}
+	g, err = ParseGuardArgs(args[1:])
+	if err != nil {
+		return g, true, fmt.Errorf("agentgate guard would refuse it: %w", err)
+	}
+	return g, true, nil
+}
+
+// OwnVariableProblem is what is wrong with variable name (OwnVariable)
+// set in the env of the wrapper of server, and what to do instead: the
+// message and hint of the error that names the entry.
+func OwnVariableProblem(server, name string) (msg, hint string) {
+	return fmt.Sprintf("the entry's environment chooses agentgate's own binaries or settings: %s would apply to agentgate guard in the client's session, "+
+			"while agentgate's own commands check the server without it", name),
+		fmt.Sprintf("remove %s from the entry's env; if the server needs it, set it after %q: agentgate guard --server %s -- env %s=VALUE COMMAND ARGS...",
+			name, "--", syntax.ShellQuote(server), name)
+}
+
 // Unlike compares g, a wrapper's options, with what agentgate wrap writes
 // for the entry locked as server in a repository whose agentgate.toml
 // moves the lockfile to lockfile ("" when it does not): --server server;
@@ -343,7 +406,7 @@ func OwnVariable(name string) bool {
 // when g is what wrap writes.
 func (g Guard) Unlike(server, lockfile string) (flag, why string) {
 	inToml := func(key string) string {
-		return fmt.Sprintf("guard would check the session differently from lock, the hook and ci; set %s in agentgate.toml ([servers.%s]), which all of them apply", key, TOMLKey(server))
+		return fmt.Sprintf("guard would check the session differently from lock, the hook and ci; set %s in agentgate.toml ([servers.%s]), which all of them apply", key, syntax.TOMLKey(server))
 	}
 	switch {
 	case g.Server != server:
@@ -355,7 +418,7 @@ func (g Guard) Unlike(server, lockfile string) (flag, why string) {
 	case g.AllowUnlocked:
 		return "--allow-unlocked", "guard would run the server unchecked when the lockfile does not lock it"
 	case g.AllowUnpinnedPackage:
-		return "--allow-unpinned-package", "guard would start the server even when its command runs another package, version or file than the lockfile pins; set allow-unpinned-package in agentgate.toml ([servers." + TOMLKey(server) + "]) if that is wanted, where reviewers see it"
+		return "--allow-unpinned-package", "guard would start the server even when its command runs another package, version or file than the lockfile pins; set allow-unpinned-package in agentgate.toml ([servers." + syntax.TOMLKey(server) + "]) if that is wanted, where reviewers see it"
 	case len(g.IgnoreMembers) > 0:
 		return "--ignore-member " + g.IgnoreMembers[0], inToml("ignore-members")
 	case g.MaxListingBytes != 0:

@@ -1,4 +1,9 @@
-package config
+// Package configedit edits client config files in place for `agentgate
+// pin`, `wrap` and `unwrap`: it rewrites a server's command and args, and
+// turns a remote entry into one running agentgate guard and back, with
+// the fewest bytes changed. It reads files with mcp/config's parsers,
+// which check every edit.
+package configedit
 
 import (
 	"bytes"
@@ -6,6 +11,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // edit.go is the one editor of client config files: `agentgate pin`,
@@ -17,7 +25,7 @@ import (
 // parsed again with the client's parser, and the edit must have done
 // exactly what was asked: the edited server reads as intended and every
 // other server of the file reads as before. Anything the editor cannot
-// place safely is an *Error naming the file, the server, the field and a
+// place safely is a *config.Error naming the file, the server, the field and a
 // fix, and the file is not changed.
 
 // Edit replaces data[Start:End] with Text.
@@ -125,8 +133,8 @@ type mspan struct {
 	sub bool
 }
 
-// syntax is what differs between formats when the editor writes text.
-type syntax struct {
+// style is what differs between formats when the editor writes text.
+type style struct {
 	kind string // "json", "toml", "yaml"
 	// str encodes a new string value.
 	str func(s string) string
@@ -135,7 +143,7 @@ type syntax struct {
 	member func(e *entry, nl string, items []string) string
 }
 
-var jsonSyntax = syntax{kind: "json", str: jsonString,
+var jsonSyntax = style{kind: "json", str: jsonString,
 	member: func(e *entry, nl string, items []string) string {
 		if e.compact {
 			return `,"args":[` + strings.Join(items, ",") + "]"
@@ -143,12 +151,12 @@ var jsonSyntax = syntax{kind: "json", str: jsonString,
 		return `, "args": [` + strings.Join(items, ", ") + "]"
 	}}
 
-var tomlSyntax = syntax{kind: "toml", str: jsonString, // a TOML basic string is a JSON string for every value agentgate writes
+var tomlSyntax = style{kind: "toml", str: jsonString, // a TOML basic string is a JSON string for every value agentgate writes
 	member: func(e *entry, nl string, items []string) string {
 		return nl + e.indent + "args = [" + strings.Join(items, ", ") + "]"
 	}}
 
-var yamlSyntax = syntax{kind: "yaml", str: yamlString,
+var yamlSyntax = style{kind: "yaml", str: yamlString,
 	member: func(e *entry, nl string, items []string) string {
 		return nl + e.indent + "args: [" + strings.Join(items, ", ") + "]"
 	}}
@@ -157,21 +165,23 @@ var yamlSyntax = syntax{kind: "yaml", str: yamlString,
 type doc struct {
 	client, file string
 	data         []byte
-	syn          syntax
-	// parsed is data as the client's parser reads it, commands and args
-	// as written (parseFileRaw); servers is its enabled servers by name.
-	parsed  fileResult
-	servers map[string]Server
+	syn          style
+	// parsed is data's enabled servers in file order, as the client's
+	// parser reads them, commands and args as written (config.ParseFile);
+	// servers is the same by name.
+	parsed  []config.Server
+	servers map[string]config.Server
 	entries []*entry
-	lines   lineIndex // built on first use
+	lines   syntax.Lines // built on first use
 }
 
 // lineOf is the 1-based line of offset off.
 func (d *doc) lineOf(off int) int {
 	if d.lines == nil {
-		d.lines = newLineIndex(d.data)
+		d.lines = syntax.NewLines(d.data)
 	}
-	return d.lines.pos(off).line
+	line, _ := d.lines.Pos(off)
+	return line
 }
 
 func (d *doc) entry(name string) *entry {
@@ -198,7 +208,7 @@ func (d *doc) nl(off int) string {
 
 // argsLine sets e.argsMember when e's flow args array is the whole line
 // right after the command's (TOML, YAML), written as key (`args = `,
-// `args: `) at the command's indentation: the line syntax.member writes.
+// `args: `) at the command's indentation: the line style.member writes.
 func (d *doc) argsLine(e *entry, key string) {
 	if e.lineEnd < 0 {
 		return
@@ -232,9 +242,9 @@ func (d *doc) strLike(t tok, v string) string {
 
 // errAt is a refusal to edit: the file, the server, the field, why, and
 // what to do instead.
-func (d *doc) errAt(off int, server, field, msg, hint string) *Error {
-	line, col := offsetPos(d.data, off)
-	return &Error{File: d.file, Line: line, Column: col, Server: server, Field: field, Msg: "cannot edit: " + msg, Hint: hint}
+func (d *doc) errAt(off int, server, field, msg, hint string) *config.Error {
+	line, col := syntax.OffsetPos(d.data, off)
+	return &config.Error{File: d.file, Line: line, Column: col, Server: server, Field: field, Msg: "cannot edit: " + msg, Hint: hint}
 }
 
 // locate parses data as client's config file (an error when the client's
@@ -244,7 +254,7 @@ func (d *doc) errAt(off int, server, field, msg, hint string) *Error {
 func locate(client, file string, data []byte) (*doc, error) {
 	d := &doc{client: client, file: file, data: data}
 	var err error
-	if d.parsed, err = parseFileRaw(client, file, data); err != nil {
+	if d.parsed, _, err = config.ParseFile(client, file, data); err != nil {
 		return nil, err
 	}
 	d.servers, _ = byName(d.parsed, nil)
@@ -268,17 +278,28 @@ func locate(client, file string, data []byte) (*doc, error) {
 // rawServers reads data with the client's parser without seeing through
 // the guard wrapper: the enabled servers by name, command and args as
 // written.
-func rawServers(client, file string, data []byte) (map[string]Server, error) {
-	return byName(parseFileRaw(client, file, data))
+func rawServers(client, file string, data []byte) (map[string]config.Server, error) {
+	servers, _, err := config.ParseFile(client, file, data)
+	return byName(servers, err)
 }
 
-// byName is a parse's enabled servers by name.
-func byName(res fileResult, err error) (map[string]Server, error) {
+// readThrough reads data as Load does: with the client's parser, through
+// the guard wrapper (config.SeeThrough).
+func readThrough(client, file string, data []byte) ([]config.Server, error) {
+	servers, _, err := config.ParseFile(client, file, data)
 	if err != nil {
 		return nil, err
 	}
-	m := map[string]Server{}
-	for _, s := range res.servers {
+	return config.SeeThrough(file, servers)
+}
+
+// byName is a parse's enabled servers by name.
+func byName(servers []config.Server, err error) (map[string]config.Server, error) {
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]config.Server{}
+	for _, s := range servers {
 		m[s.Name] = s
 	}
 	return m, nil
@@ -288,7 +309,7 @@ func byName(res fileResult, err error) (map[string]Server, error) {
 // the command and args the editor found decode to what the parser read.
 // A disagreement means the editor would change something else than it
 // believes (a construct it does not understand): it refuses.
-func (d *doc) check(e *entry, s Server) *Error {
+func (d *doc) check(e *entry, s config.Server) *config.Error {
 	var argv []string
 	if e.args != nil {
 		for _, it := range e.args.items {
@@ -361,10 +382,10 @@ func (d *doc) insertItems(a *seq, raws []string) Edit {
 	return Edit{at, at, strings.Join(raws, sep) + sep}
 }
 
-// seeThrough is d's servers as parseFile reads them: through the guard
+// seeThrough is d's servers as Load reads them: through the guard
 // wrapper.
-func (d *doc) seeThrough() (fileResult, error) {
-	return seeThrough(d.file, fileResult{servers: slices.Clone(d.parsed.servers), skipped: d.parsed.skipped})
+func (d *doc) seeThrough() ([]config.Server, error) {
+	return config.SeeThrough(d.file, d.parsed)
 }
 
 // verifyEdit parses the edited file d became and checks that each server
@@ -390,10 +411,10 @@ func (d *doc) verifyEdit(after []byte, want map[string][]string) error {
 			switch {
 			case argv == nil:
 				continue // a remote entry restored: sameThrough checks it
-			case o.Transport != Stdio:
+			case o.Transport != config.Stdio:
 				// A remote entry wrapped: it is a stdio entry now, and
 				// sameThrough checks what it reads as through the wrapper.
-				if g.Transport != Stdio || g.Command != argv[0] || !slices.Equal(g.Args, argv[1:]) {
+				if g.Transport != config.Stdio || g.Command != argv[0] || !slices.Equal(g.Args, argv[1:]) {
 					return fmt.Errorf("internal error: wrapping %s: server %q reads as %q %q, want %q %q", file, name, g.Command, g.Args, argv[0], argv[1:])
 				}
 				continue
@@ -404,8 +425,8 @@ func (d *doc) verifyEdit(after []byte, want map[string][]string) error {
 			return fmt.Errorf("internal error: editing %s: server %q reads as %q %q, want %q %q", file, name, g.Command, g.Args, o.Command, o.Args)
 		}
 		g.Line, g.Column, o.Line, o.Column = 0, 0, 0, 0
-		if differ(g, o) != "" {
-			return fmt.Errorf("internal error: editing %s changed server %q's %s", file, name, differ(g, o))
+		if config.DefinitionDiff(g, o) != "" {
+			return fmt.Errorf("internal error: editing %s changed server %q's %s", file, name, config.DefinitionDiff(g, o))
 		}
 	}
 	return nil
@@ -442,7 +463,7 @@ func (d *doc) setEdit(server string, i int, value string) (Edit, []string, error
 	s, ok := d.servers[server]
 	e := d.entry(server)
 	if !ok || e == nil {
-		return Edit{}, nil, &Error{File: d.file, Server: server, Msg: "cannot edit: no such server in this file"}
+		return Edit{}, nil, &config.Error{File: d.file, Server: server, Msg: "cannot edit: no such server in this file"}
 	}
 	if err := d.check(e, s); err != nil {
 		return Edit{}, nil, err
@@ -457,7 +478,7 @@ func (d *doc) setEdit(server string, i int, value string) (Edit, []string, error
 	case !e.argv && i >= 0 && e.args != nil && i < len(e.args.items):
 		t = e.args.items[i]
 	default:
-		return Edit{}, nil, &Error{File: d.file, Server: server, Field: e.argsField, Msg: fmt.Sprintf("cannot edit: no argument %d", i)}
+		return Edit{}, nil, &config.Error{File: d.file, Server: server, Field: e.argsField, Msg: fmt.Sprintf("cannot edit: no argument %d", i)}
 	}
 	argv[i+1] = value
 	return Edit{t.start, t.end, d.strLike(t, value)}, argv, nil

@@ -1,4 +1,4 @@
-package config
+package launcher
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package config
+package configedit
 
 import (
 	"errors"
@@ -6,119 +6,26 @@ import (
 	"maps"
 	"slices"
 	"strings"
-)
 
-// Guard is the `agentgate guard` wrapper that `agentgate wrap` puts around
-// a server entry: the entry's command is agentgate and its args are
-// "guard" and a command line GuardArgs describes,
-//
-//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] -- COMMAND ARGS...
-//
-// for a stdio server, and
-//
-//	guard --server NAME [--lockfile PATH] [--on-drift MODE] [OPTIONS] --url URL [--header K:V ...] [--transport http|sse]
-//
-// for a remote one. Guard holds the options that are not the server.
-type Guard struct {
-	Server        string `json:"server,omitempty"` // --server: the lockfile entry guard checks against
-	Lockfile      string `json:"lockfile,omitempty"`
-	OnDrift       string `json:"onDrift,omitempty"`
-	AllowUnlocked bool   `json:"allowUnlocked,omitempty"`
-	// AllowUnpinnedPackage (--allow-unpinned-package) starts a command
-	// that runs another package than the lockfile pins, with a warning,
-	// instead of refusing it (mcp/guard, runpkg.go).
-	AllowUnpinnedPackage bool     `json:"allowUnpinnedPackage,omitempty"`
-	IgnoreMembers        []string `json:"ignoreMembers,omitempty"`
-	MaxListingBytes      int64    `json:"maxListingBytes,omitempty"`
-	MaxTools             int      `json:"maxTools,omitempty"`
-}
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
+)
 
 // guardCall is a parsed wrapper.
 type guardCall struct {
-	GuardArgs
+	guardargs.GuardArgs
 	cmdAt int // stdio: the index in the entry's args of COMMAND
 }
 
-// parseGuard reads the stdio entry s as the guard wrapper, with guard's
-// own parser (ParseGuardArgs), so that it reads every wrapper as guard
-// would run it and refuses what guard refuses. ok is false when it is not
-// one: it does not run the real agentgate (RunsAgentgate), or its first
-// argument is not "guard"; err (a *GuardArgsError) says what guard would
-// refuse.
-func parseGuard(s Server) (g guardCall, ok bool, err error) {
-	command, args := s.Command, s.Args
-	if !RunsAgentgate(command, slices.Collect(maps.Keys(s.Env))) || len(args) == 0 || args[0] != "guard" {
-		return g, false, nil
+// parseGuard reads the stdio entry s as the guard wrapper
+// (guardargs.Wrapper).
+func parseGuard(s config.Server) (g guardCall, ok bool, err error) {
+	g.GuardArgs, ok, err = guardargs.Wrapper(s.Command, s.Args, slices.Collect(maps.Keys(s.Env)))
+	if ok && err == nil {
+		g.cmdAt = len(s.Args) - len(g.Command)
 	}
-	g.GuardArgs, err = ParseGuardArgs(args[1:])
-	if err != nil {
-		return g, true, fmt.Errorf("agentgate guard would refuse it: %w", err)
-	}
-	g.cmdAt = len(args) - len(g.Command)
-	return g, true, nil
-}
-
-// seeThrough replaces the guard wrapper of every server in res by the
-// server it runs, so that a wrapped config locks, verifies and pins like
-// the unwrapped one. The wrapper itself is kept in Server.Guard.
-func seeThrough(file string, res fileResult) (fileResult, error) {
-	var errs Errors
-	for i := range res.servers {
-		s := &res.servers[i]
-		if s.Transport != Stdio {
-			continue
-		}
-		g, ok, err := parseGuard(*s)
-		if !ok {
-			continue
-		}
-		if err != nil {
-			hint := "fix the flag as guard's usage says (agentgate guard -h), or write the wrapper as 'agentgate wrap' does (docs/GUARD.md); 'agentgate unwrap' restores the entry once guard would run it"
-			var ge *GuardArgsError
-			if errors.As(err, &ge) && ge.Hint != "" {
-				hint = ge.Hint + "; " + hint
-			}
-			errs = append(errs, &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "args", Msg: err.Error(), Hint: hint})
-			continue
-		}
-		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-			if OwnVariable(k) {
-				errs = append(errs, ownVariableError(file, *s, "env."+k, k))
-			}
-		}
-		guard := g.Guard
-		s.Guard = &guard
-		if g.Command != nil {
-			s.Command, s.Args = g.Command[0], slices.Clone(g.Command[1:])
-			continue
-		}
-		s.Command, s.Args, s.Env, s.EnvVars, s.Cwd, s.EnvFile = "", nil, nil, nil, "", ""
-		s.EnvHeaders, s.BearerTokenEnvVar = nil, ""
-		if !guardArgsExpanded(s.Syntax) {
-			// The client passes the args as written; guard expands
-			// what is left in its own syntax (bridge.Flags.Resolve).
-			s.Syntax = SyntaxClaude
-		}
-		s.URL = g.URL
-		// As guard reads --transport and --header (Check has refused
-		// what they would refuse).
-		s.Transport, s.FallbackSSE, _ = RemoteTransport(g.Transport)
-		s.Headers, _ = HeaderFlags(g.Headers)
-	}
-	if len(errs) > 0 {
-		return res, errs
-	}
-	return res, nil
-}
-
-// ownVariableError is the error for variable name (OwnVariable), set in
-// the field of the wrapper s.
-func ownVariableError(file string, s Server, field, name string) *Error {
-	return &Error{File: file, Line: s.Line, Column: s.Column, Server: s.Name, Field: field,
-		Msg: fmt.Sprintf("the entry's environment chooses agentgate's own binaries or settings: %s would apply to agentgate guard in the client's session, "+
-			"while agentgate's own commands check the server without it", name),
-		Hint: fmt.Sprintf("remove %s from the entry's env; if the server needs it, set it after %q: agentgate guard --server %s -- env %s=VALUE COMMAND ARGS...",
-			name, "--", ShellQuote(s.Name), name)}
+	return g, ok, err
 }
 
 // WrapOptions are the guard flags `agentgate wrap` writes into every
@@ -177,7 +84,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if s.Transport != Stdio {
+		if s.Transport != config.Stdio {
 			remote = append(remote, e.name)
 		}
 		lockNames[e.name] = lockName
@@ -213,7 +120,7 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 					`write "args" with at least one argument, or without "args" at all, then run agentgate wrap again; or wrap this server by hand as docs/GUARD.md shows`)
 			}
 		}
-		return nil, nil, nil, &Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
+		return nil, nil, nil, &config.Error{File: file, Msg: "cannot edit: 'agentgate unwrap' could not restore the file byte for byte after wrapping it",
 			Hint: "wrap its servers by hand as docs/GUARD.md shows"}
 	}
 	return out, wrapped, left, nil
@@ -221,21 +128,21 @@ func WrapFile(client, file string, data []byte, opt WrapOptions) (out []byte, wr
 
 // wrapEntry is wrapEdits for a stdio server, wrapRemoteEdit for a remote
 // one.
-func (d *doc) wrapEntry(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
+func (d *doc) wrapEntry(e *entry, s config.Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
 	// The entry's env becomes guard's: what agentgate would refuse in the
 	// wrapper (or not see through) is refused before it is written.
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
-		if OwnVariable(k) || strings.EqualFold(k, "PATH") {
-			err := ownVariableError(d.file, s, "env."+k, k)
-			err.Msg = "cannot wrap: " + err.Msg
+		if guardargs.OwnVariable(k) || strings.EqualFold(k, "PATH") {
+			msg, hint := guardargs.OwnVariableProblem(s.Name, k)
+			err := &config.Error{File: d.file, Line: s.Line, Column: s.Column, Server: s.Name, Field: "env." + k, Msg: "cannot wrap: " + msg, Hint: hint}
 			if strings.EqualFold(k, "PATH") {
 				err.Msg = "cannot wrap: the entry's env sets PATH, where the client would look agentgate up: the wrapper would not run the real agentgate"
-				err.Hint = "set PATH for the server after \"--\" by hand (agentgate guard --server " + ShellQuote(lockName) + " -- env PATH=... COMMAND ARGS...), or leave this server unwrapped"
+				err.Hint = "set PATH for the server after \"--\" by hand (agentgate guard --server " + syntax.ShellQuote(lockName) + " -- env PATH=... COMMAND ARGS...), or leave this server unwrapped"
 			}
 			return nil, nil, err
 		}
 	}
-	if s.Transport == Stdio {
+	if s.Transport == config.Stdio {
 		return d.wrapEdits(e, s, lockName, opt)
 	}
 	ed, argv, err := d.wrapRemoteEdit(e, s, lockName, opt)
@@ -258,18 +165,18 @@ func (d *doc) sameThrough(after []byte, names []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := byName(parseFile(client, file, after))
+	b, err := byName(readThrough(client, file, after))
 	if err != nil {
 		return fmt.Errorf("internal error: the edited %s does not parse: %w", file, err)
 	}
 	for _, n := range names {
 		x, y := a[n], b[n]
-		what := differ(x, y)
-		if what == "" && x.FallbackSSE != y.FallbackSSE {
-			what = "transport (SSE fallback)"
+		what := config.DefinitionDiff(x, y)
+		if what == "transport" && x.Transport == y.Transport {
+			what = "transport (SSE fallback)" // DefinitionDiff says "transport" for the fallback too
 		}
 		if what != "" {
-			return &Error{File: file, Server: n, Field: what, Msg: fmt.Sprintf("cannot edit: through the guard wrapper the server's %s would read differently", what),
+			return &config.Error{File: file, Server: n, Field: what, Msg: fmt.Sprintf("cannot edit: through the guard wrapper the server's %s would read differently", what),
 				Hint: "an entry wrapped by agentgate wrap and edited since is restored by hand (docs/GUARD.md shows the wrapped form)"}
 		}
 	}
@@ -278,9 +185,9 @@ func (d *doc) sameThrough(after []byte, names []string) error {
 
 // wrapEdits are the edits that wrap entry e (server s, locked as
 // lockName), and the argv the entry runs after them.
-func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
+func (d *doc) wrapEdits(e *entry, s config.Server, lockName string, opt WrapOptions) ([]Edit, []string, error) {
 	if e == nil {
-		return nil, nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
+		return nil, nil, &config.Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
 	}
 	if err := d.check(e, s); err != nil {
 		return nil, nil, err
@@ -290,9 +197,9 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 	var edits []Edit
 	switch {
 	case e.argv:
-		edits = append(edits, d.insertItems(e.args, append([]string{d.syn.str(Program)}, raws...)))
+		edits = append(edits, d.insertItems(e.args, append([]string{d.syn.str(guardargs.Program)}, raws...)))
 	default:
-		edits = append(edits, Edit{e.cmd.start, e.cmd.end, d.syn.str(Program)})
+		edits = append(edits, Edit{e.cmd.start, e.cmd.end, d.syn.str(guardargs.Program)})
 		cmdRaw := d.raw(*e.cmd)
 		flow := e.args == nil || !e.args.block
 		if d.syn.kind == "yaml" && flow && !strings.ContainsAny(cmdRaw[:1], `"'`) && !yamlPlainRE().MatchString(cmdRaw) {
@@ -309,13 +216,13 @@ func (d *doc) wrapEdits(e *entry, s Server, lockName string, opt WrapOptions) ([
 				`write the server as a [mcp_servers.NAME] table (TOML) or a block mapping (YAML) with "command" on its own line, then run agentgate wrap again`)
 		}
 	}
-	return edits, slices.Concat([]string{Program}, prefix, []string{s.Command}, s.Args), nil
+	return edits, slices.Concat([]string{guardargs.Program}, prefix, []string{s.Command}, s.Args), nil
 }
 
 // guardFlags are the wrapper's arguments before "--" or --url: guard
 // --server lockName [--lockfile PATH] [--on-drift MODE].
 func guardFlags(lockName string, opt WrapOptions) []string {
-	g := GuardArgs{Guard: Guard{Server: lockName, Lockfile: opt.Lockfile, OnDrift: opt.OnDrift}}
+	g := guardargs.GuardArgs{Guard: guardargs.Guard{Server: lockName, Lockfile: opt.Lockfile, OnDrift: opt.OnDrift}}
 	return append([]string{"guard"}, g.Argv()...)
 }
 
@@ -353,7 +260,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 			continue
 		}
 		if gerr != nil {
-			return nil, nil, &Error{File: file, Line: e.line, Server: e.name, Field: e.argsField, Msg: "cannot unwrap: " + gerr.Error(),
+			return nil, nil, &config.Error{File: file, Line: e.line, Server: e.name, Field: e.argsField, Msg: "cannot unwrap: " + gerr.Error(),
 				Hint: "fix the wrapper by hand: the original command follows \"--\""}
 		}
 		if g.Command == nil {
@@ -400,7 +307,7 @@ func UnwrapFile(client, file string, data []byte, names ...string) ([]byte, []st
 		return nil, nil, err
 	}
 	if _, err := rawServers(client, file, out); err != nil {
-		return nil, nil, &Error{File: file, Server: strings.Join(remote, ", "), Msg: "cannot unwrap: the entry agentgate wrap saved does not read back: " + err.Error(),
+		return nil, nil, &config.Error{File: file, Server: strings.Join(remote, ", "), Msg: "cannot unwrap: the entry agentgate wrap saved does not read back: " + err.Error(),
 			Hint: "restore the remote entry by hand (docs/GUARD.md shows the wrapped form)"}
 	}
 	if err := d.verifyEdit(out, want); err != nil {

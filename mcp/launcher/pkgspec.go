@@ -1,4 +1,14 @@
-package config
+// Package launcher recognises the package a stdio server's command runs:
+// npx, npm exec, bunx, pnpm dlx, yarn dlx, uvx, uv tool run, pipx run,
+// docker or podman run, go run, or an interpreter running a file, parsed
+// as each launcher parses its arguments (RecognizePackage -> PackageSpec);
+// the argument that pins a spec to an exact version (PinnedArg), the
+// comparison with a locked package (Runs, VersionDiffers), the program
+// text an interpreter is given inline (ProgramText) and a file's
+// integrity (FileIntegrity). It is pure: it reads no config, asks no
+// registry and starts nothing (FileIntegrity reads the one file it is
+// given).
+package launcher
 
 import (
 	"crypto/sha256"
@@ -10,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
@@ -85,106 +96,128 @@ func unpinnable(cmd, format string, a ...any) error {
 	return &UnpinnableError{Command: cmd, Reason: fmt.Sprintf(format, a...)}
 }
 
-// Package recognises the package s runs. Remote servers run nothing
-// locally: ok is false and err nil. A stdio command agentgate cannot
-// attribute returns an *UnpinnableError.
-func (s Server) Package() (p PackageSpec, ok bool, err error) {
-	if s.Transport != Stdio && s.Transport != "" {
-		return PackageSpec{}, false, nil
-	}
-	p, err = RecognizePackage(s.Command, s.Args)
-	if err != nil {
-		return PackageSpec{}, false, err
-	}
-	return p, true, nil
-}
-
 // RecognizePackage parses command and args as the launcher named by
 // command would, and returns the package it runs. It is pure: it reads no
 // file and asks no registry.
 func RecognizePackage(command string, args []string) (PackageSpec, error) {
 	base := launcherName(command)
-	switch base {
-	case "npx":
-		return npmExec(command, "npx", args, 0, true)
-	case "bunx":
-		return npmExec(command, "bunx", args, 0, true)
-	case "npm", "pnpm", "yarn":
-		i, sub := firstPositional(args, npmGlobalValueFlags)
-		switch {
-		case base == "npm" && (sub == "exec" || sub == "x"), base == "pnpm" && sub == "dlx", base == "yarn" && sub == "dlx":
-			// Options before the subcommand count too (`pnpm
-			// --package=x dlx bin`): parse without the subcommand.
-			launcher := base + " dlx"
-			if base == "npm" {
-				launcher = "npm exec"
-			}
-			rest := append(append([]string{}, args[:i]...), args[i+1:]...)
-			p, err := npmExec(command, launcher, rest, 0, false)
-			if err == nil && p.Arg >= i {
-				p.Arg++
-			}
-			return p, err
-		}
-		return PackageSpec{}, unpinnable(command, "%s %s does not run a registry package (only exec/x and dlx do)", base, sub)
-	case "uvx":
-		return uvRun(command, "uvx", args, 0)
-	case "uv":
-		i, sub := firstPositional(args, uvValueFlags)
-		if sub == "tool" && i+1 < len(args) {
-			j, sub2 := firstPositional(args[i+1:], uvValueFlags)
-			if sub2 == "run" {
-				return uvRun(command, "uv tool run", args, i+1+j+1)
-			}
-		}
-		return PackageSpec{}, unpinnable(command, "only `uv tool run` runs a registry package")
-	case "pipx":
-		i, sub := firstPositional(args, pipxValueFlags)
-		if sub == "run" {
-			return pipxRun(command, args, i+1)
-		}
-		return PackageSpec{}, unpinnable(command, "only `pipx run` runs a registry package")
-	case "docker", "podman":
-		i, sub := firstPositional(args, dockerGlobalValueFlags)
-		if sub == "container" && i+1 < len(args) && args[i+1] == "run" {
-			i++
-			sub = "run"
-		}
-		if sub == "run" {
-			return dockerRun(command, base+" run", args, i+1)
-		}
-		return PackageSpec{}, unpinnable(command, "only `%s run` runs an image", base)
-	case "go":
-		i, sub := firstPositional(args, nil)
-		if sub == "run" {
-			return goRun(command, args, i+1)
-		}
-		return PackageSpec{}, unpinnable(command, "only `go run pkg@version` runs a module")
+	if run, ok := launchers[base]; ok {
+		return run(command, base, args)
 	}
 	if interp, ok := interpreters[base]; ok {
-		i, script := firstPositional(args, interp)
-		if i < 0 {
-			return PackageSpec{}, unpinnable(command, "%s runs no script file (e.g. -m or -e)", base)
-		}
-		if base == "deno" || base == "bun" {
-			// deno run FILE, bun run FILE / bun FILE.
-			if script == "run" {
-				j, s2 := firstPositional(args[i+1:], interp)
-				if j < 0 {
-					return PackageSpec{}, unpinnable(command, "%s run names no file", base)
-				}
-				i, script = i+1+j, s2
-			}
-		}
-		if hasFlag(args[:i], interpCodeFlags) {
-			return PackageSpec{}, unpinnable(command, "%s runs inline code or a module, not a file", base)
-		}
-		return fileSpec(command, base, script, i)
+		return interpreterSpec(command, base, args, interp)
 	}
 	if isRelativePath(command) {
 		return fileSpec(command, "", command, -1)
 	}
 	return PackageSpec{}, unpinnable(command, "not a known launcher (npx, npm exec, bunx, pnpm dlx, yarn dlx, uvx, uv tool run, pipx run, docker/podman run, go run) nor a file inside the repository")
+}
+
+// launchers reads the args of each launcher RecognizePackage knows, by
+// launcherName: what follows is the package it runs, or why it runs none.
+var launchers = map[string]func(command, base string, args []string) (PackageSpec, error){
+	"npx": func(command, _ string, args []string) (PackageSpec, error) {
+		return npmExec(command, "npx", args, 0, true)
+	},
+	"bunx": func(command, _ string, args []string) (PackageSpec, error) {
+		return npmExec(command, "bunx", args, 0, true)
+	},
+	"npm":    npmSubcommand,
+	"pnpm":   npmSubcommand,
+	"yarn":   npmSubcommand,
+	"uvx":    func(command, _ string, args []string) (PackageSpec, error) { return uvRun(command, "uvx", args, 0) },
+	"uv":     uvTool,
+	"pipx":   pipxSubcommand,
+	"docker": dockerSubcommand,
+	"podman": dockerSubcommand,
+	"go":     goSubcommand,
+}
+
+// npmSubcommand reads npm exec / npm x, pnpm dlx and yarn dlx.
+func npmSubcommand(command, base string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, npmGlobalValueFlags)
+	switch {
+	case base == "npm" && (sub == "exec" || sub == "x"), base == "pnpm" && sub == "dlx", base == "yarn" && sub == "dlx":
+		// Options before the subcommand count too (`pnpm
+		// --package=x dlx bin`): parse without the subcommand.
+		launcher := base + " dlx"
+		if base == "npm" {
+			launcher = "npm exec"
+		}
+		rest := append(append([]string{}, args[:i]...), args[i+1:]...)
+		p, err := npmExec(command, launcher, rest, 0, false)
+		if err == nil && p.Arg >= i {
+			p.Arg++
+		}
+		return p, err
+	}
+	return PackageSpec{}, unpinnable(command, "%s %s does not run a registry package (only exec/x and dlx do)", base, sub)
+}
+
+// uvTool reads uv tool run.
+func uvTool(command, _ string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, uvValueFlags)
+	if sub == "tool" && i+1 < len(args) {
+		j, sub2 := firstPositional(args[i+1:], uvValueFlags)
+		if sub2 == "run" {
+			return uvRun(command, "uv tool run", args, i+1+j+1)
+		}
+	}
+	return PackageSpec{}, unpinnable(command, "only `uv tool run` runs a registry package")
+}
+
+// pipxSubcommand reads pipx run.
+func pipxSubcommand(command, _ string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, pipxValueFlags)
+	if sub == "run" {
+		return pipxRun(command, args, i+1)
+	}
+	return PackageSpec{}, unpinnable(command, "only `pipx run` runs a registry package")
+}
+
+// dockerSubcommand reads docker (podman) run and container run.
+func dockerSubcommand(command, base string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, dockerGlobalValueFlags)
+	if sub == "container" && i+1 < len(args) && args[i+1] == "run" {
+		i++
+		sub = "run"
+	}
+	if sub == "run" {
+		return dockerRun(command, base+" run", args, i+1)
+	}
+	return PackageSpec{}, unpinnable(command, "only `%s run` runs an image", base)
+}
+
+// goSubcommand reads go run.
+func goSubcommand(command, _ string, args []string) (PackageSpec, error) {
+	i, sub := firstPositional(args, nil)
+	if sub == "run" {
+		return goRun(command, args, i+1)
+	}
+	return PackageSpec{}, unpinnable(command, "only `go run pkg@version` runs a module")
+}
+
+// interpreterSpec reads an interpreter's command line (interp: its
+// options that take a value) as running a script file.
+func interpreterSpec(command, base string, args []string, interp flagSet) (PackageSpec, error) {
+	i, script := firstPositional(args, interp)
+	if i < 0 {
+		return PackageSpec{}, unpinnable(command, "%s runs no script file (e.g. -m or -e)", base)
+	}
+	if base == "deno" || base == "bun" {
+		// deno run FILE, bun run FILE / bun FILE.
+		if script == "run" {
+			j, s2 := firstPositional(args[i+1:], interp)
+			if j < 0 {
+				return PackageSpec{}, unpinnable(command, "%s run names no file", base)
+			}
+			i, script = i+1+j, s2
+		}
+	}
+	if hasFlag(args[:i], interpCodeFlags) {
+		return PackageSpec{}, unpinnable(command, "%s runs inline code or a module, not a file", base)
+	}
+	return fileSpec(command, base, script, i)
 }
 
 // launcherName is the command's base name, lower-cased, without a Windows
@@ -344,20 +377,17 @@ func npmExecWith(command, launcher string, args []string, from int, stopAtPositi
 }
 
 var (
-	npmNameRE = lazyRegexp(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$`)
+	npmNameRE = lazyre.New(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$`)
 	// semverRE is a full semver 2.0.0 version, with npm's loose leading
 	// "v" or "=".
-	semverRE = lazyRegexp(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+	semverRE = lazyre.New(`^[v=]?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 )
 
 // npmSpec parses an npm package spec as npm-package-arg does for registry
 // specs: name, name@version|range|tag, @scope/name@..., alias@npm:real@....
 // Git, tarball, URL and directory specs are not registry packages.
 func npmSpec(command, launcher, spec string, arg int) (PackageSpec, error) {
-	s := spec
-	if strings.HasPrefix(s, "npm:") {
-		s = s[len("npm:"):]
-	}
+	s := strings.TrimPrefix(spec, "npm:")
 	name, ver := s, ""
 	at := strings.Index(s[min(1, len(s)):], "@")
 	if at >= 0 {
@@ -465,7 +495,7 @@ func pipxRun(command string, args []string, from int) (PackageSpec, error) {
 }
 
 var (
-	pypiNameRE = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
+	pypiNameRE = lazyre.New(`^([A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z0-9])(\[[A-Za-z0-9._,\s-]*\])?`)
 )
 
 // pypiSpec parses a PEP 508 requirement as uv and pipx accept it on the
@@ -553,9 +583,9 @@ var dockerBoolFlags = flagSet{
 var dockerGlobalValueFlags = flagSet{"--config": true, "-c": true, "--context": true, "-H": true, "--host": true, "-l": true, "--log-level": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--connection": true, "--url": true, "--identity": true, "--root": true, "--runroot": true, "--storage-driver": true, "--cgroup-manager": true, "--events-backend": true, "--network-cmd-path": true, "--runtime": true, "--tmpdir": true, "--module": true}
 
 var (
-	ociRefRE    = lazyRegexp(`^[a-z0-9]+([._-]+[a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$`)
-	ociTagRE    = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
-	ociDigestRE = lazyRegexp(`^sha256:[0-9a-f]{64}$|^sha512:[0-9a-f]{128}$`)
+	ociRefRE    = lazyre.New(`^[a-z0-9]+([._-]+[a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-]+[a-z0-9]+)*)*$`)
+	ociTagRE    = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	ociDigestRE = lazyre.New(`^sha256:[0-9a-f]{64}$|^sha512:[0-9a-f]{128}$`)
 )
 
 func dockerRun(command, launcher string, args []string, from int) (PackageSpec, error) {
@@ -629,7 +659,7 @@ func ociSpec(command, launcher, ref string, arg int) (PackageSpec, error) {
 // go run build flags that take a value (go help build).
 var goValueFlags = flagSet{"-C": true, "-p": true, "-asmflags": true, "-buildmode": true, "-compiler": true, "-gccgoflags": true, "-gcflags": true, "-installsuffix": true, "-ldflags": true, "-mod": true, "-modfile": true, "-overlay": true, "-pgo": true, "-pkgdir": true, "-tags": true, "-toolexec": true, "-exec": true, "-covermode": true, "-coverpkg": true, "-o": true}
 
-var goPathRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._~+-]*(/[A-Za-z0-9._~+-]+)+$`)
+var goPathRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._~+-]*(/[A-Za-z0-9._~+-]+)+$`)
 
 func goRun(command string, args []string, from int) (PackageSpec, error) {
 	vf := flagSet{}

@@ -1,11 +1,14 @@
-package config
+package configedit
 
 import (
 	"bytes"
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // locateYAML finds the items of a Continue YAML block's mcpServers list.
@@ -18,7 +21,7 @@ func locateYAML(d *doc) error {
 	if err := yaml.Unmarshal(d.data, &root); err != nil || len(root.Content) == 0 {
 		return nil
 	}
-	y := yamlDoc{d: d, idx: newLineIndex(d.data)}
+	y := yamlDoc{d: d, idx: syntax.NewLines(d.data)}
 	top := root.Content[0]
 	list := yamlGet(top, "mcpServers")
 	if list == nil || list.Kind != yaml.SequenceNode {
@@ -134,7 +137,7 @@ func yamlGet(m *yaml.Node, key string) *yaml.Node {
 
 type yamlDoc struct {
 	d   *doc
-	idx lineIndex
+	idx syntax.Lines
 }
 
 // off is the byte offset of n's line and column (columns count characters).
@@ -278,7 +281,7 @@ func (y yamlDoc) seq(n *yaml.Node) *seq {
 // yamlPlainRE is a string that YAML reads as a plain string in any context
 // (block or flow) and that no YAML 1.1 or 1.2 schema reads as another
 // type.
-var yamlPlainRE = lazyRegexp(`^(?:[A-Za-z_/]|\.[A-Za-z_/.])[A-Za-z0-9_./@+=^~-]*$|^--?[A-Za-z][A-Za-z0-9_./@+=^~-]*$|^--$`)
+var yamlPlainRE = lazyre.New(`^(?:[A-Za-z_/]|\.[A-Za-z_/.])[A-Za-z0-9_./@+=^~-]*$|^--?[A-Za-z][A-Za-z0-9_./@+=^~-]*$|^--$`)
 
 var yamlReserved = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true, "true": true, "false": true, "null": true, ".inf": true, ".nan": true}
 

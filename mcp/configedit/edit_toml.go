@@ -1,10 +1,13 @@
-package config
+package configedit
 
 import (
 	"bytes"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // locateTOML finds Codex's [mcp_servers.NAME] entries in a TOML file with a
@@ -36,9 +39,9 @@ func locateTOML(d *doc) error {
 			s.toEOL()
 			continue
 		case s.b[s.i] == '[':
-			keys, _, ok := parseTOMLKey(strings.TrimLeft(string(s.b[s.i:s.lineEnd()]), "["))
+			keys, _, ok := syntax.ParseTOMLKey(strings.TrimLeft(string(s.b[s.i:s.lineEnd()]), "["))
 			if !ok {
-				return &Error{File: d.file, Msg: "cannot edit: unreadable table header"}
+				return &config.Error{File: d.file, Msg: "cannot edit: unreadable table header"}
 			}
 			table = keys
 			if len(keys) == 2 && keys[0] == "mcp_servers" {
@@ -52,9 +55,9 @@ func locateTOML(d *doc) error {
 			s.toEOL()
 			continue
 		}
-		keys, rest, ok := parseTOMLKey(string(s.b[s.i:s.lineEnd()]))
+		keys, rest, ok := syntax.ParseTOMLKey(string(s.b[s.i:s.lineEnd()]))
 		if !ok || !strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
-			return &Error{File: d.file, Msg: "cannot edit: unreadable key"}
+			return &config.Error{File: d.file, Msg: "cannot edit: unreadable key"}
 		}
 		s.i = s.lineEnd() - len(rest)
 		s.spaces()
@@ -140,7 +143,7 @@ func (s *tomlScanner) inlineEntry(e *entry) {
 		for end < len(s.b) && s.b[end] != '=' && s.b[end] != '\n' {
 			end++
 		}
-		keys, rest, ok := parseTOMLKey(string(s.b[s.i:end]))
+		keys, rest, ok := syntax.ParseTOMLKey(string(s.b[s.i:end]))
 		if !ok || rest != "" || end >= len(s.b) || s.b[end] != '=' {
 			return
 		}

@@ -1,4 +1,4 @@
-package config
+package syntax
 
 import (
 	"net/textproto"
@@ -20,8 +20,8 @@ func TestCanonicalHeaderKey(t *testing.T) {
 		"x-api-key:":       "x-api-key:",
 		"user-agent~v2.0!": "User-Agent~v2.0!",
 	} {
-		if got := canonicalHeaderKey(in); got != want {
-			t.Errorf("canonicalHeaderKey(%q) = %q, want %q", in, got, want)
+		if got := CanonicalHeaderKey(in); got != want {
+			t.Errorf("CanonicalHeaderKey(%q) = %q, want %q", in, got, want)
 		}
 		if got := textproto.CanonicalMIMEHeaderKey(in); got != want {
 			t.Errorf("textproto.CanonicalMIMEHeaderKey(%q) = %q, want %q (the table is wrong)", in, got, want)
@@ -29,12 +29,12 @@ func TestCanonicalHeaderKey(t *testing.T) {
 	}
 }
 
-// FuzzCanonicalHeaderKey checks canonicalHeaderKey against the function it
+// FuzzCanonicalHeaderKey checks CanonicalHeaderKey against the function it
 // replaces, net/textproto.CanonicalMIMEHeaderKey.
 func FuzzCanonicalHeaderKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := canonicalHeaderKey(s), textproto.CanonicalMIMEHeaderKey(s); got != want {
-			t.Errorf("canonicalHeaderKey(%q) = %q, textproto says %q", s, got, want)
+		if got, want := CanonicalHeaderKey(s), textproto.CanonicalMIMEHeaderKey(s); got != want {
+			t.Errorf("CanonicalHeaderKey(%q) = %q, textproto says %q", s, got, want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package config
+package configedit
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // locateJSON finds the server entries of a JSON or JSONC client config
@@ -19,23 +21,13 @@ func locateJSON(d *doc) error {
 	}
 	root, err := hujson.Parse(data[bom:])
 	if err != nil {
-		return &Error{File: d.file, Msg: "invalid JSON: " + err.Error()}
+		return &config.Error{File: d.file, Msg: "invalid JSON: " + err.Error()}
 	}
 	obj, ok := root.Value.(*hujson.Object)
 	if !ok {
 		return nil
 	}
-	key := "mcpServers"
-	switch d.client {
-	case "zed":
-		key = "context_servers"
-	case "opencode":
-		key = "mcp"
-	default:
-		if c, ok := jsonClients[d.client]; ok {
-			key = c.key
-		}
-	}
+	key, bare := config.ServersMember(d.client)
 	add := func(name string, keyOff int, e *hujson.Object) {
 		d.entries = append(d.entries, jsonEntry(d, bom, name, keyOff, e))
 	}
@@ -49,7 +41,7 @@ func locateJSON(d *doc) error {
 	case d.client == "continue" && (member(obj, "command") != nil || member(obj, "url") != nil):
 		add(strings.TrimSuffix(path.Base(d.file), path.Ext(d.file)), root.StartOffset, obj)
 		return nil
-	case jsonClients[d.client].bare && bareMembers(obj):
+	case bare && bareMembers(obj):
 		so = obj // Copilot CLI: the servers at the top level
 	default:
 		return nil

@@ -1,4 +1,4 @@
-package config
+package configedit
 
 import (
 	"encoding/base64"
@@ -6,7 +6,12 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
 )
 
 // wrap_remote.go turns a remote server's entry into a stdio entry that
@@ -95,9 +100,9 @@ func (d *doc) shapeKey() string {
 // wrapRemoteEdit is the edit that wraps remote entry e (server s as the
 // client's parser reads it, locked as lockName), and the argv the entry
 // runs after it.
-func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOptions) (Edit, []string, error) {
+func (d *doc) wrapRemoteEdit(e *entry, s config.Server, lockName string, opt WrapOptions) (Edit, []string, error) {
 	if e == nil {
-		return Edit{}, nil, &Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
+		return Edit{}, nil, &config.Error{File: d.file, Server: s.Name, Msg: "cannot edit: the entry was not found where the parser read it"}
 	}
 	refuse := func(off int, field, msg, hint string) (Edit, []string, error) {
 		return Edit{}, nil, d.errAt(off, e.name, field, "cannot wrap this remote server: "+msg, hint)
@@ -105,7 +110,7 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 	// unreachable: guard cannot reach the server as the client does; the
 	// entry is left alone, not an error (see Unwrappable).
 	unreachable := func(off int, field, why string) (Edit, []string, error) {
-		line, col := offsetPos(d.data, off)
+		line, col := syntax.OffsetPos(d.data, off)
 		return Edit{}, nil, &Unwrappable{File: d.file, Line: line, Column: col, Server: e.name, Field: field, Reason: why}
 	}
 	at := d.entryOffset(e)
@@ -187,16 +192,16 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 			ms = append(ms, `"type"`+kv+jsonString(typ))
 		}
 		if d.client == "opencode" { // the command is one argv array
-			ms = append(ms, `"command"`+kv+"["+jsonString(Program)+comma+strings.Join(items, comma)+"]")
+			ms = append(ms, `"command"`+kv+"["+jsonString(guardargs.Program)+comma+strings.Join(items, comma)+"]")
 		} else {
-			ms = append(ms, `"command"`+kv+jsonString(Program), `"args"`+kv+"["+strings.Join(items, comma)+"]")
+			ms = append(ms, `"command"`+kv+jsonString(guardargs.Program), `"args"`+kv+"["+strings.Join(items, comma)+"]")
 		}
 		ms = append(ms, jsonString(shape.envKey)+kv+"{"+jsonString(unwrapEnv)+kv+jsonString(saved)+"}")
 		text = strings.Join(ms, sep)
 	case "toml":
 		ls := strings.LastIndexByte(string(d.data[:first.start]), '\n') + 1
 		sep := d.nl(first.start) + string(d.data[ls:first.start])
-		ms := []string{"command = " + jsonString(Program), "args = [" + strings.Join(items, ", ") + "]",
+		ms := []string{"command = " + jsonString(guardargs.Program), "args = [" + strings.Join(items, ", ") + "]",
 			"env = { " + unwrapEnv + " = " + jsonString(saved) + " }"}
 		if len(envVars) > 0 {
 			ms = append(ms, "env_vars = ["+strings.Join(d.strs(envVars), ", ")+"]")
@@ -209,20 +214,20 @@ func (d *doc) wrapRemoteEdit(e *entry, s Server, lockName string, opt WrapOption
 		if typ != "" {
 			ms = append(ms, "type: "+typ)
 		}
-		ms = append(ms, "command: "+yamlString(Program), "args: ["+strings.Join(items, ", ")+"]",
+		ms = append(ms, "command: "+yamlString(guardargs.Program), "args: ["+strings.Join(items, ", ")+"]",
 			"env: {"+unwrapEnv+": "+jsonString(saved)+"}")
 		text = strings.Join(ms, sep)
 	}
-	return Edit{first.start, last.end, text}, append([]string{Program}, args...), nil
+	return Edit{first.start, last.end, text}, append([]string{guardargs.Program}, args...), nil
 }
 
 // names lists the names of e's members at indices run.
 func (d *doc) names(e *entry, run []int) string {
 	var ns []string
 	for _, i := range run {
-		ns = append(ns, e.members[i].name)
+		ns = append(ns, strconv.Quote(e.members[i].name))
 	}
-	return strings.Join(quoteAll(ns), ", ")
+	return strings.Join(ns, ", ")
 }
 
 // entryOffset is where errors about entry e point: its first member.
@@ -236,9 +241,9 @@ func (d *doc) entryOffset(e *entry) int {
 // unwrapRemoteEdit is the edit that restores remote entry e, wrapped by
 // wrapRemoteEdit (s is the wrapped entry as the client's parser reads
 // it).
-func (d *doc) unwrapRemoteEdit(e *entry, s Server) (Edit, error) {
+func (d *doc) unwrapRemoteEdit(e *entry, s config.Server) (Edit, error) {
 	refuse := func(msg string) (Edit, error) {
-		return Edit{}, &Error{File: d.file, Line: e.line, Server: e.name, Msg: "cannot unwrap: " + msg,
+		return Edit{}, &config.Error{File: d.file, Line: e.line, Server: e.name, Msg: "cannot unwrap: " + msg,
 			Hint: "restore the remote entry by hand (docs/GUARD.md shows the wrapped form)"}
 	}
 	shape, ok := remoteShapes[d.shapeKey()]
@@ -304,7 +309,7 @@ func (u *Unwrappable) Error() string {
 // rewritten into guard's own ${VAR} syntax, which guard expands from the
 // environment the client gives it, and a literal value that guard would
 // read as a variable is refused.
-func guardRemoteArgs(s Server, lockName string, opt WrapOptions) (args, envVars []string, err *argErr) {
+func guardRemoteArgs(s config.Server, lockName string, opt WrapOptions) (args, envVars []string, err *argErr) {
 	args = guardFlags(lockName, opt)
 	u, err := guardValue(s, "url", s.URL)
 	if err != nil {
@@ -314,14 +319,14 @@ func guardRemoteArgs(s Server, lockName string, opt WrapOptions) (args, envVars 
 	hdr := map[string]string{}
 	seen := map[string]string{}
 	add := func(k, v, field string) *argErr {
-		ck := canonicalHeaderKey(k)
+		ck := syntax.CanonicalHeaderKey(k)
 		if prev, dup := seen[ck]; dup {
 			return &argErr{field, fmt.Sprintf("header %q is given twice (also as %s)", k, prev)}
 		}
 		if strings.TrimSpace(v) != v || strings.TrimSpace(k) != k || strings.ContainsAny(k, ":") {
 			return &argErr{field, fmt.Sprintf("header %q has a name with ':' or blanks around its name or value, which guard's --header 'Name: value' cannot carry", k)}
 		}
-		if !validHeaderName(k) {
+		if !guardargs.ValidHeaderName(k) {
 			return &argErr{field, fmt.Sprintf("header %q is not an HTTP header name (RFC 9110 token), which guard's --header refuses", k)}
 		}
 		seen[ck], hdr[k] = field, v
@@ -352,33 +357,28 @@ func guardRemoteArgs(s Server, lockName string, opt WrapOptions) (args, envVars 
 		args = append(args, "--header", k+": "+hdr[k])
 	}
 	switch {
-	case s.Transport == SSE:
+	case s.Transport == config.SSE:
 		args = append(args, "--transport", "sse")
-	case s.Transport == StreamableHTTP && !s.FallbackSSE:
+	case s.Transport == config.StreamableHTTP && !s.FallbackSSE:
 		args = append(args, "--transport", "http")
 	}
 	slices.Sort(envVars)
 	return args, slices.Compact(envVars), nil
 }
 
-// guardArgsExpanded reports whether the client of syntax syn expands
-// variables in a stdio server's args; if not, guard expands what is left
-// in its --url and --header values, in its own ${VAR} syntax.
-func guardArgsExpanded(syn VarSyntax) bool { return fieldSyntax(syn, "args[0]") != SyntaxNone }
-
 // guardValue is template t of field of remote server s as guard must be
 // given it in its args (see guardRemoteArgs).
-func guardValue(s Server, field, t string) (string, *argErr) {
-	fs := fieldSyntax(s.Syntax, field)
-	segs, perr := parseTemplate(fs, t)
+func guardValue(s config.Server, field, t string) (string, *argErr) {
+	fs := syntax.ForField(s.Syntax, field)
+	segs, perr := syntax.ParseTemplate(fs, t)
 	if perr != nil {
 		return "", &argErr{field, perr.Msg}
 	}
-	if guardArgsExpanded(s.Syntax) && fieldSyntax(s.Syntax, "args[0]") == fs {
+	if syntax.ExpandsArgs(s.Syntax) && syntax.ForField(s.Syntax, "args[0]") == fs {
 		// The client expands it; what it leaves as text reaches guard,
 		// which must not read a variable in it.
 		for _, g := range segs {
-			if back, perr := parseTemplate(SyntaxClaude, g.text); g.kind == segLit && (perr != nil || canonical(back) != canonical([]seg{g})) {
+			if back, perr := syntax.ParseTemplate(syntax.Claude, g.Text); g.Kind == syntax.SegLit && (perr != nil || syntax.Canonical(back) != syntax.Canonical([]syntax.Seg{g})) {
 				return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
 			}
 		}
@@ -386,22 +386,22 @@ func guardValue(s Server, field, t string) (string, *argErr) {
 	}
 	var b strings.Builder
 	for _, g := range segs {
-		switch g.kind {
-		case segLit:
-			b.WriteString(g.text)
-		case segEnv:
-			b.WriteString("${" + g.text)
-			if g.hasDef {
-				b.WriteString(":-" + g.def)
+		switch g.Kind {
+		case syntax.SegLit:
+			b.WriteString(g.Text)
+		case syntax.SegEnv:
+			b.WriteString("${" + g.Text)
+			if g.HasDef {
+				b.WriteString(":-" + g.Def)
 			}
 			b.WriteString("}")
 		default:
-			return "", &argErr{field, fmt.Sprintf("uses %s, which guard cannot expand", g.raw)}
+			return "", &argErr{field, fmt.Sprintf("uses %s, which guard cannot expand", g.Raw)}
 		}
 	}
 	out := b.String()
-	back, perr := parseTemplate(SyntaxClaude, out)
-	if perr != nil || canonical(back) != canonical(segs) {
+	back, perr := syntax.ParseTemplate(syntax.Claude, out)
+	if perr != nil || syntax.Canonical(back) != syntax.Canonical(segs) {
 		return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
 	}
 	return out, nil

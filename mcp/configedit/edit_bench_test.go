@@ -1,9 +1,12 @@
-package config
+package configedit
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // bigConfig is a .mcp.json with n npx servers.
@@ -36,7 +39,7 @@ func BenchmarkWrapFile500(b *testing.B) {
 func BenchmarkPinFile500(b *testing.B) {
 	data := bigConfig(500)
 	for b.Loop() {
-		if _, pins, err := PinFile("claude-code", ".mcp.json", data, func(Server, PackageSpec) (string, string, error) { return "1.2.3", "", nil }); err != nil || len(pins) != 500 {
+		if _, pins, err := PinFile("claude-code", ".mcp.json", data, func(config.Server, launcher.PackageSpec) (string, string, error) { return "1.2.3", "", nil }); err != nil || len(pins) != 500 {
 			b.Fatal(err, len(pins))
 		}
 	}

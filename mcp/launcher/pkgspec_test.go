@@ -1,4 +1,4 @@
-package config
+package launcher
 
 import (
 	"errors"
@@ -161,16 +161,6 @@ func TestPackageSpecString(t *testing.T) {
 		if got := c.p.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
 		}
-	}
-}
-
-func TestServerPackage(t *testing.T) {
-	if _, ok, err := (Server{Transport: StreamableHTTP, URL: "https://x"}).Package(); ok || err != nil {
-		t.Errorf("remote server: ok=%v err=%v, want nothing recorded", ok, err)
-	}
-	p, ok, err := (Server{Transport: Stdio, Command: "npx", Args: []string{"-y", "pkg@1.0.0"}}).Package()
-	if !ok || err != nil || p.Name != "pkg" {
-		t.Errorf("stdio npx: %+v %v %v", p, ok, err)
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
 )
 
 // TestSeeThrough: the wrapped forms read as the servers they wrap, in the
@@ -33,14 +36,14 @@ func TestSeeThrough(t *testing.T) {
 		url       string
 		headers   map[string]string
 		transport Transport
-		guard     Guard
+		guard     guardargs.Guard
 	}{
-		{args: []string{"guard", "--server", "s", "--", "npx", "-y", "pkg"}, cmd: "npx", rest: []string{"-y", "pkg"}, guard: Guard{Server: "s"}},
+		{args: []string{"guard", "--server", "s", "--", "npx", "-y", "pkg"}, cmd: "npx", rest: []string{"-y", "pkg"}, guard: guardargs.Guard{Server: "s"}},
 		{args: []string{"guard", "-server=s", "-lockfile", "x.lock", "--on-drift=block", "--allow-unlocked", "--", "./srv", "--"}, cmd: "./srv", rest: []string{"--"},
-			guard: Guard{Server: "s", Lockfile: "x.lock", OnDrift: "block", AllowUnlocked: true}},
+			guard: guardargs.Guard{Server: "s", Lockfile: "x.lock", OnDrift: "block", AllowUnlocked: true}},
 		{args: []string{"guard", "--server", "r", "--url", "https://h/mcp", "--header", "Authorization:Bearer ${T}", "--header", "X-A: b"},
-			url: "https://h/mcp", headers: map[string]string{"Authorization": "Bearer ${T}", "X-A": "b"}, transport: StreamableHTTP, guard: Guard{Server: "r"}},
-		{args: []string{"guard", "--server", "r", "--url=https://h/sse", "--transport", "sse"}, url: "https://h/sse", transport: SSE, guard: Guard{Server: "r"}},
+			url: "https://h/mcp", headers: map[string]string{"Authorization": "Bearer ${T}", "X-A": "b"}, transport: StreamableHTTP, guard: guardargs.Guard{Server: "r"}},
+		{args: []string{"guard", "--server", "r", "--url=https://h/sse", "--transport", "sse"}, url: "https://h/sse", transport: SSE, guard: guardargs.Guard{Server: "r"}},
 	}
 	for _, tt := range ok {
 		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Transport: Stdio, Command: "agentgate", Args: tt.args}}})
@@ -123,48 +126,21 @@ func TestSeeThroughMerges(t *testing.T) {
 	}
 }
 
-// TestWrapRemoteExact: the wrapped remote entry, written out by hand; the
-// saved members' base64 was computed with coreutils:
-//
-//	printf '%s' '"type": "http", "url": "https://h/mcp"' | base64
-//	printf '%s' 'url = "https://h/mcp"
-//	bearer_token_env_var = "T"' | base64 -w0
-func TestWrapRemoteExact(t *testing.T) {
-	for _, tc := range []struct{ client, file, in, want string }{
-		{"claude-code", ".mcp.json",
-			`{"mcpServers": {"r": {"type": "http", "url": "https://h/mcp", "timeout": 5}}}`,
-			`{"mcpServers": {"r": {"type": "stdio", "command": "agentgate", "args": ["guard", "--server", "r", "--url", "https://h/mcp", "--transport", "http"], "env": {"AGENTGATE_UNWRAP": "InR5cGUiOiAiaHR0cCIsICJ1cmwiOiAiaHR0cHM6Ly9oL21jcCI="}, "timeout": 5}}}`},
-		{"codex", ".codex/config.toml",
-			"[mcp_servers.r]\nurl = \"https://h/mcp\"\nbearer_token_env_var = \"T\"\nenabled = true\n",
-			"[mcp_servers.r]\ncommand = \"agentgate\"\nargs = [\"guard\", \"--server\", \"r\", \"--url\", \"https://h/mcp\", \"--header\", \"Authorization: Bearer ${T}\", \"--transport\", \"http\"]\n" +
-				"env = { AGENTGATE_UNWRAP = \"dXJsID0gImh0dHBzOi8vaC9tY3AiCmJlYXJlcl90b2tlbl9lbnZfdmFyID0gIlQi\" }\nenv_vars = [\"T\"]\nenabled = true\n"},
-	} {
-		out, names, _, err := WrapFile(tc.client, tc.file, []byte(tc.in), WrapOptions{})
-		if err != nil || string(out) != tc.want || !slices.Equal(names, []string{"r"}) {
-			t.Errorf("%s: %v %q\n%s\nwant\n%s", tc.client, err, names, out, tc.want)
-		}
-		back, _, err := UnwrapFile(tc.client, tc.file, out)
-		if err != nil || string(back) != tc.in {
-			t.Errorf("%s: unwrap: %v\n%s", tc.client, err, back)
-		}
-	}
-}
-
 // TestSeeThroughRemoteReading: the --url wrapper reads as guard's bridge
 // connects: no --transport falls back to SSE, --transport http does not;
 // a client that does not expand args (Codex: no syntax) leaves the
 // expansion to guard, in guard's ${VAR} syntax.
 func TestSeeThroughRemoteReading(t *testing.T) {
 	for _, tc := range []struct {
-		syn      VarSyntax
+		syn      syntax.Vars
 		args     []string
 		fallback bool
-		want     VarSyntax
+		want     syntax.Vars
 	}{
-		{SyntaxClaude, []string{"guard", "--server", "r", "--url", "u"}, true, SyntaxClaude},
-		{SyntaxCursor, []string{"guard", "--server", "r", "--url", "u", "--transport", "http"}, false, SyntaxCursor},
-		{SyntaxNone, []string{"guard", "--server", "r", "--url", "u", "--transport=http"}, false, SyntaxClaude},
-		{SyntaxAmazonQ, []string{"guard", "--server", "r", "--url", "u"}, true, SyntaxClaude},
+		{syntax.Claude, []string{"guard", "--server", "r", "--url", "u"}, true, syntax.Claude},
+		{syntax.Cursor, []string{"guard", "--server", "r", "--url", "u", "--transport", "http"}, false, syntax.Cursor},
+		{syntax.None, []string{"guard", "--server", "r", "--url", "u", "--transport=http"}, false, syntax.Claude},
+		{syntax.AmazonQ, []string{"guard", "--server", "r", "--url", "u"}, true, syntax.Claude},
 	} {
 		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "r", Transport: Stdio, Command: "agentgate", Args: tc.args, Syntax: tc.syn,
 			Env: map[string]string{"AGENTGATE_UNWRAP": "x"}, EnvVars: []string{"T"}}}})
@@ -190,24 +166,24 @@ func TestSeeThroughGuardFlags(t *testing.T) {
 		args  []string
 		cmd   string
 		rest  []string
-		guard Guard
+		guard guardargs.Guard
 	}{
 		{[]string{"guard", "--server", "s", "--max-tools", "50", "--max-listing-bytes=1000", "--ignore-member", "_meta", "-ignore-member=annotations.title", "--", "npx", "pkg"},
-			"npx", []string{"pkg"}, Guard{Server: "s", MaxTools: 50, MaxListingBytes: 1000, IgnoreMembers: []string{"_meta", "annotations.title"}}},
-		{[]string{"guard", "--server", "s", "--allow-unlocked=1", "--", "x"}, "x", []string{}, Guard{Server: "s", AllowUnlocked: true}},
-		{[]string{"guard", "--server", "s", "-allow-unlocked=F", "--", "x"}, "x", []string{}, Guard{Server: "s"}},
-		{[]string{"guard", "--server", "s", "--allow-unpinned-package", "--", "x"}, "x", []string{}, Guard{Server: "s", AllowUnpinnedPackage: true}},
+			"npx", []string{"pkg"}, guardargs.Guard{Server: "s", MaxTools: 50, MaxListingBytes: 1000, IgnoreMembers: []string{"_meta", "annotations.title"}}},
+		{[]string{"guard", "--server", "s", "--allow-unlocked=1", "--", "x"}, "x", []string{}, guardargs.Guard{Server: "s", AllowUnlocked: true}},
+		{[]string{"guard", "--server", "s", "-allow-unlocked=F", "--", "x"}, "x", []string{}, guardargs.Guard{Server: "s"}},
+		{[]string{"guard", "--server", "s", "--allow-unpinned-package", "--", "x"}, "x", []string{}, guardargs.Guard{Server: "s", AllowUnpinnedPackage: true}},
 		// Go's flag package takes 0x10 as 16 (strconv base 0).
-		{[]string{"guard", "-server=s", "-max-tools=0x10", "--", "x"}, "x", []string{}, Guard{Server: "s", MaxTools: 16}},
+		{[]string{"guard", "-server=s", "-max-tools=0x10", "--", "x"}, "x", []string{}, guardargs.Guard{Server: "s", MaxTools: 16}},
 		// No "--": the first argument that is not a flag is the command.
-		{[]string{"guard", "--server", "s", "node", "srv.js", "--port", "1"}, "node", []string{"srv.js", "--port", "1"}, Guard{Server: "s"}},
+		{[]string{"guard", "--server", "s", "node", "srv.js", "--port", "1"}, "node", []string{"srv.js", "--port", "1"}, guardargs.Guard{Server: "s"}},
 		// "--" among the server's args, and "-" as a command.
-		{[]string{"guard", "--server", "s", "--", "node", "--", "--server", "t"}, "node", []string{"--", "--server", "t"}, Guard{Server: "s"}},
-		{[]string{"guard", "--server", "s", "-"}, "-", []string{}, Guard{Server: "s"}},
+		{[]string{"guard", "--server", "s", "--", "node", "--", "--server", "t"}, "node", []string{"--", "--server", "t"}, guardargs.Guard{Server: "s"}},
+		{[]string{"guard", "--server", "s", "-"}, "-", []string{}, guardargs.Guard{Server: "s"}},
 		// Repeated: the last value counts.
-		{[]string{"guard", "--server", "a", "--server", "b", "--on-drift", "warn", "--on-drift=block", "--", "x"}, "x", []string{}, Guard{Server: "b", OnDrift: "block"}},
+		{[]string{"guard", "--server", "a", "--server", "b", "--on-drift", "warn", "--on-drift=block", "--", "x"}, "x", []string{}, guardargs.Guard{Server: "b", OnDrift: "block"}},
 		// A value that looks like a flag is a value.
-		{[]string{"guard", "--server", "--", "x"}, "x", []string{}, Guard{Server: "--"}},
+		{[]string{"guard", "--server", "--", "x"}, "x", []string{}, guardargs.Guard{Server: "--"}},
 	}
 	for _, tt := range ok {
 		res, err := seeThrough("f", fileResult{servers: []Server{{Name: "n", Transport: Stdio, Command: "agentgate", Args: tt.args}}})
@@ -259,34 +235,6 @@ func TestSeeThroughGuardFlags(t *testing.T) {
 	}
 }
 
-// TestGuardArgsArgv: Argv writes a command line that parses back to the
-// same GuardArgs.
-func TestGuardArgsArgv(t *testing.T) {
-	for _, g := range []GuardArgs{
-		{Guard: Guard{Server: "s"}, Command: []string{"x"}},
-		{Guard: Guard{Server: "-s", Lockfile: "a b.lock", OnDrift: "warn", AllowUnlocked: true, AllowUnpinnedPackage: true, IgnoreMembers: []string{"_meta", "icons"}, MaxListingBytes: 7, MaxTools: 3},
-			Command: []string{"--", "-x", ""}},
-		{Guard: Guard{Server: "r"}, URL: "http://h/", Headers: []string{"A: 1", "B:2"}, Transport: "sse"},
-	} {
-		back, err := ParseGuardArgs(g.Argv())
-		if err != nil || !reflect.DeepEqual(back, g) {
-			t.Errorf("%q: parsed back as %+v, %v", g.Argv(), back, err)
-		}
-	}
-}
-
-// TestWrapRemoteBadHeaderName: a header whose name guard's --header
-// refuses (not an RFC 9110 token) leaves the remote entry as it is, named
-// with the reason, instead of writing a wrapper guard would not run.
-func TestWrapRemoteBadHeaderName(t *testing.T) {
-	in := `{"mcpServers": {"r": {"type": "http", "url": "https://h/mcp", "headers": {"X(Y)": "1"}}}}`
-	out, names, left, err := WrapFile("claude-code", ".mcp.json", []byte(in), WrapOptions{})
-	if err != nil || string(out) != in || len(names) != 0 || len(left) != 1 || left[0].Server != "r" ||
-		!strings.Contains(left[0].Reason, `header "X(Y)" is not an HTTP header name`) {
-		t.Errorf("wrap: %v %q %+v\n%s", err, names, left, out)
-	}
-}
-
 // TestWrapperEnvFile: the envFile a client reads for a wrapper is guard's
 // environment too: one that sets AGENTGATE_MCP, a loader variable or PATH
 // is refused when the server resolves (exit class 2: not Unverifiable),
@@ -304,7 +252,7 @@ func TestWrapperEnvFile(t *testing.T) {
 		}
 		p := &Project{Root: dir}
 		s := Server{Name: "n", File: ".vscode/mcp.json", Line: 2, Transport: Stdio, Command: "node", Args: []string{"srv.js"},
-			EnvFile: ".env", Guard: &Guard{Server: "n"}}
+			EnvFile: ".env", Guard: &guardargs.Guard{Server: "n"}}
 		_, err := p.Resolve(s, func(string) (string, bool) { return "", false })
 		var ce *Error
 		switch {
@@ -317,53 +265,6 @@ func TestWrapperEnvFile(t *testing.T) {
 		s.Guard = nil
 		if _, err := p.Resolve(s, func(string) (string, bool) { return "", false }); err != nil {
 			t.Errorf("%q without a wrapper: %v", tc.env, err)
-		}
-	}
-}
-
-// TestWrapRefusesGuardEnv: wrap does not write a wrapper agentgate would
-// then refuse or not see through: an entry whose env sets AGENTGATE_MCP
-// or PATH is an error naming it, and the file is not edited.
-func TestWrapRefusesGuardEnv(t *testing.T) {
-	for k, want := range map[string]string{"AGENTGATE_MCP": "cannot wrap: the entry's environment chooses agentgate's own binaries", "PATH": "cannot wrap: the entry's env sets PATH"} {
-		data := []byte(`{"mcpServers": {"s": {"command": "node", "args": ["srv.js"], "env": {"` + k + `": "x"}}}}`)
-		out, wrapped, _, err := WrapFile("claude-code", ".mcp.json", data, WrapOptions{})
-		var ce *Error
-		if !errors.As(err, &ce) || ce.Field != "env."+k || ce.Server != "s" || !strings.Contains(ce.Msg, want) || out != nil || wrapped != nil {
-			t.Errorf("env %s: %v (%q, %v), want an error saying %q", k, err, out, wrapped, want)
-		}
-	}
-}
-
-// TestUnlikeEveryOption: Guard.Unlike lists guard's options one by one,
-// with the reason each matters. Every field of Guard that agentgate wrap
-// does not write (all but Server, Lockfile and OnDrift) makes it differ
-// when set, so an option added to guard is refused in a wrapper until
-// Unlike says why, not passed by omission.
-func TestUnlikeEveryOption(t *testing.T) {
-	if flag, why := (Guard{Server: "s"}).Unlike("s", ""); flag != "" {
-		t.Errorf("what wrap writes: Unlike = %q, %q", flag, why)
-	}
-	typ := reflect.TypeFor[Guard]()
-	for i := range typ.NumField() {
-		name := typ.Field(i).Name
-		if name == "Server" || name == "Lockfile" || name == "OnDrift" {
-			continue
-		}
-		g := Guard{Server: "s"}
-		f := reflect.ValueOf(&g).Elem().Field(i)
-		switch f.Kind() {
-		case reflect.Bool:
-			f.SetBool(true)
-		case reflect.Int, reflect.Int64:
-			f.SetInt(1)
-		case reflect.Slice:
-			f.Set(reflect.ValueOf([]string{"x"}))
-		default:
-			t.Fatalf("Guard.%s: a %s, which this test does not set", name, f.Kind())
-		}
-		if flag, why := g.Unlike("s", ""); flag == "" || why == "" {
-			t.Errorf("Guard.%s set: Unlike = %q, %q; want the option and why it matters", name, flag, why)
 		}
 	}
 }

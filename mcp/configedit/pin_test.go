@@ -1,8 +1,11 @@
-package config
+package configedit
 
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // TestPinnedArg: the argument pin writes keeps everything as written but
@@ -40,7 +43,7 @@ func TestPinnedArg(t *testing.T) {
 		{"node", []string{"./server.js"}, "", "", "./server.js"},
 	}
 	for _, tt := range tests {
-		spec, err := RecognizePackage(tt.command, tt.args)
+		spec, err := launcher.RecognizePackage(tt.command, tt.args)
 		if err != nil {
 			t.Errorf("%s %q: %v", tt.command, tt.args, err)
 			continue
@@ -58,7 +61,7 @@ func TestPinnedArg(t *testing.T) {
 		{"npx", []string{"pkg"}, "", ""},
 		{"docker", []string{"run", "img:1"}, "1", "sha256:short"},
 	} {
-		spec, err := RecognizePackage(bad.cmd, bad.args)
+		spec, err := launcher.RecognizePackage(bad.cmd, bad.args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +91,7 @@ func TestPinGoldenEveryFormat(t *testing.T) {
 			pinned[client] = true
 		}
 	}
-	for _, format := range Formats() {
+	for _, format := range config.Formats() {
 		if !pinned[format] {
 			t.Errorf("no pin golden file (locked + pin-out) for the %s format", format)
 		}

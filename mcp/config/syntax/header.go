@@ -1,6 +1,6 @@
-package config
+package syntax
 
-// canonicalHeaderKey returns the canonical form of the HTTP header name s,
+// CanonicalHeaderKey returns the canonical form of the HTTP header name s,
 // exactly as net/textproto.CanonicalMIMEHeaderKey does: when every byte of
 // s is an RFC 7230 token character, the first letter and each letter after
 // a hyphen are upper-cased and the others lower-cased ("x-api-KEY" ->
@@ -8,7 +8,7 @@ package config
 // agentgate does not link net/textproto, which pulls in package net, and
 // with it a dynamically linked binary and ~1 ms on every start (issue #5).
 // header_test.go checks it against net/textproto.
-func canonicalHeaderKey(s string) string {
+func CanonicalHeaderKey(s string) string {
 	for i := 0; i < len(s); i++ {
 		if !isTokenByte(s[i]) {
 			return s

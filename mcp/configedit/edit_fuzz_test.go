@@ -1,10 +1,13 @@
-package config
+package configedit
 
 import (
 	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // FuzzEditRoundTrip: on any input the editor either refuses or edits
@@ -39,19 +42,19 @@ func FuzzEditRoundTrip(f *testing.F) {
 			if err != nil || !bytes.Equal(back, data) {
 				t.Fatalf("unwrap(wrap(x)) != x (%v):\n%q\n%q", err, back, data)
 			}
-			sa, err1 := parseFile(client, file, data)
-			sb, err2 := parseFile(client, file, out)
-			if err1 != nil || err2 != nil || len(sa.servers) != len(sb.servers) {
+			sa, err1 := readThrough(client, file, data)
+			sb, err2 := readThrough(client, file, out)
+			if err1 != nil || err2 != nil || len(sa) != len(sb) {
 				t.Fatalf("wrapped file reads differently: %v %v", err1, err2)
 			}
-			for i := range sa.servers {
-				if d := differ(sa.servers[i], sb.servers[i]); d != "" {
-					t.Fatalf("server %q: %s differs through the wrapper", sa.servers[i].Name, d)
+			for i := range sa {
+				if d := config.DefinitionDiff(sa[i], sb[i]); d != "" {
+					t.Fatalf("server %q: %s differs through the wrapper", sa[i].Name, d)
 				}
 			}
 		}
-		pinned, pins, err := PinFile(client, file, data, func(_ Server, p PackageSpec) (string, string, error) {
-			if p.Ecosystem == EcoGo {
+		pinned, pins, err := PinFile(client, file, data, func(_ config.Server, p launcher.PackageSpec) (string, string, error) {
+			if p.Ecosystem == launcher.EcoGo {
 				return "v1.2.3", "", nil
 			}
 			return "1.2.3", "sha256:" + strings.Repeat("ab", 32), nil
@@ -59,7 +62,7 @@ func FuzzEditRoundTrip(f *testing.F) {
 		if err != nil || len(pins) == 0 {
 			return
 		}
-		again, more, err := PinFile(client, file, pinned, func(Server, PackageSpec) (string, string, error) {
+		again, more, err := PinFile(client, file, pinned, func(config.Server, launcher.PackageSpec) (string, string, error) {
 			return "9.9.9", "sha256:" + strings.Repeat("cd", 32), nil
 		})
 		if err != nil || len(more) > 0 || !bytes.Equal(again, pinned) {
@@ -75,6 +78,6 @@ func knownEditFormat(client, file string) bool {
 	case "continue":
 		return strings.HasPrefix(file, ".continue/mcpServers/") && len(file) > len(".continue/mcpServers/")
 	}
-	_, ok := jsonClients[client]
-	return ok
+	key, _ := config.ServersMember(client)
+	return key != ""
 }

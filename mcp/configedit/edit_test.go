@@ -1,7 +1,8 @@
-package config
+package configedit
 
 import (
 	"bytes"
+	"github.com/agentgate/agentgate/internal/testing/archive"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // The golden files in testdata/edit each hold one client config file and
@@ -123,10 +127,10 @@ func TestEditGolden(t *testing.T) {
 					fs := strings.Fields(l)
 					locked[fs[0]] = append(fs[1:], "")
 				}
-				lookup := func(s Server, spec PackageSpec) (string, string, error) {
+				lookup := func(s config.Server, spec launcher.PackageSpec) (string, string, error) {
 					v, ok := locked[s.Name]
 					if !ok {
-						return "", "", &Error{Msg: "not locked"}
+						return "", "", &config.Error{Msg: "not locked"}
 					}
 					return v[0], v[1], nil
 				}
@@ -158,7 +162,7 @@ func TestEditGolden(t *testing.T) {
 				}
 			}
 			if changed {
-				os.WriteFile(f, a.format(), 0o644)
+				os.WriteFile(f, a.Format(), 0o644)
 			}
 		})
 	}
@@ -166,8 +170,8 @@ func TestEditGolden(t *testing.T) {
 
 // readEditCase reads the golden file f and the client and file its
 // comment names ("client: ", "file: " lines).
-func readEditCase(f string) (a *archive, client, file string, err error) {
-	if a, err = readArchive(f); err != nil {
+func readEditCase(f string) (a *archive.Archive, client, file string, err error) {
+	if a, err = archive.Read(f); err != nil {
 		return nil, "", "", err
 	}
 	for _, l := range strings.Split(string(a.Comment), "\n") {
@@ -181,7 +185,7 @@ func readEditCase(f string) (a *archive, client, file string, err error) {
 	return a, client, file, nil
 }
 
-func setSection(a *archive, name string, data []byte) bool {
+func setSection(a *archive.Archive, name string, data []byte) bool {
 	for i := range a.Files {
 		if a.Files[i].Name == name {
 			if bytes.Equal(a.Files[i].Data, data) {
@@ -200,21 +204,26 @@ func setSection(a *archive, name string, data []byte) bool {
 // servers left (not wrapped) must read exactly as before.
 func sameServers(t *testing.T, client, file string, a, b []byte, left ...string) {
 	t.Helper()
-	sa, err := parseFile(client, file, a)
-	if err != nil {
-		t.Fatal(err)
+	read := func(data []byte) ([]config.Server, []config.Skipped) {
+		raw, skipped, err := config.ParseFile(client, file, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers, err := config.SeeThrough(file, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return servers, skipped
 	}
-	sb, err := parseFile(client, file, b)
-	if err != nil {
-		t.Fatal(err)
+	sa, ska := read(a)
+	sb, skb := read(b)
+	if len(sa) != len(sb) || len(ska) != len(skb) {
+		t.Fatalf("servers %d/%d, skipped %d/%d", len(sa), len(sb), len(ska), len(skb))
 	}
-	if len(sa.servers) != len(sb.servers) || len(sa.skipped) != len(sb.skipped) {
-		t.Fatalf("servers %d/%d, skipped %d/%d", len(sa.servers), len(sb.servers), len(sa.skipped), len(sb.skipped))
-	}
-	for i := range sa.servers {
-		x, y := sa.servers[i], sb.servers[i]
+	for i := range sa {
+		x, y := sa[i], sb[i]
 		if slices.Contains(left, x.Name) {
-			if y.Guard != nil || differ(x, y) != "" {
+			if y.Guard != nil || config.DefinitionDiff(x, y) != "" {
 				t.Errorf("server %q was left alone but reads as %+v", x.Name, y)
 			}
 			continue
@@ -222,8 +231,8 @@ func sameServers(t *testing.T, client, file string, a, b []byte, left ...string)
 		if y.Guard == nil || y.Guard.Server != x.Name {
 			t.Errorf("server %q: wrapped entry has Guard %+v", x.Name, y.Guard)
 		}
-		if x.Command != y.Command || !slices.Equal(x.Args, y.Args) || differ(x, y) != "" || x.Transport != y.Transport || x.FallbackSSE != y.FallbackSSE {
-			t.Errorf("server %q reads differently when wrapped: %q %q vs %q %q (%s)", x.Name, x.Command, x.Args, y.Command, y.Args, differ(x, y))
+		if x.Command != y.Command || !slices.Equal(x.Args, y.Args) || config.DefinitionDiff(x, y) != "" || x.Transport != y.Transport || x.FallbackSSE != y.FallbackSSE {
+			t.Errorf("server %q reads differently when wrapped: %q %q vs %q %q (%s)", x.Name, x.Command, x.Args, y.Command, y.Args, config.DefinitionDiff(x, y))
 		}
 	}
 }
