@@ -217,3 +217,35 @@ func BenchmarkGitShowHEAD(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyDelta applies a delta of 2,000 instructions (a copy of 32
+// bytes at a 3-byte offset, then a 4-byte insert, as an edited lockfile's
+// delta looks) to a 64 KiB base.
+func BenchmarkApplyDelta(b *testing.B) {
+	base := make([]byte, 64<<10)
+	for i := range base {
+		base[i] = byte(i * 7)
+	}
+	n := 2000
+	dst := n * (32 + 4)
+	delta := []byte{0x80, 0x80, 0x04} // 65536
+	for v := dst; ; v >>= 7 {
+		if v < 0x80 {
+			delta = append(delta, byte(v))
+			break
+		}
+		delta = append(delta, byte(v&0x7f)|0x80)
+	}
+	for i := range n {
+		off := i * 32 % (len(base) - 32)
+		delta = append(delta, 0x80|0x07|0x10, byte(off), byte(off>>8), byte(off>>16), 32)
+		delta = append(delta, 4, 'e', 'd', 'i', 't')
+	}
+	b.SetBytes(int64(dst))
+	for b.Loop() {
+		out, err := applyDelta(base, delta)
+		if err != nil || len(out) != dst {
+			b.Fatalf("%d bytes, %v", len(out), err)
+		}
+	}
+}

@@ -116,13 +116,6 @@ func (r *Repo) Close() error {
 // Root is the absolute path of the work tree's top directory.
 func (r *Repo) Root() string { return r.root }
 
-// HasCommits reports whether HEAD points at a commit (false in a repository
-// created by git init with nothing committed yet).
-func (r *Repo) HasCommits() (bool, error) {
-	_, ok, err := r.headCommit()
-	return ok, err
-}
-
 // FileAt returns the bytes of path (slash-separated, relative to Root) at
 // revision rev: "HEAD", a branch, a tag, a remote-tracking branch
 // ("origin/main"), a full or abbreviated hash, or any of those with ~N,

@@ -48,3 +48,10 @@ func mustOpen(t testing.TB, dir string) *Repo {
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+// HasCommits reports whether HEAD points at a commit (false in a repository
+// created by git init with nothing committed yet).
+func (r *Repo) HasCommits() (bool, error) {
+	_, ok, err := r.headCommit()
+	return ok, err
+}

@@ -94,12 +94,22 @@ func decodeIndex(data []byte) (*indexFile, error) {
 		prev = e.Name
 		idx.entries = append(idx.entries, e)
 	}
-	for off+8 <= len(body) {
+	if err := idx.decodeExtensions(body[off:]); err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// decodeExtensions reads the extensions that follow the entries (each a
+// 4-byte signature and a 32-bit size): TREE into idx.trees; "link" (a
+// split index) is refused; the others are skipped.
+func (idx *indexFile) decodeExtensions(body []byte) error {
+	for off := 0; off+8 <= len(body); {
 		sig := string(body[off : off+4])
 		size := binary.BigEndian.Uint32(body[off+4:])
 		off += 8
 		if uint64(size) > uint64(len(body)-off) {
-			return nil, fmt.Errorf("git index extension %q truncated", sig)
+			return fmt.Errorf("git index extension %q truncated", sig)
 		}
 		ext := body[off : off+int(size)]
 		off += int(size)
@@ -107,10 +117,10 @@ func decodeIndex(data []byte) (*indexFile, error) {
 		case "TREE":
 			idx.trees = decodeTrees(ext)
 		case "link":
-			return nil, hinted(errors.New("split git index is not supported"), "run: git update-index --no-split-index")
+			return hinted(errors.New("split git index is not supported"), "run: git update-index --no-split-index")
 		}
 	}
-	return idx, nil
+	return nil
 }
 
 // varint decodes git's offset varint (index v4 name prefixes).

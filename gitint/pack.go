@@ -219,27 +219,11 @@ func parseEntryHeader(b []byte, off int64) (entryHeader, error) {
 // low 7 bits; size 0 means 0x10000) and insert instructions (1-127 literal
 // bytes).
 func applyDelta(base, delta []byte) ([]byte, error) {
-	i := 0
-	size := func() (int, error) {
-		v, shift := 0, 0
-		for {
-			if i >= len(delta) || shift > 56 {
-				return 0, errors.New("truncated delta size")
-			}
-			c := delta[i]
-			i++
-			v |= int(c&0x7f) << shift
-			shift += 7
-			if c&0x80 == 0 {
-				return v, nil
-			}
-		}
-	}
-	src, err := size()
+	src, i, err := deltaSize(delta, 0)
 	if err != nil {
 		return nil, err
 	}
-	dst, err := size()
+	dst, i, err := deltaSize(delta, i)
 	if err != nil {
 		return nil, err
 	}
@@ -258,26 +242,8 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 		switch {
 		case op&0x80 != 0:
 			var cpOff, cpLen int
-			for k := 0; k < 4; k++ {
-				if op&(1<<k) != 0 {
-					if i >= len(delta) {
-						return nil, errors.New("truncated delta copy")
-					}
-					cpOff |= int(delta[i]) << (8 * k)
-					i++
-				}
-			}
-			for k := 0; k < 3; k++ {
-				if op&(0x10<<k) != 0 {
-					if i >= len(delta) {
-						return nil, errors.New("truncated delta copy")
-					}
-					cpLen |= int(delta[i]) << (8 * k)
-					i++
-				}
-			}
-			if cpLen == 0 {
-				cpLen = 0x10000
+			if cpOff, cpLen, i, err = deltaCopy(op, delta, i); err != nil {
+				return nil, err
 			}
 			if cpOff+cpLen > len(base) || len(out)+cpLen > dst {
 				return nil, errors.New("delta copy out of range")
@@ -297,4 +263,45 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 		return nil, fmt.Errorf("delta made %d bytes, want %d", len(out), dst)
 	}
 	return out, nil
+}
+
+// deltaSize reads the size varint at delta[i:] (7 bits a byte, low
+// first, high bit set on all but the last) and returns it and the index
+// after it.
+func deltaSize(delta []byte, i int) (v, next int, err error) {
+	for shift := 0; ; shift += 7 {
+		if i >= len(delta) || shift > 56 {
+			return 0, 0, errors.New("truncated delta size")
+		}
+		c := delta[i]
+		i++
+		v |= int(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v, i, nil
+		}
+	}
+}
+
+// deltaCopy reads the operands of copy instruction op from delta[i:]: the
+// offset bytes op's bits 0-3 select and the size bytes bits 4-6 select,
+// low byte first (size 0 means 0x10000), and returns the index after them.
+func deltaCopy(op byte, delta []byte, i int) (off, size, next int, err error) {
+	for k := 0; k < 7; k++ {
+		if op&(1<<k) == 0 {
+			continue
+		}
+		if i >= len(delta) {
+			return 0, 0, 0, errors.New("truncated delta copy")
+		}
+		if k < 4 {
+			off |= int(delta[i]) << (8 * k)
+		} else {
+			size |= int(delta[i]) << (8 * (k - 4))
+		}
+		i++
+	}
+	if size == 0 {
+		size = 0x10000
+	}
+	return off, size, i, nil
 }

@@ -88,12 +88,6 @@ func Labels(d lock.Diff, old, new *lock.Lockfile, live map[string]map[string]loc
 	return out
 }
 
-// LockfileLabels labels every definition a lockfile holds as added, as
-// the first lock of a repository would (Labels from no lockfile).
-func LockfileLabels(lf *lock.Lockfile) map[string][]triage.Finding {
-	return Labels(lock.Compare(nil, lf), nil, lf, nil)
-}
-
 func toolDef(srv lock.Server, live map[string]lock.ToolDef, name string) []byte {
 	if d, ok := live[name]; ok && d.Raw != nil {
 		return d.Raw

@@ -119,3 +119,9 @@ func TestLabelsInReports(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }
+
+// LockfileLabels labels every definition a lockfile holds as added, as
+// the first lock of a repository would (Labels from no lockfile).
+func LockfileLabels(lf *lock.Lockfile) map[string][]triage.Finding {
+	return Labels(lock.Compare(nil, lf), nil, lf, nil)
+}

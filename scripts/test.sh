@@ -89,6 +89,14 @@ if [ -n "$dead" ]; then
   echo "$dead" >&2
   exit 1
 fi
+# staticcheck (the version go.mod's tool block pins), every check it runs
+# by default: any finding fails the run.
+phase "go tool staticcheck ./..."
+if ! found=$(go tool staticcheck ./... 2>&1); then
+  echo "staticcheck reports:" >&2
+  echo "$found" >&2
+  exit 1
+fi
 phase "go test ./..."
 go test -count=1 -timeout 30m ./... "$@"
 phase "done"

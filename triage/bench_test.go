@@ -13,7 +13,7 @@ import (
 // eleven servers labels); BenchmarkHashLatest hashes the same tools as
 // lock does (DecodeServer), for the ratio docs/PERFORMANCE.md quotes:
 //
-//	go test ./triage -run XXX -bench 'FirstLock|HashLatest' -benchtime 5x
+//	go test ./triage -run XXX -bench . -benchmem -count 3
 func BenchmarkFirstLock(b *testing.B) {
 	c := loadCorpus(b)
 	for b.Loop() {

@@ -20,8 +20,10 @@ import (
 //     consecutive releases is one benign change;
 //   - attacks/*.json: attacks written on top of those real tools, each
 //     naming the item it attacks and the labels it expects; the files
-//     named heldout*.json were written after the rules and never tuned
-//     against.
+//     named heldout*.json are held out (written by someone who does not
+//     read the rules, never tuned against), the dev*.json files are what
+//     the rules were shaped by (docs/TRIAGE.md gives each round's
+//     history).
 
 // surface is one captured release.
 type surface struct {

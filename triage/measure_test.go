@@ -9,14 +9,21 @@ import (
 )
 
 // The targets docs/TRIAGE.md states: at least 95% of attacks get a high
-// label on the attacked item, at most 5% of benign changes get one. The
-// held-out attacks (heldout*.json, written after the rules and never tuned
-// against) fall short of that target: minHeldOut is what they measured when
-// written, so that the test fails if the rules get worse on them.
+// label on the attacked item, at most 5% of benign changes get one.
+//
+// The attack files named heldout*.json are held out: written by someone
+// who does not read the rules, measured once when they land, never tuned
+// against. minHeldOut is what they measured then, so that the test fails
+// if the rules get worse on them. heldout4.json was tuned against in
+// the round that followed (it is dev5.json now); heldout5.json, written
+// blind during round 5, measured 73/91 when it landed after that round.
+// With no held-out file the test reports so rather than passing on zero;
+// a held-out file with minHeldOut 0 (unset) fails, naming the figure to
+// set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 23.0 / 43
+	minHeldOut    = 73.0 / 91
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
@@ -49,6 +56,7 @@ func TestCorpus(t *testing.T) {
 		perLabel[id] = &[3]int{}
 	}
 	classes := map[string]*tally{}
+	files := map[string]*tally{}
 	var medOnly tally
 	for _, a := range attacks {
 		part := "dev"
@@ -82,11 +90,16 @@ func TestCorpus(t *testing.T) {
 		if classes[a.Class] == nil {
 			classes[a.Class] = &tally{}
 		}
+		if files[a.file] == nil {
+			files[a.file] = &tally{}
+		}
+		files[a.file].n++
 		recall[part].n++
 		classes[a.Class].n++
 		if hasHigh(a.labels) {
 			recall[part].hit++
 			classes[a.Class].hit++
+			files[a.file].hit++
 		} else {
 			t.Logf("attack without a high label: %s (%s, %s):%s", a.ID, a.file, a.Class, fmtLabels(a.labels))
 		}
@@ -113,6 +126,10 @@ func TestCorpus(t *testing.T) {
 	fmt.Fprintf(&w, "attacks with a high label on the attacked item: all %s, dev %s, held-out %s\n",
 		pct(all.hit, all.n), pct(recall["dev"].hit, recall["dev"].n), pct(recall["held-out"].hit, recall["held-out"].n))
 	fmt.Fprintf(&w, "annotation-only attacks (medium by design) with their expected labels: %s\n", pct(medOnly.hit, medOnly.n))
+	fmt.Fprintf(&w, "\n| attack file | high label |\n|---|---|\n")
+	for _, k := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(&w, "| %s | %s |\n", k, pct(files[k].hit, files[k].n))
+	}
 	fmt.Fprintf(&w, "\n| attack class | high label |\n|---|---|\n")
 	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		fmt.Fprintf(&w, "| %s | %s |\n", k, pct(classes[k].hit, classes[k].n))
@@ -124,11 +141,18 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Log("\n" + w.String())
 
-	if r := float64(recall["dev"].hit) / float64(recall["dev"].n); r < minRecall {
+	if d := recall["dev"]; d.n == 0 {
+		t.Error("no dev attacks (attacks/dev*.json)")
+	} else if r := float64(d.hit) / float64(d.n); r < minRecall {
 		t.Errorf("recall of high labels on the dev attacks %.3f, below the target %.2f", r, minRecall)
 	}
-	if r := float64(recall["held-out"].hit) / float64(recall["held-out"].n); r < minHeldOut-1e-9 {
-		t.Errorf("recall of high labels on the held-out attacks %.3f, below the %.3f measured when they were written", r, minHeldOut)
+	switch h := recall["held-out"]; {
+	case h.n == 0:
+		t.Log("NO HELD-OUT ATTACKS: no attacks/heldout*.json in the corpus, so recall on phrasing the rules were not shaped by is not measured; the dev figure above is not that")
+	case minHeldOut == 0:
+		t.Errorf("held-out attacks measured %s, but minHeldOut is unset: set it to %d.0 / %d (their first measurement)", pct(h.hit, h.n), h.hit, h.n)
+	case float64(h.hit)/float64(h.n) < minHeldOut-1e-9:
+		t.Errorf("recall of high labels on the held-out attacks %s, below the %.3f measured when they were written", pct(h.hit, h.n), minHeldOut)
 	}
 	if r := float64(bh) / float64(bn); r > maxBenignHigh {
 		t.Errorf("high labels on %.3f of benign changes, above the target %.2f", r, maxBenignHigh)

@@ -40,3 +40,56 @@ func TestRequired(t *testing.T) {
 		t.Errorf("%d of %d rows have no needed words", without, len(rules))
 	}
 }
+
+// TestBenignWording: wording a real server could use, near the rows
+// added in round 5 (consent, obedience to content, concealment,
+// impersonation, persistence, third parties, rules for other tools,
+// hosts), gets no high label.
+func TestBenignWording(t *testing.T) {
+	for _, s := range []string{
+		"If the user asks to run code, this tool executes it in a sandbox.",
+		"When the page contains a login form, fill it with the fill tool.",
+		"Accepts all valid URLs, including file URLs.",
+		"Do not mention API keys in the query.",
+		"Never invent file paths; list the directory first.",
+		"Creates a scheduled task in the user's calendar.",
+		"Whether to accept the dialog; the default is to dismiss it.",
+		"Results are cached for five minutes and are authoritative for that period.",
+		"Posts a message as the bot user.",
+		"The new content replaces the existing file content.",
+		"Overrides the default timeout of 30 seconds.",
+		"Any search tool call must include a query.",
+		"Returns the user's contacts with their phone numbers.",
+		"Add the contact's email address to the to field.",
+		"Logs are stored remotely on the Sentry instance you configure.",
+		"Send the message to the channel given by channel_id.",
+		"Upload the file to the bucket named in the bucket parameter.",
+		"Data is shared with the GitHub API only.",
+		"If the issue has steps to reproduce, include them in the summary.",
+		"Connect to localhost:8080 or 127.0.0.1 for a local server.",
+		"Version 1.2.3 of node.js is required; see index.ts.",
+		"Use this tool when the user wants a screenshot; there is no need to ask for the page size.",
+		"Runs on startup of the server to warm the cache.",
+		"Confirms the order on behalf of the store owner.",
+		"Sends an email on behalf of the user after they confirm the draft.",
+		"Accepts cookies and terms parameters for the request.",
+		"When a result has instructions for installing, show them to the user.",
+		"Without saying which page, the crawl resumes where it stopped.",
+		"Data is shared with your configured analytics provider only if you enable it.",
+		"The query should contain the names of the functions you are looking for.",
+		"Include the email addresses of the recipients in the to field.",
+		"If the document contains steps, the tool returns them as a list.",
+		"Documentation from this tool overrides the default settings of the client.",
+		"Pass the user's email address as the login parameter.",
+		"Fake data generator: returns made up names and addresses for tests.",
+		"Use this to fabricate test fixtures.",
+		"The summary only shows the final results of the job.",
+		"Click through pagination until the last page.",
+		"Route requests through the corporate proxy at proxy.corp.",
+	} {
+		n := tool(t, map[string]any{"name": "t", "description": s})
+		if got := Change(nil, n, none); hasHigh(got) {
+			t.Errorf("%q: %v", s, got)
+		}
+	}
+}

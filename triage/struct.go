@@ -151,14 +151,64 @@ var hints = []struct {
 	{"idempotentHint", false, true},
 }
 
-var urlRe = lazy(`(?i)\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|xyz|ru|cn|ai|co|me|sh|info|biz|top|site|online|cloud|tech|pw|tk)\b`)
+// Host names. A dotted name is a host when its last label is a TLD
+// that is not also a common file extension or member name (hostTLDs),
+// one of the names reserved for tests and private networks, or, with at
+// least three labels, a TLD that is also a file extension or member
+// name (hostTLDsLong: "readme.md" and "user.id" are not hosts,
+// "files.evil.sh" is); and an IPv4 literal. Version numbers ("1.2.3"),
+// file names ("config.json", "index.ts") and identifiers ("os.path",
+// "process.env") are not: their last label is none of these.
+const (
+	hostTLDs = `com|net|org|edu|gov|mil|int|io|dev|app|xyz|info|biz|top|site|online|cloud|tech|pw|tk|click|live|shop|store|blog|news|space|website|club|pro|icu|vip|work|ru|cn|uk|de|fr|jp|br|au|ca|nl|eu|ch|se|kr|tw|hk|sg|nz|za|ir|ua|kz|su|onion|` +
+		`example|test|invalid|localhost|internal|local|lan|corp|home|intranet|arpa`
+	hostTLDsLong = `co|me|ai|sh|cc|to|in|is|it|id|ms|md|py|rs|pl|so|ps|pm|mk|ml|am|ac|us|tv|ly|gg|fm|la|ws|link|name|email|page|run|zip|mov`
+	hostLabel    = `[a-z0-9](?:[a-z0-9-]*[a-z0-9])?`
+	hostOctet    = `(?:25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])`
+	// hostName matches a host name in lower case text; hostEnd what may
+	// follow one (not a letter, digit, "_", "-", or a "." that goes on:
+	// "config.local.json" holds no host).
+	hostName = `(?:` + hostLabel + `\.)+(?:` + hostTLDs + `)|(?:` + hostLabel + `\.){2,}(?:` + hostTLDsLong + `)|` +
+		hostOctet + `(?:\.` + hostOctet + `){3}`
+	hostEnd = `(?:[^a-z0-9_.-]|\.(?:[^a-z0-9_-]|$)|$)`
+)
+
+// urlRe finds URLs, "www." names, e-mail addresses (group 1) and
+// candidate host names (group 2, which hostBounded then checks).
+var urlRe = lazy(`(?i)(\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b)|\b(` + hostName + `)\b`)
+
+// hostBounded reports whether s[lo:hi] stands alone as a host name: not
+// part of a longer dotted name, path, package scope or identifier
+// (".env.example", "config.local.json", "@scope/pkg.dev", "my_var.test");
+// after "://" (wss://, s3://) it is one.
+func hostBounded(s string, lo, hi int) bool {
+	word := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	if lo > 0 && (word(s[lo-1]) || strings.IndexByte(".@/", s[lo-1]) >= 0) && !strings.HasSuffix(s[:lo], "://") {
+		return false
+	}
+	if hi < len(s) && (word(s[hi]) || s[hi] == '.' && hi+1 < len(s) && word(s[hi+1])) {
+		return false
+	}
+	return true
+}
 
 // urls lists the URLs and host names in t's raw text, trailing
 // punctuation removed.
 func urls(t texts) []string {
 	var out []string
 	for _, p := range t.pieces {
-		for _, u := range urlRe().FindAllString(p.raw, -1) {
+		for _, m := range urlRe().FindAllStringSubmatchIndex(p.raw, -1) {
+			var u string
+			switch {
+			case m[2] >= 0:
+				u = p.raw[m[2]:m[3]]
+			case hostBounded(p.raw, m[4], m[5]):
+				u = p.raw[m[4]:m[5]]
+			default:
+				continue
+			}
 			u = strings.TrimRight(u, ".,;:!?")
 			if !slices.Contains(out, u) {
 				out = append(out, u)

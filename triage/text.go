@@ -32,7 +32,22 @@ type texts struct {
 	pieces []piece
 	joined string
 	starts []int // where each piece starts in joined
+	// seams join the end of a name, title or description that stops
+	// mid-sentence with the start of each other description or title it
+	// is not next to in joined, so that a sentence split between the
+	// description and any parameter's description is read whole.
+	seams []seam
 }
+
+// A seam is the last words of one piece and the first of another.
+type seam struct {
+	text  string
+	split int    // where the second piece starts in text
+	path  string // "description + inputSchema.properties.x.description"
+}
+
+// seamWords is how many words of each side a seam holds.
+const seamWords = 16
 
 // skipped members hold identifiers, not text for the model: matching
 // words or URLs in them only adds noise ("$schema" is a URL on every
@@ -75,7 +90,52 @@ func collect(kind string, def []byte) texts {
 		b.WriteString(t.pieces[i].norm)
 	}
 	t.joined = capped(b.String())
+	t.seams = seams(t.pieces)
 	return t
+}
+
+// seams lists the seams of pieces (in joined's order): for each of the
+// name, title and description that does not end a sentence, with every
+// other description or title but the one after it.
+func seams(pieces []piece) []seam {
+	var out []seam
+	for i, a := range pieces {
+		if a.path != "title" && a.path != "description" || a.norm == "" || strings.ContainsAny(a.norm[len(a.norm)-1:], ".!?:;)]}\"'`") {
+			continue
+		}
+		tail := lastWords(a.norm, seamWords)
+		for j, b := range pieces {
+			if j == i || j == i+1 || prose(b.path) == 0 || b.path == "title" || b.path == "description" {
+				continue
+			}
+			head := firstWords(b.norm, seamWords)
+			out = append(out, seam{text: tail + " " + head, split: len(tail) + 1, path: a.path + " + " + b.path})
+		}
+	}
+	return out
+}
+
+func lastWords(s string, n int) string {
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		i = strings.LastIndexByte(s[:i], ' ')
+		if i < 0 {
+			return s
+		}
+	}
+	return s[i+1:]
+}
+
+func firstWords(s string, n int) string {
+	i := 0
+	for ; n > 0; n-- {
+		k := strings.IndexByte(s[i:], ' ')
+		if k < 0 {
+			return s
+		}
+		i += k + 1
+	}
+	return s[:i-1]
 }
 
 // MaxRead is the most bytes of one definition's normalised text the word
@@ -200,7 +260,8 @@ var fold = cases.Fold()
 // (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
 // letter whose Unicode TR39 confusable prototype is ASCII replaced by it
 // (Cyrillic "о" reads as "o"), curly quotes made straight, Markdown
-// emphasis ("*", "**") removed, and every run of white space one space.
+// emphasis ("*", "**") removed, every run of white space one space, and
+// the backslashes of Windows paths written as slashes.
 func Normalize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -237,8 +298,31 @@ func Normalize(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	return strings.TrimSuffix(b.String(), " ")
+	return windowsPaths(strings.TrimSuffix(b.String(), " "))
 }
+
+// windowsPath is a word that starts a Windows path: a drive, the home
+// directory or a profile variable, then backslashes.
+var windowsPath = lazy(`(?:^|[^a-z0-9])(?:[a-z]:|%[a-z_]+%|\$env:[a-z_]+|\$home|~)\\+[^\\ ]|\\+users\\+`)
+
+// windowsPaths writes the backslashes of Windows paths as slashes
+// ("c:\users\me\.aws\credentials" reads as "c:/users/me/.aws/credentials"),
+// so that the rules written with "/" read them too. Other backslashes
+// (escapes, regular expressions) stay.
+func windowsPaths(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if strings.Contains(w, `\`) && windowsPath().MatchString(w) {
+			words[i] = backslashes().ReplaceAllString(w, "/")
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+var backslashes = lazy(`\\+`)
 
 // asciiPrototype is r's TR39 skeleton when it is printable ASCII
 // letters or digits, else "".

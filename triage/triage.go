@@ -140,8 +140,9 @@ type Surface struct {
 // What fires:
 //   - on the new text alone, every string of the definition (nested
 //     schema descriptions and titles, property names) after Normalize,
-//     one member at a time and all members joined, so that a sentence
-//     split across members is found: new-instruction, sensitive-path,
+//     one member at a time, all members joined, and across seams (a
+//     description that stops mid-sentence read on into each nested
+//     description), so that a sentence split across members is found: new-instruction, sensitive-path,
 //     exfiltration, tool-shadowing (the rules table), and hidden-text;
 //     for a changed item a match whose words the old definition already
 //     held does not fire again;

@@ -33,9 +33,10 @@ type match struct {
 	at         int
 }
 
-// find returns the matches of r in t: in the joined text (so that a
-// sentence split across members is found), or for a scoped rule in each
-// piece of its scope.
+// find returns the matches of r in t: in the joined text and its seams
+// (so that a sentence split across members is found), or for a scoped
+// rule in each piece of its scope. A row with negate drops the matches a negation
+// cancels (negated).
 func (r *rule) find(t texts) []match {
 	var out []match
 	if r.scope == "" {
@@ -43,7 +44,21 @@ func (r *rule) find(t texts) []match {
 			return nil
 		}
 		for _, loc := range r.re.FindAllStringIndex(t.joined, -1) {
-			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: t.joined[loc[0]:loc[1]], at: loc[0]})
+			if r.negate && negated(t.joined, loc[0]) {
+				continue
+			}
+			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
+		}
+		for _, sm := range t.seams {
+			if !r.mayMatch(sm.text) {
+				continue
+			}
+			for _, loc := range r.re.FindAllStringIndex(sm.text, -1) {
+				// only what spans the seam: the rest is in joined
+				if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
+					out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
+				}
+			}
 		}
 		return out
 	}
@@ -52,10 +67,27 @@ func (r *rule) find(t texts) []match {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringIndex(p.norm, -1) {
-			out = append(out, match{path: p.path, text: p.norm[loc[0]:loc[1]], at: t.starts[k] + loc[0]})
+			if r.negate && negated(p.norm, loc[0]) {
+				continue
+			}
+			out = append(out, match{path: p.path, text: strings.TrimRight(p.norm[loc[0]:loc[1]], " "), at: t.starts[k] + loc[0]})
 		}
 	}
 	return out
+}
+
+// negationBefore is a negation ending at most one word before a match:
+// "do not [ever] include", "never invent", "avoid adding".
+var negationBefore = lazy(`(?:\b(?:not|never|no|nor|avoid|without|refrain from)|n't) (?:[^ ]+ )?$`)
+
+// negated reports whether a negation just before s[at:] cancels what
+// follows in the same sentence.
+func negated(s string, at int) bool {
+	before := s[max(0, at-40):at]
+	if i := strings.LastIndexAny(before, ".;:!?"); i >= 0 {
+		before = before[i+1:]
+	}
+	return negationBefore().MatchString(before)
 }
 
 // textLabels runs the rules table and the named shadowing checks on the
@@ -181,11 +213,17 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 }
 
 // marked reports whether the plain word at j[lo:hi] is quoted, or
-// followed by "tool" or "function".
+// followed by "tool" or "function", or by words only a tool's name takes
+// ("echo is invoked", "search gets called").
 func marked(j string, lo, hi int) bool {
 	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
 		return true
 	}
 	rest := j[hi:]
-	return strings.HasPrefix(rest, " tool") || strings.HasPrefix(rest, " function")
+	for _, w := range []string{" tool", " function", " is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
+		if strings.HasPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/render"
@@ -253,8 +254,8 @@ func TestHostileServersLock(t *testing.T) {
 			if strings.Contains(stdout+stderr, hostileSecret) {
 				t.Errorf("output shows the secret header value:\n%s\n%s", stdout, stderr)
 			}
-			if strings.ContainsAny(stdout+stderr, "\x1b\xff") {
-				t.Errorf("output carries raw escape or invalid bytes: %q", stderr)
+			if out := stdout + stderr; strings.Contains(out, "\x1b") || !utf8.ValidString(out) {
+				t.Errorf("output carries a raw escape or invalid UTF-8: %q", out)
 			}
 			if len(stderr) > 64<<10 {
 				t.Errorf("stderr is %d bytes: a hostile server flooded the terminal", len(stderr))

@@ -125,22 +125,6 @@ func TestRugPullAndHuge(t *testing.T) {
 	}
 }
 
-func TestGenerate(t *testing.T) {
-	tools := Generate(3, 2000)
-	for i, raw := range tools {
-		var v struct{ Name string }
-		if !json.Valid(raw) || json.Unmarshal(raw, &v) != nil || v.Name != []string{"tool_0000", "tool_0001", "tool_0002"}[i] {
-			t.Errorf("tool %d: %s", i, raw)
-		}
-		if len(raw) < 2000 || len(raw) > 2300 {
-			t.Errorf("tool %d is %d bytes, want about 2000", i, len(raw))
-		}
-	}
-	if string(Generate(2, 100)[1]) != string(Generate(2, 100)[1]) {
-		t.Error("Generate is not deterministic")
-	}
-}
-
 // TestServeLines pins Serve's replies line by line, with a ServerName (as
 // agentgate demo-server serves them).
 func TestServeLines(t *testing.T) {

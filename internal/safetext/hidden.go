@@ -58,25 +58,66 @@ func Kind(r rune) string {
 		return ANSI
 	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
 		return Control
-	case r < 0xad:
+	case r < hidden[0].lo:
 		return ""
-	case r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069):
-		return Bidi
-	case (r >= 0x200B && r <= 0x200D) || r == 0x2060 || r == 0xFEFF:
-		return ZeroWidth
-	case r == 0x2028 || r == 0x2029:
-		return Separator
-	case (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xF0000 && r <= 0xFFFFD) || (r >= 0x100000 && r <= 0x10FFFD):
-		return PrivateUse
-	case r >= 0xE0000 && r <= 0xE007F:
-		return Tags
-	case r == 0x00AD, r == 0x034F, r >= 0x0600 && r <= 0x0605, r == 0x06DD, r == 0x070F,
-		r == 0x0890, r == 0x0891, r == 0x08E2, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5,
-		r >= 0x180B && r <= 0x180F, r >= 0x2061 && r <= 0x2064, r >= 0x206A && r <= 0x206F,
-		r == 0x2800, r == 0x3164, r == 0xFFA0, r >= 0xFE00 && r <= 0xFE0F, r >= 0xFFF9 && r <= 0xFFFB,
-		r == 0xFFFE, r == 0xFFFF, r == 0x110BD, r == 0x110CD, r >= 0x13430 && r <= 0x1343F,
-		r >= 0x1BCA0 && r <= 0x1BCA3, r >= 0x1D173 && r <= 0x1D17A, r >= 0xE0100 && r <= 0xE01EF:
-		return Invisible
+	}
+	// The first range that does not end below r (a binary search).
+	lo, hi := 0, len(hidden)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); hidden[m].hi < r {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(hidden) && hidden[lo].lo <= r {
+		return hidden[lo].kind
 	}
 	return ""
+}
+
+// hidden is Kind's list above U+009F: disjoint ranges in order, lo to hi
+// inclusive (TestHiddenSorted).
+var hidden = []hiddenRange{
+	{0x00AD, 0x00AD, Invisible},
+	{0x034F, 0x034F, Invisible},
+	{0x0600, 0x0605, Invisible},
+	{0x061C, 0x061C, Bidi},
+	{0x06DD, 0x06DD, Invisible},
+	{0x070F, 0x070F, Invisible},
+	{0x0890, 0x0891, Invisible},
+	{0x08E2, 0x08E2, Invisible},
+	{0x115F, 0x1160, Invisible},
+	{0x17B4, 0x17B5, Invisible},
+	{0x180B, 0x180F, Invisible},
+	{0x200B, 0x200D, ZeroWidth},
+	{0x200E, 0x200F, Bidi},
+	{0x2028, 0x2029, Separator},
+	{0x202A, 0x202E, Bidi},
+	{0x2060, 0x2060, ZeroWidth},
+	{0x2061, 0x2064, Invisible},
+	{0x2066, 0x2069, Bidi},
+	{0x206A, 0x206F, Invisible},
+	{0x2800, 0x2800, Invisible},
+	{0x3164, 0x3164, Invisible},
+	{0xE000, 0xF8FF, PrivateUse},
+	{0xFE00, 0xFE0F, Invisible},
+	{0xFEFF, 0xFEFF, ZeroWidth},
+	{0xFFA0, 0xFFA0, Invisible},
+	{0xFFF9, 0xFFFB, Invisible},
+	{0xFFFE, 0xFFFF, Invisible},
+	{0x110BD, 0x110BD, Invisible},
+	{0x110CD, 0x110CD, Invisible},
+	{0x13430, 0x1343F, Invisible},
+	{0x1BCA0, 0x1BCA3, Invisible},
+	{0x1D173, 0x1D17A, Invisible},
+	{0xE0000, 0xE007F, Tags},
+	{0xE0100, 0xE01EF, Invisible},
+	{0xF0000, 0xFFFFD, PrivateUse},
+	{0x100000, 0x10FFFD, PrivateUse},
+}
+
+type hiddenRange struct {
+	lo, hi rune
+	kind   string
 }

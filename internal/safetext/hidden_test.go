@@ -33,3 +33,13 @@ func TestKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenSorted: Kind's binary search needs its ranges in order and
+// disjoint, each with lo <= hi.
+func TestHiddenSorted(t *testing.T) {
+	for i, h := range hidden {
+		if h.lo > h.hi || i > 0 && hidden[i-1].hi >= h.lo {
+			t.Errorf("hidden[%d] = %X-%X: not after %X-%X", i, h.lo, h.hi, hidden[max(i-1, 0)].lo, hidden[max(i-1, 0)].hi)
+		}
+	}
+}

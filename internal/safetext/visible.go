@@ -92,26 +92,7 @@ func visible(s string, oneLine bool) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case isTag(r):
-			j := i
-			b.WriteString(`⟦tags:"`)
-			for j < len(s) {
-				r, n := utf8.DecodeRuneInString(s[j:])
-				if !isTag(r) {
-					break
-				}
-				switch a := r - 0xE0000; {
-				case a == '"' || a == '\\':
-					b.WriteByte('\\')
-					b.WriteByte(byte(a))
-				case a >= 0x20 && a < 0x7f:
-					b.WriteByte(byte(a))
-				default:
-					writeCodePoint(&b, r)
-				}
-				j += n
-			}
-			b.WriteString(`"⟧`)
-			i = j
+			i = writeTagRun(&b, s, i)
 			continue
 		case kindOf(r) != "":
 			writeCodePoint(&b, r)
@@ -163,6 +144,30 @@ func isPlainRunes(s string, oneLine bool) bool {
 
 func plainASCII(c byte, oneLine bool) bool {
 	return (c >= 0x20 && c < 0x7f) || (c == '\n' && !oneLine)
+}
+
+// writeTagRun writes the run of tag characters starting at s[i] as
+// ⟦tags:"TEXT"⟧ (Visible) and returns the index after it.
+func writeTagRun(b *strings.Builder, s string, i int) int {
+	b.WriteString(`⟦tags:"`)
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isTag(r) {
+			break
+		}
+		switch a := r - 0xE0000; {
+		case a == '"' || a == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(byte(a))
+		case a >= 0x20 && a < 0x7f:
+			b.WriteByte(byte(a))
+		default:
+			writeCodePoint(b, r)
+		}
+		i += n
+	}
+	b.WriteString(`"⟧`)
+	return i
 }
 
 func writeCodePoint(b *strings.Builder, r rune) {

@@ -27,8 +27,9 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -83,20 +84,6 @@ func failed(step, format string, args ...any) *Error {
 	return &Error{Step: step, Msg: fmt.Sprintf(format, args...), Kind: ErrFailed}
 }
 
-// IsLoopback reports whether host (a URL host, with or without port) is
-// localhost or a loopback IP address.
-func IsLoopback(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // checkEndpoint refuses a URL that is not https, or http on a loopback
 // host, or that carries userinfo or a fragment.
 func checkEndpoint(step, raw string) (*url.URL, error) {
@@ -106,25 +93,17 @@ func checkEndpoint(step, raw string) (*url.URL, error) {
 	}
 	switch {
 	case u.User != nil:
-		return nil, refused(step, "%s carries credentials in the URL", redactURL(u))
+		return nil, refused(step, "%s carries credentials in the URL", config.StripURL(u.String()))
 	case u.Fragment != "":
-		return nil, refused(step, "%s has a fragment", redactURL(u))
+		return nil, refused(step, "%s has a fragment", config.StripURL(u.String()))
 	case u.Scheme == "https":
-	case u.Scheme == "http" && IsLoopback(u.Host):
+	case u.Scheme == "http" && remote.IsLoopback(u.Host):
 	case u.Scheme == "http":
-		return nil, refused(step, "%s is plain http on a host that is not loopback; OAuth endpoints must be https", redactURL(u))
+		return nil, refused(step, "%s is plain http on a host that is not loopback; OAuth endpoints must be https", config.StripURL(u.String()))
 	default:
-		return nil, refused(step, "%s: scheme %q is not https", redactURL(u), u.Scheme)
+		return nil, refused(step, "%s: scheme %q is not https", config.StripURL(u.String()), u.Scheme)
 	}
 	return u, nil
-}
-
-// redactURL is u without userinfo and query.
-func redactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery, c.ForceQuery = "", false
-	return c.String()
 }
 
 // origin is scheme://host[:port], lowercased.
@@ -144,7 +123,7 @@ func newHTTPClient(base http.RoundTripper, timeout time.Duration) *http.Client {
 		Timeout:   timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			return refused("redirect", "%s answered with a redirect to %s; agentgate does not follow redirects in OAuth requests",
-				redactURL(via[len(via)-1].URL), redactURL(req.URL))
+				config.StripURL(via[len(via)-1].URL.String()), config.StripURL(req.URL.String()))
 		},
 	}
 }
@@ -159,7 +138,7 @@ func (g guardTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &limitBody{rc: resp.Body, left: MaxBodyBytes, url: redactURL(req.URL)}
+	resp.Body = &limitBody{rc: resp.Body, left: MaxBodyBytes, url: config.StripURL(req.URL.String())}
 	return resp, nil
 }
 
@@ -211,17 +190,9 @@ func classify(step string, err error) *Error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		if ue.Timeout() {
-			return failed(step, "no answer from %s in time", redactQuery(ue.URL))
+			return failed(step, "no answer from %s in time", config.StripURL(ue.URL))
 		}
-		return failed(step, "%s: %v", redactQuery(ue.URL), ue.Err)
+		return failed(step, "%s: %v", config.StripURL(ue.URL), ue.Err)
 	}
 	return failed(step, "%v", err)
-}
-
-func redactQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return redactURL(u)
 }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"github.com/agentgate/agentgate/mcp/remote"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,43 +11,6 @@ import (
 	"testing"
 	"time"
 )
-
-func TestParseChallenge(t *testing.T) {
-	cases := []struct {
-		in   []string
-		want Challenge
-	}{
-		{[]string{`Bearer resource_metadata="https://s.example/.well-known/oauth-protected-resource/mcp", scope="a b"`},
-			Challenge{true, "https://s.example/.well-known/oauth-protected-resource/mcp", "a b"}},
-		{[]string{`Basic realm="x", Bearer scope=read`}, Challenge{Bearer: true, Scope: "read"}},
-		{[]string{`Basic realm="x"`, `bearer Resource_Metadata="https://s.example/m"`}, Challenge{Bearer: true, ResourceMetadata: "https://s.example/m"}},
-		{[]string{`Basic resource_metadata="https://evil.example/m"`}, Challenge{}}, // not the Bearer challenge
-		{[]string{`Bearer scope="a \"quoted\" b"`}, Challenge{Bearer: true, Scope: `a "quoted" b`}},
-		{[]string{`Bearer abc==, scope="x"`}, Challenge{Bearer: true, Scope: "x"}}, // token68 padding is no param
-		{[]string{`Bearer error="invalid_token" , scope = "s1"`}, Challenge{Bearer: true, Scope: "s1"}},
-		{[]string{`Bearer scope="first"`, `Bearer scope="second"`}, Challenge{Bearer: true, Scope: "first"}},
-		{[]string{``, `Bearer`, `Bearer resource_metadata`}, Challenge{Bearer: true}},
-		{nil, Challenge{}},
-	}
-	for _, c := range cases {
-		if got := ParseChallenge(c.in); got != c.want {
-			t.Errorf("ParseChallenge(%q) = %+v, want %+v", c.in, got, c.want)
-		}
-	}
-}
-
-func FuzzParseChallenge(f *testing.F) {
-	f.Add(`Bearer resource_metadata="https://s.example/m", scope="a b"`)
-	f.Add(`Basic realm="x", Bearer scope=read, error="\"`)
-	f.Add(`Bearer ==,=,"`)
-	f.Fuzz(func(t *testing.T, s string) {
-		c := ParseChallenge([]string{s})
-		// What is found came from the input.
-		if !strings.Contains(s, c.Scope) || !strings.Contains(strings.ReplaceAll(s, `\`, ""), strings.ReplaceAll(c.ResourceMetadata, `\`, "")) {
-			t.Fatalf("ParseChallenge(%q) = %+v: values not in the input", s, c)
-		}
-	})
-}
 
 // The order is the MCP specification's (2025-11-25, "Authorization Server
 // Metadata Discovery"), written out from its text.
@@ -130,7 +94,7 @@ func TestAuthMethod(t *testing.T) {
 }
 
 func TestSelectScope(t *testing.T) {
-	d := &Discovery{Challenge: Challenge{Scope: "from:challenge"}, ScopesSupported: []string{"a", "b"}}
+	d := &Discovery{Challenge: remote.BearerChallenge{Scope: "from:challenge"}, ScopesSupported: []string{"a", "b"}}
 	if got := selectScope(Server{Scopes: []string{"x", "y"}}, d); got != "x y" {
 		t.Errorf("configured scopes: %q", got)
 	}

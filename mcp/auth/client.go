@@ -179,10 +179,10 @@ func tokenRequest(ctx context.Context, hc *http.Client, tokenURL string, c Clien
 					msg += " (" + held.Clip(re.ErrorDescription, 200, false) + ")"
 				}
 			}
-			return nil, failed(step, "%s refused: %s", redactQuery(tokenURL), msg)
+			return nil, failed(step, "%s refused: %s", config.StripURL(tokenURL), msg)
 		}
 		if strings.Contains(err.Error(), "missing access_token") {
-			return nil, refused(step, "the answer of %s has no access_token", redactQuery(tokenURL))
+			return nil, refused(step, "the answer of %s has no access_token", config.StripURL(tokenURL))
 		}
 		return nil, classify(step, unwrapURLError(err))
 	}

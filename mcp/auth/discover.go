@@ -10,112 +10,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// Challenge is what a 401's Bearer challenge (WWW-Authenticate) said.
-type Challenge struct {
-	Bearer           bool   // a Bearer challenge was there at all
-	ResourceMetadata string // RFC 9728 resource_metadata, "" if absent
-	Scope            string // the scope the server asks for, "" if absent
-}
-
-// ParseChallenge reads the Bearer challenge of WWW-Authenticate header
-// values (RFC 9110 §11.6.1 syntax: a scheme, then auth-params name=value
-// or name="quoted"; several challenges may share one value).
-func ParseChallenge(values []string) Challenge {
-	var c Challenge
-	for _, v := range values {
-		scheme := ""
-		for _, tok := range splitChallenge(v) {
-			if tok.scheme != "" {
-				scheme = strings.ToLower(tok.scheme)
-				c.Bearer = c.Bearer || scheme == "bearer"
-				continue
-			}
-			if scheme != "bearer" {
-				continue
-			}
-			switch strings.ToLower(tok.name) {
-			case "resource_metadata":
-				if c.ResourceMetadata == "" {
-					c.ResourceMetadata = tok.value
-				}
-			case "scope":
-				if c.Scope == "" {
-					c.Scope = tok.value
-				}
-			}
-		}
-	}
-	return c
-}
-
-type challengeToken struct {
-	scheme      string // set for an auth-scheme
-	name, value string // set for an auth-param
-}
-
-// splitChallenge tokenises one WWW-Authenticate value.
-func splitChallenge(s string) []challengeToken {
-	var out []challengeToken
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == ',') {
-			i++
-		}
-		start := i
-		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != ',' && s[i] != '=' {
-			i++
-		}
-		word := s[start:i]
-		if word == "" {
-			if i < len(s) {
-				i++ // a stray '='
-			}
-			continue
-		}
-		j := i
-		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
-			j++
-		}
-		if j >= len(s) || s[j] != '=' {
-			out = append(out, challengeToken{scheme: word})
-			continue
-		}
-		// name = value; token68 padding ("abc==") is not a param.
-		i = j + 1
-		if i < len(s) && s[i] == '=' {
-			for i < len(s) && s[i] == '=' {
-				i++
-			}
-			continue
-		}
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-		var value strings.Builder
-		if i < len(s) && s[i] == '"' {
-			i++
-			for i < len(s) && s[i] != '"' {
-				if s[i] == '\\' && i+1 < len(s) {
-					i++
-				}
-				value.WriteByte(s[i])
-				i++
-			}
-			i++ // closing quote
-		} else {
-			for i < len(s) && s[i] != ',' && s[i] != ' ' && s[i] != '\t' {
-				value.WriteByte(s[i])
-				i++
-			}
-		}
-		out = append(out, challengeToken{name: word, value: value.String()})
-	}
-	return out
-}
 
 // Metadata is RFC 8414 Authorization Server Metadata (mcp-go's type) with
 // the Client ID Metadata Document flag.
@@ -131,7 +30,7 @@ type Discovery struct {
 	// Protected Resource Metadata names, else the server URL.
 	Resource        string
 	ScopesSupported []string // from Protected Resource Metadata
-	Challenge       Challenge
+	Challenge       remote.BearerChallenge
 	Issuer          string
 	Metadata        Metadata
 	// Legacy: no Protected Resource Metadata; the 2025-03-26 rules found
@@ -161,7 +60,7 @@ type protectedResource struct {
 //  3. without Protected Resource Metadata (2025-03-26 servers): metadata at
 //     /.well-known/oauth-authorization-server of the server's origin, else
 //     the default endpoints /authorize, /token and /register there.
-func Discover(ctx context.Context, hc *http.Client, serverURL string, ch Challenge) (*Discovery, error) {
+func Discover(ctx context.Context, hc *http.Client, serverURL string, ch remote.BearerChallenge) (*Discovery, error) {
 	su, err := checkEndpoint("server url", serverURL)
 	if err != nil {
 		return nil, err
@@ -175,7 +74,7 @@ func Discover(ctx context.Context, hc *http.Client, serverURL string, ch Challen
 		}
 		if origin(u) != origin(su) {
 			return nil, refused("resource_metadata in WWW-Authenticate",
-				"%s is not on the server's origin %s; agentgate fetches protected resource metadata only from the server itself", redactURL(u), origin(su))
+				"%s is not on the server's origin %s; agentgate fetches protected resource metadata only from the server itself", config.StripURL(u.String()), origin(su))
 		}
 		candidates = append(candidates, u.String())
 	}
@@ -203,7 +102,7 @@ func Discover(ctx context.Context, hc *http.Client, serverURL string, ch Challen
 		return nil, refused("protected resource metadata", "it names no resource")
 	}
 	if !resourceBinds(prm.Resource, su) {
-		return nil, refused("protected resource metadata", "it is for resource %q, not for the server %s", prm.Resource, redactURL(su))
+		return nil, refused("protected resource metadata", "it is for resource %q, not for the server %s", prm.Resource, config.StripURL(su.String()))
 	}
 	d.Resource = prm.Resource
 	d.ScopesSupported = prm.ScopesSupported
@@ -216,7 +115,7 @@ func Discover(ctx context.Context, hc *http.Client, serverURL string, ch Challen
 		return nil, err
 	}
 	if iu.RawQuery != "" {
-		return nil, refused("authorization server", "issuer %s has a query", redactURL(iu))
+		return nil, refused("authorization server", "issuer %s has a query", config.StripURL(iu.String()))
 	}
 	d.Issuer = issuer
 	for _, c := range metadataURLs(iu) {
@@ -229,7 +128,7 @@ func Discover(ctx context.Context, hc *http.Client, serverURL string, ch Challen
 			continue
 		}
 		if strings.TrimSuffix(m.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
-			return nil, refused("authorization server metadata", "%s names issuer %q, not %q", redactQuery(c), m.Issuer, issuer)
+			return nil, refused("authorization server metadata", "%s names issuer %q, not %q", config.StripURL(c), m.Issuer, issuer)
 		}
 		if err := checkMetadata(&m); err != nil {
 			return nil, err
@@ -351,7 +250,7 @@ func getJSON(ctx context.Context, hc *http.Client, step, raw string, v any) (boo
 		return false, classify(step, err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return false, refused(step, "%s is not a JSON object: %v", redactQuery(raw), shortErr(err))
+		return false, refused(step, "%s is not a JSON object: %v", config.StripURL(raw), shortErr(err))
 	}
 	return true, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/remote"
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
@@ -194,7 +195,7 @@ func containsFold(list []string, s string) bool {
 // streamable-HTTP initialize POST (sse: a GET of the event stream). It
 // returns ok false when the server answers without asking for
 // authorization.
-func probe(ctx context.Context, hc *http.Client, s Server) (Challenge, bool, error) {
+func probe(ctx context.Context, hc *http.Client, s Server) (remote.BearerChallenge, bool, error) {
 	const step = "server"
 	var req *http.Request
 	var err error
@@ -212,20 +213,20 @@ func probe(ctx context.Context, hc *http.Client, s Server) (Challenge, bool, err
 		}
 	}
 	if err != nil {
-		return Challenge{}, false, failed(step, "%v", err)
+		return remote.BearerChallenge{}, false, failed(step, "%v", err)
 	}
 	for k, v := range s.Headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Challenge{}, false, classify(step, err)
+		return remote.BearerChallenge{}, false, classify(step, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
-		return Challenge{}, false, nil
+		return remote.BearerChallenge{}, false, nil
 	}
-	ch := ParseChallenge(resp.Header.Values("WWW-Authenticate"))
+	ch := remote.ParseBearer(resp.Header.Values("WWW-Authenticate"))
 	if !ch.Bearer {
 		return ch, true, failed(step, "HTTP 401 without a Bearer challenge (WWW-Authenticate): the server does not use OAuth; set the credentials it wants in its headers in the client config")
 	}

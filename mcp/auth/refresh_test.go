@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentgate/agentgate/mcp/remote"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -64,7 +65,7 @@ func TestAuthorizeNotInteractive(t *testing.T) {
 	opened := false
 	src := NewSource(Server{Name: "notes", URL: "https://s.example/mcp"}, Options{Store: store,
 		Browser: Browser{Getenv: func(string) string { opened = true; return "" }}})
-	if _, err := src.Authorize(context.Background(), Challenge{}); !IsLoginRequired(err) || opened {
+	if _, err := src.Authorize(context.Background(), remote.BearerChallenge{}); !IsLoginRequired(err) || opened {
 		t.Fatalf("err %v (browser looked up: %v), want ErrLoginRequired and no browser", err, opened)
 	}
 }

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
 )
 
 // DefaultTimeout bounds each OAuth request when the server has no timeout.
@@ -122,7 +125,7 @@ func (src *Source) Header(ctx context.Context) string {
 // when Interactive; otherwise it returns an *Error of kind
 // ErrLoginRequired. It runs once per Source; later calls return the first
 // outcome's error.
-func (src *Source) Authorize(ctx context.Context, ch Challenge) (string, error) {
+func (src *Source) Authorize(ctx context.Context, ch remote.BearerChallenge) (string, error) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	if src.tried {
@@ -191,7 +194,7 @@ func (b Browser) promptOr(w io.Writer) io.Writer {
 }
 
 // obtain discovers and runs the server's grant.
-func obtain(ctx context.Context, hc *http.Client, s Server, ch Challenge, br Browser) (*Entry, error) {
+func obtain(ctx context.Context, hc *http.Client, s Server, ch remote.BearerChallenge, br Browser) (*Entry, error) {
 	d, err := Discover(ctx, hc, s.URL, ch)
 	if err != nil {
 		return nil, err
@@ -231,3 +234,32 @@ func Login(ctx context.Context, s Server, opts Options) (where string, ok bool, 
 
 // IsLoginRequired reports whether err means a person must log in.
 func IsLoginRequired(err error) bool { return errors.Is(err, ErrLoginRequired) }
+
+// ForServer returns the OAuth token source of the remote server r for
+// remote.Options.Auth, or nil when its configuration sends an
+// Authorization header of its own or no token store can be opened.
+// timeout bounds each OAuth step when r's settings do not (0: the
+// default); interactive allows a browser login, whose instructions go to
+// prompt (nil: discarded).
+func ForServer(r config.Resolved, timeout time.Duration, interactive bool, prompt io.Writer) remote.Authorizer {
+	for k := range r.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil
+		}
+	}
+	store, err := OpenStore(os.Getenv)
+	if err != nil {
+		return nil
+	}
+	if prompt == nil {
+		prompt = io.Discard
+	}
+	srv := FromResolved(r)
+	if srv.Timeout <= 0 {
+		srv.Timeout = timeout
+	}
+	return NewSource(srv, Options{
+		Store: store, Interactive: interactive,
+		Browser: Browser{Getenv: os.Getenv, Prompt: prompt, Name: r.Name},
+	})
+}

@@ -81,6 +81,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/internal/safetext"
+	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/remote"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -156,9 +157,7 @@ func Open(ctx context.Context, r config.Resolved, opts Options) (*Conn, error) {
 	b.ctx, b.cancel = context.WithCancelCause(ctx)
 	rm, err := remote.New(r, remote.Options{
 		MaxResponseBytes: opts.MaxResponseBytes,
-		Timeout:          opts.Timeout,
-		Interactive:      opts.Interactive,
-		Prompt:           opts.Log,
+		Auth:             auth.ForServer(r, opts.Timeout, opts.Interactive, opts.Log),
 		Refuse:           func(msg string) error { return &refusedError{msg} },
 	})
 	if err != nil {
@@ -447,7 +446,7 @@ func (b *bridge) logf(format string, args ...any) {
 func (b *bridge) redact(text string) string {
 	text = b.r.Redact(text)
 	if b.r.URL != "" {
-		text = strings.ReplaceAll(text, b.r.URL, remote.DisplayURL(b.r.URL))
+		text = strings.ReplaceAll(text, b.r.URL, config.StripURL(b.r.URL))
 	}
 	return text
 }

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/remote"
+	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // legacy is the HTTP+SSE transport of protocol 2024-11-05 (see the
@@ -112,7 +112,7 @@ func (l *legacy) connect() error {
 	if !isEventStream(resp) {
 		drain(resp.Body)
 		return fail(fmt.Errorf("legacy SSE: GET %s answered %q, not an event stream (check the url and the transport)",
-			remote.DisplayURL(resp.Request.URL.String()), resp.Header.Get("Content-Type")))
+			config.StripURL(resp.Request.URL.String()), resp.Header.Get("Content-Type")))
 	}
 	sr := newSSEReader(resp.Body, b.opts.MaxResponseBytes)
 	for l.endpoint == "" {

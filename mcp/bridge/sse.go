@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// Written by hand: mcp-go's SSE reader is unexported, gin-contrib/sse's
+// Decode reads the whole body first (a stream never ends), and neither
+// bounds one event's size.
+
 // event is one server-sent event.
 type event struct {
 	typ  string // "" means "message"

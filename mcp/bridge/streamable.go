@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/mcp/auth"
+	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/remote"
 )
 
@@ -528,7 +529,7 @@ func cmpDuration(a, b time.Duration) time.Duration {
 // statusText names an HTTP status and the request it answered.
 func statusText(resp *http.Response) string {
 	return fmt.Sprintf("HTTP %d %s from %s %s", resp.StatusCode, http.StatusText(resp.StatusCode),
-		resp.Request.Method, remote.DisplayURL(resp.Request.URL.String()))
+		resp.Request.Method, config.StripURL(resp.Request.URL.String()))
 }
 
 // failureText says why a request failed with resp's status, with what to
@@ -558,7 +559,7 @@ func (b *bridge) reachText(err error) string {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", remote.DisplayURL(ue.URL), remote.ReachCause(ue))
+		return fmt.Sprintf("cannot reach %s: %v (is the server running? check the url)", config.StripURL(ue.URL), remote.ReachCause(ue))
 	}
 	return err.Error()
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/agentgate/agentgate/mcp/auth"
+	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/remote"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -22,9 +24,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 		MaxResponseBytes: s.opts.MaxResponseBytes,
 		CheckMembers:     true,
 		Exchange:         &s.exchange,
-		Timeout:          s.timeout,
-		Interactive:      s.opts.Interactive,
-		Prompt:           s.opts.Progress,
+		Auth:             auth.ForServer(s.r, s.timeout, s.opts.Interactive, s.opts.Progress),
 		OnTooLarge:       func() { s.cancel(s.tooLarge()) },
 		OnAmbiguous:      func(err error) { s.cancel(s.ambiguous(err)) },
 		Refuse: func(msg string) error {
@@ -64,5 +64,5 @@ func (s *session) cleanURLs(text string) string {
 	if s.r.URL == "" {
 		return text
 	}
-	return strings.ReplaceAll(text, s.r.URL, remote.DisplayURL(s.r.URL))
+	return strings.ReplaceAll(text, s.r.URL, config.StripURL(s.r.URL))
 }

@@ -331,7 +331,7 @@ func (s *session) fail(ctx context.Context, err error) *wire.Error {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return s.errorf(wire.ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", remote.DisplayURL(ue.URL), remote.ReachCause(ue), s.r.File)
+		return s.errorf(wire.ErrConnect, "cannot reach %s: %v (is the server running? check \"url\" in %s)", config.StripURL(ue.URL), remote.ReachCause(ue), s.r.File)
 	}
 	kind := wire.ErrConnect
 	if s.stage != wire.StageStart {

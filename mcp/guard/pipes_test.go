@@ -33,7 +33,7 @@ func TestPipesWidened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pipes.Size(up.Out.(*os.File)); got != want {
+	if got, _ := pipes.Widen(up.Out.(*os.File), 0); got != want {
 		t.Errorf("the server's stdout pipe holds %d bytes, want %d", got, want)
 	}
 	up.In.Close()
@@ -59,7 +59,7 @@ func TestPipesWidened(t *testing.T) {
 	if _, err := bufio.NewReader(outR).ReadBytes('\n'); err != nil { // guard runs: its pipes are set
 		t.Fatal(err)
 	}
-	if got := pipes.Size(outW); got != want {
+	if got, _ := pipes.Widen(outW, 0); got != want {
 		t.Errorf("guard's stdout pipe holds %d bytes, want %d", got, want)
 	}
 	inW.Close()

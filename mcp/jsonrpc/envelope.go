@@ -37,16 +37,31 @@ func (e *Envelope) Response() bool { return !e.HasMethod }
 // error) and exactly one of a result object and an error object whose
 // code is an integer and whose message is a string.
 func ParseEnvelope(msg []byte) (Envelope, error) {
-	var e Envelope
+	e, version, err := readEnvelope(msg)
+	if err != nil {
+		return e, err
+	}
+	if s, ok := String(version); !ok || s != "2.0" {
+		return e, errors.New(`it has no "jsonrpc": "2.0"`)
+	}
+	if e.HasMethod {
+		return e, e.checkRequest()
+	}
+	return e, e.checkResponse()
+}
+
+// readEnvelope reads the top-level members of msg into an Envelope, and
+// returns the raw value of "jsonrpc" (nil when absent). It fails when msg
+// is not an object or its method is not a string.
+func readEnvelope(msg []byte) (e Envelope, version []byte, err error) {
 	ms, ok := ObjectMembers(msg)
 	if !ok {
 		if t := bytes.TrimSpace(msg); len(t) > 0 && t[0] == '[' {
-			return e, errors.New("a batch (MCP has no batches since 2025-06-18)")
+			return e, nil, errors.New("a batch (MCP has no batches since 2025-06-18)")
 		}
-		return e, errors.New("not a JSON object")
+		return e, nil, errors.New("not a JSON object")
 	}
 	e.Raw = msg
-	var version []byte
 	for _, m := range ms {
 		v := msg[m.Start:m.End]
 		switch m.Name {
@@ -57,7 +72,7 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 		case "method":
 			var ok bool
 			if e.Method, ok = String(v); !ok {
-				return e, errors.New("its method is not a string")
+				return e, nil, errors.New("its method is not a string")
 			}
 			e.HasMethod = true
 		case "params":
@@ -68,51 +83,54 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 			e.Error = v
 		}
 	}
-	if s, ok := String(version); !ok || s != "2.0" {
-		return e, errors.New(`it has no "jsonrpc": "2.0"`)
+	return e, version, nil
+}
+
+// validID reports whether the raw id starts as a string or a number does.
+func validID(id []byte) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9')
+}
+
+// checkRequest applies ParseEnvelope's rules for a request or
+// notification.
+func (e *Envelope) checkRequest() error {
+	switch {
+	case e.Result != nil || e.Error != nil:
+		return errors.New("it has both a method and a result or error")
+	case e.ID != nil && !validID(e.ID):
+		return errors.New("its id is neither a string nor a number")
+	case e.ID != nil && e.ID[0] != '"' && !ExactInteger(e.ID):
+		return errors.New("its id is a number but not an integer of at most 2^53-1 in magnitude")
+	case e.Params != nil && e.Params[0] != '{' && string(e.Params) != "null":
+		return errors.New("its params are not an object")
 	}
-	idKind := byte(0)
-	if e.ID != nil {
-		idKind = e.ID[0]
-	}
-	validID := idKind == '"' || idKind == '-' || (idKind >= '0' && idKind <= '9')
-	if e.HasMethod {
-		if e.Result != nil || e.Error != nil {
-			return e, errors.New("it has both a method and a result or error")
-		}
-		if e.ID != nil && !validID {
-			return e, errors.New("its id is neither a string nor a number")
-		}
-		if e.ID != nil && idKind != '"' && !ExactInteger(e.ID) {
-			return e, errors.New("its id is a number but not an integer of at most 2^53-1 in magnitude")
-		}
-		if e.Params != nil && e.Params[0] != '{' && string(e.Params) != "null" {
-			return e, errors.New("its params are not an object")
-		}
-		return e, nil
-	}
+	return nil
+}
+
+// checkResponse applies ParseEnvelope's rules for a response.
+func (e *Envelope) checkResponse() error {
 	switch {
 	case e.ID == nil:
-		return e, errors.New("it has neither a method nor an id")
+		return errors.New("it has neither a method nor an id")
 	case (e.Result == nil) == (e.Error == nil):
-		return e, errors.New("a response needs exactly one of result and error")
-	case !validID && !(string(e.ID) == "null" && e.Error != nil):
-		return e, errors.New("its id is neither a string nor a number")
+		return errors.New("a response needs exactly one of result and error")
+	case !validID(e.ID) && !(string(e.ID) == "null" && e.Error != nil):
+		return errors.New("its id is neither a string nor a number")
 	case e.Result != nil && e.Result[0] != '{':
-		return e, errors.New("its result is not an object")
+		return errors.New("its result is not an object")
 	case e.Error != nil:
 		var er struct {
 			Code    *json.Number `json:"code"`
 			Message *string      `json:"message"`
 		}
 		if e.Error[0] != '{' || json.Unmarshal(e.Error, &er) != nil || er.Code == nil || er.Message == nil {
-			return e, errors.New("its error is not an object with a code and a message")
+			return errors.New("its error is not an object with a code and a message")
 		}
 		if _, err := er.Code.Int64(); err != nil {
-			return e, errors.New("its error code is not an integer")
+			return errors.New("its error code is not an integer")
 		}
 	}
-	return e, nil
+	return nil
 }
 
 // ExactInteger reports whether the JSON number n is an integer written

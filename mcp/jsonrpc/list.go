@@ -26,34 +26,17 @@ func ListResult(result []byte, key string) (tools []json.RawMessage, cursor json
 		if i < len(result) && result[i] == '}' {
 			break
 		}
-		if i >= len(result) || result[i] != '"' {
+		name, vstart, ok := memberName(result, i)
+		if !ok {
 			return nil, nil, false
 		}
-		end := stringEnd(result, i)
-		if end < 0 {
-			return nil, nil, false
-		}
-		name := string(result[i+1 : end-1])
-		if strings.IndexByte(name, '\\') >= 0 {
-			if json.Unmarshal(result[i:end], &name) != nil {
-				return nil, nil, false
-			}
-		}
-		i = skipSpace(result, end)
-		if i >= len(result) || result[i] != ':' {
-			return nil, nil, false
-		}
-		i = skipSpace(result, i+1)
+		i = vstart
 		var vend int
 		if name == key {
-			if i >= len(result) || result[i] != '[' {
+			if tools, vend, ok = arrayAt(result, i); !ok {
 				return nil, nil, false
 			}
-			var n int
-			if tools, n = splitArray(result[i:]); n < 0 {
-				return nil, nil, false
-			}
-			vend, haveTools = i+n, true
+			haveTools = true
 		} else if vend = valueEnd(result, i); vend < 0 {
 			return nil, nil, false
 		}
@@ -72,6 +55,43 @@ func ListResult(result []byte, key string) (tools []json.RawMessage, cursor json
 		tools = []json.RawMessage{}
 	}
 	return tools, cursor, true
+}
+
+// memberName reads the member name whose quote is at b[i] and the colon
+// after it: the name, decoded, and the index of the member's value (past
+// blanks); ok is false when b holds no name and colon there.
+func memberName(b []byte, i int) (name string, value int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
+	}
+	end := stringEnd(b, i)
+	if end < 0 {
+		return "", 0, false
+	}
+	name = string(b[i+1 : end-1])
+	if strings.IndexByte(name, '\\') >= 0 {
+		if json.Unmarshal(b[i:end], &name) != nil {
+			return "", 0, false
+		}
+	}
+	i = skipSpace(b, end)
+	if i >= len(b) || b[i] != ':' {
+		return "", 0, false
+	}
+	return name, skipSpace(b, i+1), true
+}
+
+// arrayAt splits the JSON array at b[i] (splitArray) and returns the
+// index just past it; ok is false when there is no whole array there.
+func arrayAt(b []byte, i int) (elems []json.RawMessage, end int, ok bool) {
+	if i >= len(b) || b[i] != '[' {
+		return nil, 0, false
+	}
+	elems, n := splitArray(b[i:])
+	if n < 0 {
+		return nil, 0, false
+	}
+	return elems, i + n, true
 }
 
 // splitArray returns the raw elements of the JSON array at the start of

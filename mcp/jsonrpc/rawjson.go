@@ -35,25 +35,12 @@ func ObjectMembers(obj []byte) (members []RawMember, ok bool) {
 		if i < len(obj) && obj[i] == '}' {
 			return members, true
 		}
-		if i >= len(obj) || obj[i] != '"' {
+		name, vstart, ok := memberName(obj, i)
+		if !ok {
 			return nil, false
-		}
-		end := stringEnd(obj, i)
-		if end < 0 {
-			return nil, false
-		}
-		name := string(obj[i+1 : end-1])
-		if strings.IndexByte(name, '\\') >= 0 {
-			if json.Unmarshal(obj[i:end], &name) != nil {
-				return nil, false
-			}
 		}
 		m := RawMember{Name: name, KeyStart: i}
-		i = skipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(obj, i+1)
+		i = vstart
 		vend := valueEnd(obj, i)
 		if vend < 0 {
 			return nil, false

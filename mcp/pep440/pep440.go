@@ -15,6 +15,10 @@
 // <=, >=, <, >, with == / != prefix matching on ".*"). NormalizeName is
 // the other half of naming a Python package: PEP 503's project name
 // normalisation.
+//
+// Written by hand: the one Go library (aquasecurity/go-pep440-version
+// v0.0.1, 3 modules) keeps "1.0+ubuntu-1" and "1.0+0100" unnormalised and
+// lets "<1.7" match 1.7a1, against the specification and our tests.
 package pep440
 
 import (

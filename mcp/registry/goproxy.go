@@ -137,53 +137,14 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 	if err != nil {
 		return Package{}, f.fail(ErrNotFound, "%s: %v", mod, err)
 	}
-	var info struct{ Version string }
-	version := spec.Version
-	switch {
-	case version == "latest" || version == "upgrade" || version == "patch":
-		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/list", r.maxBytes())
-		if err != nil {
-			return Package{}, err
-		}
-		if v := goLatest(string(body), ""); v != "" {
-			info.Version, env.proxy = v, base
-			break
-		}
-		body, base, err = r.goProxyGet(ctx, f, env, emod+"/@latest", r.maxBytes())
-		if err != nil {
-			return Package{}, err
-		}
-		if json.Unmarshal(body, &info) != nil {
-			return Package{}, f.fail(ErrProtocol, "%s/%s/@latest: not a version info", redactString(base), emod)
-		}
-		env.proxy = base
-	case semver.IsValid(version) && semver.Canonical(version) == version && !strings.Contains(version, "+") || !isSemverPrefix(version):
-		ev, err := module.EscapeVersion(version)
-		if err != nil {
-			return Package{}, f.fail(ErrSpec, "version %q: %v", version, err)
-		}
-		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/"+ev+".info", r.maxBytes())
-		if err != nil {
-			return Package{}, err
-		}
-		if json.Unmarshal(body, &info) != nil {
-			return Package{}, f.fail(ErrProtocol, "%s/%s/@v/%s.info: not a version info", redactString(base), emod, ev)
-		}
-		env.proxy = base
-	default: // v1, v1.2: the highest release with that prefix
-		body, base, err := r.goProxyGet(ctx, f, env, emod+"/@v/list", r.maxBytes())
-		if err != nil {
-			return Package{}, err
-		}
-		info.Version, env.proxy = goLatest(string(body), version), base
-		if info.Version == "" {
-			return Package{}, f.fail(ErrNoVersion, "module %s has no version matching %s", mod, version)
-		}
+	version, err := r.goVersion(ctx, f, &env, mod, emod, spec.Version)
+	if err != nil {
+		return Package{}, err
 	}
-	if !semver.IsValid(info.Version) || module.Check(mod, info.Version) != nil {
-		return Package{}, f.fail(ErrProtocol, "%s: the proxy answered version %q for %s", redactString(env.proxy), info.Version, mod)
+	if !semver.IsValid(version) || module.Check(mod, version) != nil {
+		return Package{}, f.fail(ErrProtocol, "%s: the proxy answered version %q for %s", redactString(env.proxy), version, mod)
 	}
-	ev, _ := module.EscapeVersion(info.Version)
+	ev, _ := module.EscapeVersion(version)
 	tmp, err := os.CreateTemp("", "agentgate-modzip-*.zip")
 	if err != nil {
 		return Package{}, f.fail(ErrUnreachable, "temporary file for the module zip: %v", err)
@@ -198,15 +159,67 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 	}
 	h1, err := dirhash.HashZip(tmp.Name(), dirhash.Hash1)
 	if err != nil {
-		return Package{}, f.fail(ErrProtocol, "%s@%s: the module zip is not a zip: %v", mod, info.Version, err)
+		return Package{}, f.fail(ErrProtocol, "%s@%s: the module zip is not a zip: %v", mod, version, err)
 	}
-	if rel := strings.TrimPrefix(strings.TrimPrefix(spec.Name, mod), "/"); !zipHasPackage(tmp.Name(), mod+"@"+info.Version+"/", rel) {
-		return Package{}, f.fail(ErrNotFound, "module %s@%s has no package %s", mod, info.Version, spec.Name)
+	if rel := strings.TrimPrefix(strings.TrimPrefix(spec.Name, mod), "/"); !zipHasPackage(tmp.Name(), mod+"@"+version+"/", rel) {
+		return Package{}, f.fail(ErrNotFound, "module %s@%s has no package %s", mod, version, spec.Name)
 	}
 	if err := goCacheCheck(env.modcache, emod, ev, h1); err != nil {
 		return Package{}, f.fail(ErrIntegrity, "%v", err)
 	}
-	return Package{Ecosystem: config.EcoGo, Name: mod, Version: info.Version, Integrity: h1, Registry: redactString(env.proxy)}, nil
+	return Package{Ecosystem: config.EcoGo, Name: mod, Version: version, Integrity: h1, Registry: redactString(env.proxy)}, nil
+}
+
+// goVersion asks the proxies of env for the version of module mod
+// (escaped: emod) that version names, as the go command does: latest,
+// upgrade and patch the highest release of @v/list, else @latest; a
+// canonical version (or a query that is no semver prefix) its .info; v1
+// or v1.2 the highest release with that prefix. env.proxy becomes the
+// proxy that answered.
+func (r *Resolver) goVersion(ctx context.Context, f *failer, env *goEnv, mod, emod, version string) (string, error) {
+	var info struct{ Version string }
+	switch {
+	case version == "latest" || version == "upgrade" || version == "patch":
+		body, base, err := r.goProxyGet(ctx, f, *env, emod+"/@v/list", r.maxBytes())
+		if err != nil {
+			return "", err
+		}
+		if v := goLatest(string(body), ""); v != "" {
+			env.proxy = base
+			return v, nil
+		}
+		body, base, err = r.goProxyGet(ctx, f, *env, emod+"/@latest", r.maxBytes())
+		if err != nil {
+			return "", err
+		}
+		if json.Unmarshal(body, &info) != nil {
+			return "", f.fail(ErrProtocol, "%s/%s/@latest: not a version info", redactString(base), emod)
+		}
+		env.proxy = base
+	case semver.IsValid(version) && semver.Canonical(version) == version && !strings.Contains(version, "+") || !isSemverPrefix(version):
+		ev, err := module.EscapeVersion(version)
+		if err != nil {
+			return "", f.fail(ErrSpec, "version %q: %v", version, err)
+		}
+		body, base, err := r.goProxyGet(ctx, f, *env, emod+"/@v/"+ev+".info", r.maxBytes())
+		if err != nil {
+			return "", err
+		}
+		if json.Unmarshal(body, &info) != nil {
+			return "", f.fail(ErrProtocol, "%s/%s/@v/%s.info: not a version info", redactString(base), emod, ev)
+		}
+		env.proxy = base
+	default: // v1, v1.2: the highest release with that prefix
+		body, base, err := r.goProxyGet(ctx, f, *env, emod+"/@v/list", r.maxBytes())
+		if err != nil {
+			return "", err
+		}
+		info.Version, env.proxy = goLatest(string(body), version), base
+		if info.Version == "" {
+			return "", f.fail(ErrNoVersion, "module %s has no version matching %s", mod, version)
+		}
+	}
+	return info.Version, nil
 }
 
 // isSemverPrefix reports whether q is a version prefix query ("v1",

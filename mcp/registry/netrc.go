@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// Written by hand: the go command's netrc parser is internal to it, and
+// jdx/go-netrc v1.0.0 does not skip macdef bodies, indexes past the end
+// on a trailing "machine" and runs gpg for a .gpg name.
+
 // netrcAuth returns the login and password .netrc holds for host (the
 // "machine" entry, else "default"), as uv, pip and the go command use it
 // for an index or proxy URL without credentials. The file is $NETRC, else
@@ -27,51 +31,67 @@ func (r *Resolver) netrcAuth(host string) (login, password string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	type entry struct{ login, password string }
-	var found, def *entry
-	var cur *entry
+	p := netrcParser{host: host}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
-		f := strings.Fields(lines[i])
-		for j := 0; j < len(f); j++ {
-			switch f[j] {
-			case "machine":
-				cur = nil
-				if j+1 < len(f) {
-					j++
-					if f[j] == host && found == nil {
-						found = &entry{}
-						cur = found
-					}
-				}
-			case "default":
-				cur = nil
-				if def == nil {
-					def = &entry{}
-					cur = def
-				}
-			case "login", "password", "account":
-				if j+1 < len(f) {
-					j++
-					if cur != nil && f[j-1] == "login" {
-						cur.login = f[j]
-					} else if cur != nil && f[j-1] == "password" {
-						cur.password = f[j]
-					}
-				}
-			case "macdef":
-				for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
-					i++
-				}
-				j = len(f)
+		if p.line(strings.Fields(lines[i])) {
+			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+				i++
 			}
 		}
 	}
-	if found == nil {
-		found = def
+	e := p.found
+	if e == nil {
+		e = p.def
 	}
-	if found == nil {
+	if e == nil {
 		return "", "", false
 	}
-	return found.login, found.password, true
+	return e.login, e.password, true
+}
+
+// netrcParser reads a .netrc line by line for host's entry.
+type netrcParser struct {
+	host       string
+	found, def *netrcEntry // the first "machine host" entry, the first "default"
+	cur        *netrcEntry // the entry the tokens now fill; nil for one not wanted
+}
+
+type netrcEntry struct{ login, password string }
+
+// line reads one line's tokens (a token's value is the next token on the
+// same line); macdef reports a "macdef", whose body (up to a blank line)
+// the caller skips.
+func (p *netrcParser) line(f []string) (macdef bool) {
+	for j := 0; j < len(f); j++ {
+		switch f[j] {
+		case "machine":
+			p.cur = nil
+			if j+1 < len(f) {
+				j++
+				if f[j] == p.host && p.found == nil {
+					p.found = &netrcEntry{}
+					p.cur = p.found
+				}
+			}
+		case "default":
+			p.cur = nil
+			if p.def == nil {
+				p.def = &netrcEntry{}
+				p.cur = p.def
+			}
+		case "login", "password", "account":
+			if j+1 < len(f) {
+				j++
+				if p.cur != nil && f[j-1] == "login" {
+					p.cur.login = f[j]
+				} else if p.cur != nil && f[j-1] == "password" {
+					p.cur.password = f[j]
+				}
+			}
+		case "macdef":
+			return true
+		}
+	}
+	return false
 }

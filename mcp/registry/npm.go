@@ -44,9 +44,8 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 	if src.reg == "" {
 		return Package{}, f.fail(ErrNoRegistry, "no registry is configured for %s: none of %s names one (a launcher that is not on PATH cannot be asked); set one of them", spec.Launcher, src.tried)
 	}
-	reg := src.reg
-	f.registry, f.source = redactString(reg), src.source
-	base, err := url.Parse(reg)
+	f.registry, f.source = redactString(src.reg), src.source
+	base, err := url.Parse(src.reg)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return Package{}, f.fail(ErrNoRegistry, "the configured npm registry is not an http(s) URL")
 	}
@@ -54,60 +53,22 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 		base.Path += "/"
 		base.RawPath = ""
 	}
-	// npm-package-arg's escapedName: the scope's slash as %2f.
-	u := base.JoinPath()
-	u.RawPath = base.EscapedPath() + strings.Replace(url.PathEscape(spec.Name), "%2F", "%2f", 1)
-	u.Path, _ = url.PathUnescape(u.RawPath)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return Package{}, f.fail(ErrSpec, "%v", err)
-	}
-	req.Header.Set("Accept", npmAccept)
-	req.Header.Set("npm-command", "exec")
 	auth := src.auth
 	if !src.ownAuth && spec.Launcher != "yarn dlx" {
 		auth = npmAuth(cfg, base)
 	}
-	if base.User != nil {
-		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := r.fetch(f, req, r.maxBytes())
+	p, u, err := r.fetchPackument(ctx, f, base, spec.Name, auth)
 	if err != nil {
 		return Package{}, err
-	}
-	if resp.status/100 != 2 {
-		if resp.status == http.StatusNotFound {
-			return Package{}, f.fail(ErrNotFound, "%s: no package %q on this registry (HTTP 404)", RedactURL(u), spec.Name)
-		}
-		return Package{}, statusError(f, u, resp.status, "packument")
-	}
-	var p packument
-	if err := json.Unmarshal(resp.body, &p); err != nil || p.Versions == nil && p.DistTags == nil {
-		return Package{}, f.fail(ErrProtocol, "%s: the answer is not an npm packument", RedactURL(u))
-	}
-	if p.Name != "" && p.Name != spec.Name {
-		return Package{}, f.fail(ErrProtocol, "%s: the packument is for %q, not %q", RedactURL(u), p.Name, spec.Name)
-	}
-	if len(p.Versions) == 0 {
-		return Package{}, f.fail(ErrNoVersion, "%s: %q has no published versions (unpublished)", RedactURL(u), spec.Name)
 	}
 	v, err := pickNPM(f, p, spec.Version)
 	if err != nil {
 		return Package{}, err
 	}
-	if !strictSemver(v) {
-		return Package{}, f.fail(ErrProtocol, "%s: the packument names version %q, which is not a semver version (npm publishes only versions of the form 1.2.3, 1.2.3-rc.1); agentgate does not pin it", RedactURL(u), v)
-	}
 	pv := p.Versions[v]
-	integrity := sha512Token(pv.Dist.Integrity)
-	if integrity == "" {
-		if pv.Dist.Integrity == "" && sha1SRI(pv.Dist.Shasum) != "" {
-			return Package{}, f.fail(ErrUnsupported, "%s: version %s was published before npm recorded sha512 integrity (only a SHA-1 shasum): agentgate locks sha512 only", RedactURL(u), v)
-		}
-		return Package{}, f.fail(ErrProtocol, "%s: version %s has no sha512 dist.integrity", RedactURL(u), v)
+	integrity, err := npmIntegrity(f, u, v, pv)
+	if err != nil {
+		return Package{}, err
 	}
 	pkg := Package{Ecosystem: config.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
 	// npm's cache is what npx and npm exec run from; bunx, pnpm and yarn
@@ -121,6 +82,66 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 		pkg.Cache = entry
 	}
 	return pkg, nil
+}
+
+// fetchPackument asks the registry at base (its path ending in "/") for
+// name's packument, with auth as its Authorization header ("" for none;
+// base's user info as Basic credentials), and checks that it is one for
+// name with published versions. u is the packument's URL.
+func (r *Resolver) fetchPackument(ctx context.Context, f *failer, base *url.URL, name, auth string) (p packument, u *url.URL, err error) {
+	// npm-package-arg's escapedName: the scope's slash as %2f.
+	u = base.JoinPath()
+	u.RawPath = base.EscapedPath() + strings.Replace(url.PathEscape(name), "%2F", "%2f", 1)
+	u.Path, _ = url.PathUnescape(u.RawPath)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return p, u, f.fail(ErrSpec, "%v", err)
+	}
+	req.Header.Set("Accept", npmAccept)
+	req.Header.Set("npm-command", "exec")
+	if base.User != nil {
+		req.SetBasicAuth(base.User.Username(), passwordOf(base.User))
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := r.fetch(f, req, r.maxBytes())
+	if err != nil {
+		return p, u, err
+	}
+	if resp.status/100 != 2 {
+		if resp.status == http.StatusNotFound {
+			return p, u, f.fail(ErrNotFound, "%s: no package %q on this registry (HTTP 404)", RedactURL(u), name)
+		}
+		return p, u, statusError(f, u, resp.status, "packument")
+	}
+	if err := json.Unmarshal(resp.body, &p); err != nil || p.Versions == nil && p.DistTags == nil {
+		return p, u, f.fail(ErrProtocol, "%s: the answer is not an npm packument", RedactURL(u))
+	}
+	if p.Name != "" && p.Name != name {
+		return p, u, f.fail(ErrProtocol, "%s: the packument is for %q, not %q", RedactURL(u), p.Name, name)
+	}
+	if len(p.Versions) == 0 {
+		return p, u, f.fail(ErrNoVersion, "%s: %q has no published versions (unpublished)", RedactURL(u), name)
+	}
+	return p, u, nil
+}
+
+// npmIntegrity is the sha512 integrity of version v (pv) of the
+// packument at u; an error when v is not a semver version or pv records
+// no sha512.
+func npmIntegrity(f *failer, u *url.URL, v string, pv packumentVersion) (string, error) {
+	if !strictSemver(v) {
+		return "", f.fail(ErrProtocol, "%s: the packument names version %q, which is not a semver version (npm publishes only versions of the form 1.2.3, 1.2.3-rc.1); agentgate does not pin it", RedactURL(u), v)
+	}
+	integrity := sha512Token(pv.Dist.Integrity)
+	if integrity == "" {
+		if pv.Dist.Integrity == "" && sha1SRI(pv.Dist.Shasum) != "" {
+			return "", f.fail(ErrUnsupported, "%s: version %s was published before npm recorded sha512 integrity (only a SHA-1 shasum): agentgate locks sha512 only", RedactURL(u), v)
+		}
+		return "", f.fail(ErrProtocol, "%s: version %s has no sha512 dist.integrity", RedactURL(u), v)
+	}
+	return integrity, nil
 }
 
 // sha512Token is the sha512 entry of an SRI string ("" when none; the
@@ -177,6 +198,16 @@ func pickNPM(f *failer, p packument, want string) (string, error) {
 			}
 		}
 	}
+	best := bestNPM(p, rng)
+	if best == "" {
+		return "", f.fail(ErrNoVersion, "no published version satisfies %q%s", want, latestHint(p))
+	}
+	return best, nil
+}
+
+// bestNPM is the highest version of p that satisfies rng, preferring
+// versions that are not deprecated; "" when none satisfies it.
+func bestNPM(p packument, rng semRange) string {
 	best, bestDep := "", true
 	var bestV semVersion
 	for _, k := range slices.Sorted(maps.Keys(p.Versions)) {
@@ -189,10 +220,7 @@ func pickNPM(f *failer, p packument, want string) (string, error) {
 			best, bestDep, bestV = k, dep, v
 		}
 	}
-	if best == "" {
-		return "", f.fail(ErrNoVersion, "no published version satisfies %q%s", want, latestHint(p))
-	}
-	return best, nil
+	return best
 }
 
 func deprecated(v packumentVersion) bool {

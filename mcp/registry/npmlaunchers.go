@@ -248,48 +248,17 @@ type yarnrc struct {
 // npmRegistries."//host/path" (or the full URL), then the top-level
 // npmAuthToken / npmAuthIdent.
 func (r *Resolver) yarnSource(ctx context.Context, spec config.PackageSpec) (npmSource, error) {
-	dir := r.dirOrWD()
-	var files []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "yarn.lock")); err == nil {
-			files = append(files, filepath.Join(d, ".yarnrc.yml"))
-			break
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	files = append(files, filepath.Join(r.home(), ".yarnrc.yml"))
+	files := append(r.projectYarnrc(), filepath.Join(r.home(), ".yarnrc.yml"))
 	scope := strings.TrimPrefix(npmScopeOf(spec.Name), "@")
-	var rcs []yarnrc
-	var names []string
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		var rc yarnrc
-		if err == nil {
-			err = yaml.Unmarshal([]byte(r.expandYarn(string(data))), &rc)
-		}
-		if err != nil {
-			return npmSource{}, fmt.Errorf("cannot read Yarn's config %s: %v", file, err)
-		}
-		rcs, names = append(rcs, rc), append(names, file)
+	rcs, names, err := r.readYarnrcs(files)
+	if err != nil {
+		return npmSource{}, err
 	}
 	s := npmSource{tried: "YARN_NPM_REGISTRY_SERVER, " + strings.Join(files, ", ") + " (npmScopes, npmRegistryServer), `yarn config get npmRegistryServer`", ownAuth: true}
 	if v := r.getenv("YARN_NPM_REGISTRY_SERVER"); v != "" {
 		s.reg, s.source = v, "YARN_NPM_REGISTRY_SERVER"
-	}
-	for i, rc := range rcs {
-		if s.reg != "" {
-			break
-		}
-		if sc, ok := rc.NPMScopes[scope]; scope != "" && ok && sc.NPMRegistryServer != "" {
-			s.reg, s.source = sc.NPMRegistryServer, fmt.Sprintf("%s (npmScopes.%s.npmRegistryServer)", names[i], scope)
-		} else if rc.NPMRegistryServer != "" {
-			s.reg, s.source = rc.NPMRegistryServer, names[i]+" (npmRegistryServer)"
-		}
+	} else {
+		s.reg, s.source = yarnRegistry(rcs, names, scope)
 	}
 	if s.reg == "" {
 		out, err := r.run(ctx, "yarn", "config", "get", "npmRegistryServer")
@@ -301,51 +270,106 @@ func (r *Resolver) yarnSource(ctx context.Context, spec config.PackageSpec) (npm
 			s.reg, s.source = strings.Trim(out, `"`), "`yarn config get npmRegistryServer`"
 		}
 	}
-	if s.reg == "" {
-		return s, nil
+	if s.reg != "" {
+		s.auth = yarnAuth(rcs, scope, s.reg)
 	}
-	// Credentials, the first that applies, the project's file first.
-	token := func(tok, ident string) string {
-		switch {
-		case tok != "":
-			return "Bearer " + tok
-		case ident != "" && strings.Contains(ident, ":"):
-			return "Basic " + base64.StdEncoding.EncodeToString([]byte(ident))
-		case ident != "":
-			return "Basic " + ident
+	return s, nil
+}
+
+// projectYarnrc is the project's .yarnrc.yml (none, or one): beside the
+// first yarn.lock from the working directory up.
+func (r *Resolver) projectYarnrc() []string {
+	for d := r.dirOrWD(); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "yarn.lock")); err == nil {
+			return []string{filepath.Join(d, ".yarnrc.yml")}
 		}
-		return ""
+		if filepath.Dir(d) == d {
+			return nil
+		}
 	}
-	host := strings.TrimSuffix(s.reg, "/")
+}
+
+// readYarnrcs reads the files that exist of files, with their variables
+// expanded; names are their paths.
+func (r *Resolver) readYarnrcs(files []string) (rcs []yarnrc, names []string, err error) {
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		var rc yarnrc
+		if err == nil {
+			err = yaml.Unmarshal([]byte(r.expandYarn(string(data))), &rc)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot read Yarn's config %s: %v", file, err)
+		}
+		rcs, names = append(rcs, rc), append(names, file)
+	}
+	return rcs, names, nil
+}
+
+// yarnRegistry is the registry the first of rcs that names one gives
+// (npmScopes.<scope>.npmRegistryServer, else npmRegistryServer), and
+// where it was found; "" when none does.
+func yarnRegistry(rcs []yarnrc, names []string, scope string) (reg, source string) {
+	for i, rc := range rcs {
+		if sc, ok := rc.NPMScopes[scope]; scope != "" && ok && sc.NPMRegistryServer != "" {
+			return sc.NPMRegistryServer, fmt.Sprintf("%s (npmScopes.%s.npmRegistryServer)", names[i], scope)
+		} else if rc.NPMRegistryServer != "" {
+			return rc.NPMRegistryServer, names[i] + " (npmRegistryServer)"
+		}
+	}
+	return "", ""
+}
+
+// yarnAuth is the Authorization header for reg, the first that applies
+// over rcs (the project's file first): npmScopes.<scope>, then
+// npmRegistries."//host/path" (or the full URL), then the top level; ""
+// when none does.
+func yarnAuth(rcs []yarnrc, scope, reg string) string {
+	host := strings.TrimSuffix(reg, "/")
 	noScheme := host
 	if i := strings.Index(host, "://"); i >= 0 {
 		noScheme = "//" + host[i+3:]
 	}
 	for _, rc := range rcs {
 		if sc, ok := rc.NPMScopes[scope]; scope != "" && ok {
-			if a := token(sc.NPMAuthToken, sc.NPMAuthIdent); a != "" {
-				s.auth = a
-				return s, nil
+			if a := yarnToken(sc.NPMAuthToken, sc.NPMAuthIdent); a != "" {
+				return a
 			}
 		}
 	}
 	for _, rc := range rcs {
 		for k, e := range rc.NPMRegistries {
 			if k = strings.TrimSuffix(k, "/"); k == host || k == noScheme {
-				if a := token(e.NPMAuthToken, e.NPMAuthIdent); a != "" {
-					s.auth = a
-					return s, nil
+				if a := yarnToken(e.NPMAuthToken, e.NPMAuthIdent); a != "" {
+					return a
 				}
 			}
 		}
 	}
 	for _, rc := range rcs {
-		if a := token(rc.NPMAuthToken, rc.NPMAuthIdent); a != "" {
-			s.auth = a
-			return s, nil
+		if a := yarnToken(rc.NPMAuthToken, rc.NPMAuthIdent); a != "" {
+			return a
 		}
 	}
-	return s, nil
+	return ""
+}
+
+// yarnToken is the Authorization header of an npmAuthToken (Bearer) or
+// an npmAuthIdent ("user:password", or already base64: Basic); "" for
+// neither.
+func yarnToken(tok, ident string) string {
+	switch {
+	case tok != "":
+		return "Bearer " + tok
+	case ident != "" && strings.Contains(ident, ":"):
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(ident))
+	case ident != "":
+		return "Basic " + ident
+	}
+	return ""
 }
 
 var yarnEnvRE = lazyRegexp(`\$\{([A-Za-z0-9_]+)(:?-([^}]*))?\}`)

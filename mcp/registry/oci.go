@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
 )
 
 // Docker's defaults for a reference that names no registry (the
@@ -45,6 +45,12 @@ type ociRef struct {
 	digest string
 }
 
+// Written by hand, as are the token flow and the credential helpers below:
+// go-containerregistry would add 8 modules and 274 KB to agentgate-mcp, read
+// Docker's config from this process's environment instead of the
+// launcher's (Resolver.Env, Home), and return its own errors in place of
+// ErrNotFound/ErrAuth and the hint to run docker login (docs/ARCHITECTURE.md).
+//
 // parseOCIRef applies Docker's normalisation (distribution/reference
 // ParseNormalizedNamed): the first component is a registry when it
 // contains "." or ":" or is "localhost"; otherwise the registry is
@@ -161,7 +167,7 @@ func (c *ociClient) do(ctx context.Context, method, path string) (response, stri
 	if c.scheme == "" {
 		c.scheme = "https"
 		resp, u, err := c.send(ctx, method, path)
-		if err == nil || !errors.Is(err, ErrUnreachable) || !loopback(c.host) || ctx.Err() != nil {
+		if err == nil || !errors.Is(err, ErrUnreachable) || !remote.IsLoopback(c.host) || ctx.Err() != nil {
 			return c.challenge(ctx, method, path, resp, u, err)
 		}
 		c.scheme = "http"
@@ -179,14 +185,17 @@ func (c *ociClient) challenge(ctx context.Context, method, path string, resp res
 	case resp.status != http.StatusUnauthorized:
 		return resp, u, nil
 	}
-	scheme, params := parseChallenge(resp.header.Get("WWW-Authenticate"))
+	var ch remote.Challenge // the first challenge of the first header
+	if chs := remote.ParseChallenges([]string{resp.header.Get("WWW-Authenticate")}); len(chs) > 0 {
+		ch = chs[0]
+	}
 	user, secret, err := c.r.dockerCredentials(ctx, c.domain)
 	if err != nil {
 		return resp, u, c.f.fail(ErrAuth, "reading Docker credentials: %v", err)
 	}
-	switch strings.ToLower(scheme) {
+	switch strings.ToLower(ch.Scheme) {
 	case "bearer":
-		tok, err := c.token(ctx, params, user, secret)
+		tok, err := c.token(ctx, ch, user, secret)
 		if err != nil {
 			return resp, u, err
 		}
@@ -224,19 +233,19 @@ func (c *ociClient) send(ctx context.Context, method, path string) (response, st
 // authentication): GET realm?service=S&scope=repository:REPO:pull, with
 // Basic credentials when there are some, answered by {"token"} or
 // {"access_token"}.
-func (c *ociClient) token(ctx context.Context, params map[string]string, user, secret string) (string, error) {
-	realm, err := url.Parse(params["realm"])
+func (c *ociClient) token(ctx context.Context, ch remote.Challenge, user, secret string) (string, error) {
+	realm, err := url.Parse(ch.Param("realm"))
 	if err != nil || (realm.Scheme != "https" && realm.Scheme != "http") || realm.Host == "" {
 		return "", c.f.fail(ErrProtocol, "the registry's Bearer challenge has no usable realm")
 	}
-	if realm.Scheme == "http" && !loopback(realm.Hostname()) && user != "" {
+	if realm.Scheme == "http" && !remote.IsLoopback(realm.Hostname()) && user != "" {
 		return "", c.f.fail(ErrAuth, "the token realm %s is plain HTTP: credentials are not sent there", RedactURL(realm))
 	}
 	q := realm.Query()
-	if s := params["service"]; s != "" {
+	if s := ch.Param("service"); s != "" {
 		q.Set("service", s)
 	}
-	scope := params["scope"]
+	scope := ch.Param("scope")
 	if scope == "" {
 		scope = "repository:" + c.repo + ":pull"
 	}
@@ -270,44 +279,6 @@ func (c *ociClient) token(ctx context.Context, params map[string]string, user, s
 		return t.Token, nil
 	}
 	return t.AccessToken, nil
-}
-
-// parseChallenge parses `Scheme k="v", k2="v2"`.
-func parseChallenge(h string) (string, map[string]string) {
-	scheme, rest, _ := strings.Cut(strings.TrimSpace(h), " ")
-	params := map[string]string{}
-	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimLeft(strings.TrimSpace(rest), ",") {
-		k, v, ok := strings.Cut(rest, "=")
-		if !ok {
-			break
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		v = strings.TrimSpace(v)
-		if strings.HasPrefix(v, `"`) {
-			end := strings.IndexByte(v[1:], '"')
-			if end < 0 {
-				break
-			}
-			params[k], rest = v[1:1+end], v[2+end:]
-		} else {
-			val, after, _ := strings.Cut(v, ",")
-			params[k], rest = strings.TrimSpace(val), after
-		}
-		rest = strings.TrimSpace(rest)
-	}
-	return scheme, params
-}
-
-func loopback(host string) bool {
-	h := host
-	if hh, _, err := net.SplitHostPort(host); err == nil {
-		h = hh
-	}
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 func mustParse(s string) *url.URL {

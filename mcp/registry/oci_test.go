@@ -263,14 +263,3 @@ func TestOCICredentialHelper(t *testing.T) {
 		t.Errorf("%+v %v", got, err)
 	}
 }
-
-func TestParseChallenge(t *testing.T) {
-	s, p := parseChallenge(`Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull,push"`)
-	if s != "Bearer" || p["realm"] != "https://auth.example/token" || p["service"] != "registry.example" || p["scope"] != "repository:a/b:pull,push" {
-		t.Errorf("%q %v", s, p)
-	}
-	s, p = parseChallenge(`Basic realm=fake, charset="UTF-8"`)
-	if s != "Basic" || p["realm"] != "fake" || p["charset"] != "UTF-8" {
-		t.Errorf("%q %v", s, p)
-	}
-}

@@ -83,44 +83,28 @@ type uvSettings struct {
 // project's sources, and flat (find-links) indexes are no simple API:
 // neither is searched.
 func (r *Resolver) uvIndexes(spec config.PackageSpec, args []string) (pyIndexes, error) {
-	var extra []pyIndex
-	var def *pyIndex
-	setDef := func(ix pyIndex) {
-		if def == nil && strings.TrimSpace(ix.url) != "" {
-			ix.url = strings.TrimSpace(ix.url)
-			def = &ix
-		}
-	}
-	addExtra := func(list string, source string) {
-		for _, e := range strings.Fields(list) {
-			name, u, ok := strings.Cut(e, "=")
-			if !ok || strings.Contains(name, "/") || strings.Contains(name, ":") {
-				name, u = "", e
-			}
-			extra = append(extra, pyIndex{url: u, source: source, name: name})
-		}
-	}
+	var c uvCollect
 	// The command line (options before the package).
 	for _, o := range launcherOptions(spec, args, "--index") {
-		addExtra(o.val, o.source)
+		c.addExtra(o.val, o.source)
 	}
 	for _, o := range launcherOptions(spec, args, "--extra-index-url") {
-		addExtra(o.val, o.source)
+		c.addExtra(o.val, o.source)
 	}
 	for _, o := range launcherOptions(spec, args, "--default-index", "--index-url", "-i") {
-		setDef(pyIndex{url: o.val, source: o.source})
+		c.setDef(pyIndex{url: o.val, source: o.source})
 	}
-	strategy, _ := launcherOption(spec, args, "--index-strategy")
+	c.strategy, _ = launcherOption(spec, args, "--index-strategy")
 	noConfig := len(launcherOptions(spec, args, "--no-config")) > 0
 	configFile, configSrc := launcherOption(spec, args, "--config-file")
 	// The environment.
-	addExtra(r.getenv("UV_INDEX"), "UV_INDEX")
-	addExtra(r.getenv("UV_EXTRA_INDEX_URL"), "UV_EXTRA_INDEX_URL")
+	c.addExtra(r.getenv("UV_INDEX"), "UV_INDEX")
+	c.addExtra(r.getenv("UV_EXTRA_INDEX_URL"), "UV_EXTRA_INDEX_URL")
 	for _, v := range []string{"UV_DEFAULT_INDEX", "UV_INDEX_URL"} {
-		setDef(pyIndex{url: r.getenv(v), source: v})
+		c.setDef(pyIndex{url: r.getenv(v), source: v})
 	}
-	if strategy == "" {
-		strategy = r.getenv("UV_INDEX_STRATEGY")
+	if c.strategy == "" {
+		c.strategy = r.getenv("UV_INDEX_STRATEGY")
 	}
 	if v := strings.ToLower(r.getenv("UV_NO_CONFIG")); v != "" && v != "0" && v != "false" {
 		noConfig = true
@@ -131,10 +115,10 @@ func (r *Resolver) uvIndexes(spec config.PackageSpec, args []string) (pyIndexes,
 	// uv.toml: --config-file / UV_CONFIG_FILE replaces discovery; user
 	// before system (scalars: the user's wins; lists: the user's first).
 	var files []string
-	read := []string{"--index / --default-index / --index-url in the server's args", "UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL"}
+	c.read = []string{"--index / --default-index / --index-url in the server's args", "UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL"}
 	switch {
 	case noConfig:
-		read = append(read, "no uv.toml (--no-config / UV_NO_CONFIG)")
+		c.read = append(c.read, "no uv.toml (--no-config / UV_NO_CONFIG)")
 	case configFile != "":
 		files = []string{configFile}
 	default:
@@ -145,45 +129,85 @@ func (r *Resolver) uvIndexes(spec config.PackageSpec, args []string) (pyIndexes,
 		md, err := toml.DecodeFile(file, &st)
 		switch {
 		case errors.Is(err, os.ErrNotExist) && configFile == "":
-			read = append(read, file+" (absent)")
+			c.read = append(c.read, file+" (absent)")
 			continue
+		case err != nil && configFile != "":
+			return pyIndexes{}, fmt.Errorf("cannot read uv's config file %s (given by %s): %v", file, configSrc, err)
 		case err != nil:
-			if configFile != "" {
-				return pyIndexes{}, fmt.Errorf("cannot read uv's config file %s (given by %s): %v", file, configSrc, err)
-			}
 			return pyIndexes{}, fmt.Errorf("cannot read uv's config file %s: %v (uv refuses it too)", file, err)
 		}
-		read = append(read, file)
-		for i, ix := range st.Index {
-			src := fmt.Sprintf("%s ([[index]] #%d)", file, i+1)
-			switch {
-			case ix.Explicit || ix.Format == "flat" || strings.TrimSpace(ix.URL) == "":
-			case ix.Default:
-				setDef(pyIndex{url: ix.URL, source: src, name: ix.Name, ignore: ix.Ignore})
-			default:
-				extra = append(extra, pyIndex{url: strings.TrimSpace(ix.URL), source: src, name: ix.Name, ignore: ix.Ignore})
-			}
+		c.addFile(file, st, md)
+	}
+	return c.indexes()
+}
+
+// uvCollect gathers what uvIndexes finds, in uv's order of precedence.
+type uvCollect struct {
+	extra    []pyIndex
+	def      *pyIndex // the first default index found
+	strategy string   // the first index strategy found
+	read     []string // what was read, for the error when nothing names an index
+}
+
+// setDef makes ix the default index unless one was found before (or ix
+// has no URL).
+func (c *uvCollect) setDef(ix pyIndex) {
+	if c.def == nil && strings.TrimSpace(ix.url) != "" {
+		ix.url = strings.TrimSpace(ix.url)
+		c.def = &ix
+	}
+}
+
+// addExtra adds the extra indexes of a space-separated list, each a URL
+// or NAME=URL (as --index and UV_INDEX take them).
+func (c *uvCollect) addExtra(list string, source string) {
+	for _, e := range strings.Fields(list) {
+		name, u, ok := strings.Cut(e, "=")
+		if !ok || strings.Contains(name, "/") || strings.Contains(name, ":") {
+			name, u = "", e
 		}
-		for _, u := range st.ExtraIndexURL {
-			extra = append(extra, pyIndex{url: strings.TrimSpace(u), source: file + " (extra-index-url)"})
-		}
-		setDef(pyIndex{url: st.IndexURL, source: file + " (index-url)"})
-		if strategy == "" && md.IsDefined("index-strategy") {
-			strategy = st.IndexStrategy
+		c.extra = append(c.extra, pyIndex{url: u, source: source, name: name})
+	}
+}
+
+// addFile adds what one uv.toml names: its [[index]] entries (neither
+// explicit nor flat), extra-index-url, index-url and index-strategy.
+func (c *uvCollect) addFile(file string, st uvSettings, md toml.MetaData) {
+	c.read = append(c.read, file)
+	for i, ix := range st.Index {
+		src := fmt.Sprintf("%s ([[index]] #%d)", file, i+1)
+		switch {
+		case ix.Explicit || ix.Format == "flat" || strings.TrimSpace(ix.URL) == "":
+		case ix.Default:
+			c.setDef(pyIndex{url: ix.URL, source: src, name: ix.Name, ignore: ix.Ignore})
+		default:
+			c.extra = append(c.extra, pyIndex{url: strings.TrimSpace(ix.URL), source: src, name: ix.Name, ignore: ix.Ignore})
 		}
 	}
-	out := pyIndexes{list: extra, strategy: uvFirstIndex, read: strings.Join(read, ", ") + ": none names an index"}
-	switch strategy {
+	for _, u := range st.ExtraIndexURL {
+		c.extra = append(c.extra, pyIndex{url: strings.TrimSpace(u), source: file + " (extra-index-url)"})
+	}
+	c.setDef(pyIndex{url: st.IndexURL, source: file + " (index-url)"})
+	if c.strategy == "" && md.IsDefined("index-strategy") {
+		c.strategy = st.IndexStrategy
+	}
+}
+
+// indexes is the extra indexes, then the default one, searched with the
+// strategy found (uv's first-index when none).
+func (c *uvCollect) indexes() (pyIndexes, error) {
+	out := pyIndexes{list: c.extra, strategy: uvFirstIndex, read: strings.Join(c.read, ", ") + ": none names an index"}
+	switch c.strategy {
 	case "", uvFirstIndex, "first-match":
 	case uvFirstMatch, uvBestMatch:
-		out.strategy = strategy
+		out.strategy = c.strategy
 	case "unsafe-any-match":
 		out.strategy = uvBestMatch
 	default:
-		return pyIndexes{}, fmt.Errorf("unknown uv index strategy %q", strategy)
+		return pyIndexes{}, fmt.Errorf("unknown uv index strategy %q", c.strategy)
 	}
-	if def != nil {
-		out.list = append(out.list, *def)
+	if c.def != nil {
+		out.list = append(out.list, *c.def)
 	}
 	return out, nil
 }
@@ -339,51 +363,14 @@ func (r *Resolver) pipConfig() (map[string]pipEntry, string) {
 	if hasEnv && (envFile == os.DevNull || r.goos() != "windows" && envFile == "/dev/null") {
 		return nil, "no pip.conf (PIP_CONFIG_FILE=" + envFile + ")"
 	}
-	var files []string
-	switch r.goos() {
-	case "windows":
-		pd := r.getenv("ProgramData")
-		if pd == "" {
-			pd = `C:\ProgramData`
-		}
-		files = append(files, filepath.Join(r.systemRoot(pd), "pip", base))
-	case "darwin":
-		files = append(files, filepath.Join(r.systemRoot("/Library/Application Support"), "pip", base))
-	default:
-		dirs := r.getenv("XDG_CONFIG_DIRS")
-		if dirs == "" {
-			dirs = r.systemRoot("/etc/xdg")
-		}
-		for _, d := range filepath.SplitList(dirs) {
-			if d != "" {
-				files = append(files, filepath.Join(d, "pip", base))
-			}
-		}
-		files = append(files, filepath.Join(r.systemRoot("/etc"), base))
-	}
+	files := r.pipGlobalFiles(base)
 	envExists := false
 	if hasEnv && envFile != "" {
 		_, err := os.Stat(envFile)
 		envExists = err == nil
 	}
 	if !envExists {
-		switch r.goos() {
-		case "windows":
-			files = append(files, filepath.Join(r.home(), "pip", base))
-			if ad := r.getenv("APPDATA"); ad != "" {
-				files = append(files, filepath.Join(ad, "pip", base))
-			}
-		case "darwin":
-			// pip's user_config_dir: Application Support/pip when that
-			// directory exists, else ~/.config/pip.
-			user := filepath.Join(r.home(), "Library", "Application Support", "pip")
-			if fi, err := os.Stat(user); err != nil || !fi.IsDir() {
-				user = filepath.Join(r.home(), ".config", "pip")
-			}
-			files = append(files, filepath.Join(r.home(), ".pip", base), filepath.Join(user, base))
-		default:
-			files = append(files, filepath.Join(r.home(), ".pip", base), filepath.Join(r.xdgConfigHome(), "pip", base))
-		}
+		files = append(files, r.pipUserFiles(base)...)
 	}
 	if hasEnv && envFile != "" {
 		files = append(files, envFile)
@@ -404,6 +391,54 @@ func (r *Resolver) pipConfig() (map[string]pipEntry, string) {
 		return out, "no pip.conf (" + strings.Join(files, ", ") + ")"
 	}
 	return out, strings.Join(read, ", ")
+}
+
+// pipGlobalFiles are pip's global (site-wide) configuration files named
+// base, in its override order (pipConfig).
+func (r *Resolver) pipGlobalFiles(base string) []string {
+	switch r.goos() {
+	case "windows":
+		pd := r.getenv("ProgramData")
+		if pd == "" {
+			pd = `C:\ProgramData`
+		}
+		return []string{filepath.Join(r.systemRoot(pd), "pip", base)}
+	case "darwin":
+		return []string{filepath.Join(r.systemRoot("/Library/Application Support"), "pip", base)}
+	}
+	var files []string
+	dirs := r.getenv("XDG_CONFIG_DIRS")
+	if dirs == "" {
+		dirs = r.systemRoot("/etc/xdg")
+	}
+	for _, d := range filepath.SplitList(dirs) {
+		if d != "" {
+			files = append(files, filepath.Join(d, "pip", base))
+		}
+	}
+	return append(files, filepath.Join(r.systemRoot("/etc"), base))
+}
+
+// pipUserFiles are the user's pip configuration files named base, the
+// legacy one first (pipConfig).
+func (r *Resolver) pipUserFiles(base string) []string {
+	switch r.goos() {
+	case "windows":
+		files := []string{filepath.Join(r.home(), "pip", base)}
+		if ad := r.getenv("APPDATA"); ad != "" {
+			files = append(files, filepath.Join(ad, "pip", base))
+		}
+		return files
+	case "darwin":
+		// pip's user_config_dir: Application Support/pip when that
+		// directory exists, else ~/.config/pip.
+		user := filepath.Join(r.home(), "Library", "Application Support", "pip")
+		if fi, err := os.Stat(user); err != nil || !fi.IsDir() {
+			user = filepath.Join(r.home(), ".config", "pip")
+		}
+		return []string{filepath.Join(r.home(), ".pip", base), filepath.Join(user, base)}
+	}
+	return []string{filepath.Join(r.home(), ".pip", base), filepath.Join(r.xdgConfigHome(), "pip", base)}
 }
 
 // readINI parses a file as Python's configparser.RawConfigParser does for

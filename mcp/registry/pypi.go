@@ -184,9 +184,21 @@ func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.Package
 	if page.Name != "" && pep440.NormalizeName(page.Name) != spec.Name {
 		return nil, nil, f.fail(ErrProtocol, "%s: the page is for %q, not %q", RedactURL(u), page.Name, spec.Name)
 	}
+	releases, err := pyReleases(f, u, page, spec.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return base, releases, nil
+}
+
+// pyReleases groups the files of a project page (at u) for name by
+// release (pep440 Key), each file with its sha256; yanked files are left
+// out, with the reason. A file of name's without a sha256 is an error,
+// and so is a page with no release file.
+func pyReleases(f *failer, u *url.URL, page pep691, name string) (map[string]*pyRelease, error) {
 	releases := map[string]*pyRelease{}
 	for _, file := range page.Files {
-		raw, ok := pyFileVersion(file.Filename, spec.Name)
+		raw, ok := pyFileVersion(file.Filename, name)
 		if !ok {
 			continue
 		}
@@ -206,14 +218,14 @@ func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.Package
 		}
 		h := strings.ToLower(file.Hashes["sha256"])
 		if !sha256HexRE().MatchString(h) {
-			return nil, nil, f.fail(ErrProtocol, "%s: file %s has no sha256 hash", RedactURL(u), file.Filename)
+			return nil, f.fail(ErrProtocol, "%s: file %s has no sha256 hash", RedactURL(u), file.Filename)
 		}
 		rel.files[file.Filename] = h
 	}
 	if len(releases) == 0 {
-		return nil, nil, f.fail(ErrNoVersion, "%s: %q has no release files", RedactURL(u), spec.Name)
+		return nil, f.fail(ErrNoVersion, "%s: %q has no release files", RedactURL(u), name)
 	}
-	return base, releases, nil
+	return releases, nil
 }
 
 // pickPyPI chooses the release: an exact version must exist and not be
@@ -227,27 +239,7 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		want = "==" + want // ==1.1.* is a prefix match, not an exact version
 	}
 	if spec.Exact && !strings.HasPrefix(want, "==") || want != "" && want != "latest" && !strings.ContainsAny(want[:1], "=<>!~") {
-		// === is PEP 440's arbitrary equality: the text, not the version.
-		arbitrary := strings.Contains(spec.Raw, "===")
-		v, ok := pep440.Parse(want)
-		switch {
-		case !ok && arbitrary:
-			return nil, f.fail(ErrUnsupported, "===%s names a version that is not PEP 440: agentgate resolves PEP 440 versions only", want)
-		case !ok:
-			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version", want)
-		}
-		rel := releases[v.Key()]
-		switch {
-		case rel == nil, arbitrary && !strings.EqualFold(rel.raw, want):
-			return nil, f.fail(ErrNoVersion, "version %s is not on the index%s", want, pyLatestHint(releases))
-		case len(rel.files) == 0:
-			return nil, f.fail(ErrNoVersion, "version %s is yanked (%s)%s", rel.raw, strings.Join(rel.yanked, "; "), pyLatestHint(releases))
-		}
-		// The version as the spec writes it (PEP 440-equal to the files'):
-		// what verify compares offline and pin keeps.
-		exact := *rel
-		exact.raw = want
-		return &exact, nil
+		return pickExactPyPI(f, releases, want, strings.Contains(spec.Raw, "==="))
 	}
 	var specs pep440.Specifiers
 	if want != "" && want != "latest" {
@@ -256,6 +248,42 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 			return nil, f.fail(ErrSpec, "%q is not a PEP 440 version specifier", want)
 		}
 	}
+	if best := bestPyPI(releases, specs); best != nil {
+		return best, nil
+	}
+	if want == "" || want == "latest" {
+		return nil, f.fail(ErrNoVersion, "every release is yanked")
+	}
+	return nil, f.fail(ErrNoVersion, "no release that is not yanked satisfies %q%s", want, pyLatestHint(releases))
+}
+
+// pickExactPyPI is pickPyPI for one version, want; arbitrary means the
+// spec wrote ===, PEP 440's arbitrary equality: the text, not the version.
+func pickExactPyPI(f *failer, releases map[string]*pyRelease, want string, arbitrary bool) (*pyRelease, error) {
+	v, ok := pep440.Parse(want)
+	switch {
+	case !ok && arbitrary:
+		return nil, f.fail(ErrUnsupported, "===%s names a version that is not PEP 440: agentgate resolves PEP 440 versions only", want)
+	case !ok:
+		return nil, f.fail(ErrSpec, "%q is not a PEP 440 version", want)
+	}
+	rel := releases[v.Key()]
+	switch {
+	case rel == nil, arbitrary && !strings.EqualFold(rel.raw, want):
+		return nil, f.fail(ErrNoVersion, "version %s is not on the index%s", want, pyLatestHint(releases))
+	case len(rel.files) == 0:
+		return nil, f.fail(ErrNoVersion, "version %s is yanked (%s)%s", rel.raw, strings.Join(rel.yanked, "; "), pyLatestHint(releases))
+	}
+	// The version as the spec writes it (PEP 440-equal to the files'):
+	// what verify compares offline and pin keeps.
+	exact := *rel
+	exact.raw = want
+	return &exact, nil
+}
+
+// bestPyPI is the highest release that is not yanked and matches specs,
+// a final release before any pre-release; nil when none matches.
+func bestPyPI(releases map[string]*pyRelease, specs pep440.Specifiers) *pyRelease {
 	var best, bestPre *pyRelease
 	for _, rel := range releases {
 		if len(rel.files) == 0 || !specs.Match(rel.v, rel.raw) {
@@ -270,15 +298,9 @@ func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec
 		}
 	}
 	if best == nil {
-		best = bestPre
+		return bestPre
 	}
-	if best == nil {
-		if want == "" || want == "latest" {
-			return nil, f.fail(ErrNoVersion, "every release is yanked")
-		}
-		return nil, f.fail(ErrNoVersion, "no release that is not yanked satisfies %q%s", want, pyLatestHint(releases))
-	}
-	return best, nil
+	return best
 }
 
 func pyLatestHint(releases map[string]*pyRelease) string {

@@ -447,12 +447,8 @@ func transportReason(err error) string {
 	return err.Error()
 }
 
-// RedactURL is u without userinfo, query or fragment.
-func RedactURL(u *url.URL) string {
-	c := *u
-	c.User, c.RawQuery, c.Fragment, c.RawFragment = nil, "", "", ""
-	return c.String()
-}
+// RedactURL is u without userinfo, query or fragment (config.StripURL).
+func RedactURL(u *url.URL) string { return config.StripURL(u.String()) }
 
 // redactString parses s as a URL and redacts it; text that is not a URL
 // is returned with anything before an "@" in its authority removed.

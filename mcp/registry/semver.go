@@ -251,39 +251,60 @@ func parseSet(s string) []comparator {
 // expand turns one "op partial" into comparators, as node-semver's
 // replaceCarets, replaceTildes and replaceXRanges do.
 func expand(op string, p partial) []comparator {
-	M, m, pt, pr := p.major, p.minor, p.patch, p.pre
-	c := func(op string, v semVersion) comparator { return comparator{op: op, v: v} }
 	switch op {
 	case "^":
-		switch {
-		case M < 0:
-			return []comparator{{any: true}}
-		case m < 0:
-			return []comparator{c(">=", ver(M, 0, 0, "")), c("<", ver(M+1, 0, 0, "0"))}
-		case pt < 0:
-			if M == 0 {
-				return []comparator{c(">=", ver(M, m, 0, "")), c("<", ver(M, m+1, 0, "0"))}
-			}
-			return []comparator{c(">=", ver(M, m, 0, "")), c("<", ver(M+1, 0, 0, "0"))}
-		case M == 0 && m == 0:
-			return []comparator{c(">=", ver(M, m, pt, pr)), c("<", ver(M, m, pt+1, "0"))}
-		case M == 0:
-			return []comparator{c(">=", ver(M, m, pt, pr)), c("<", ver(M, m+1, 0, "0"))}
-		}
-		return []comparator{c(">=", ver(M, m, pt, pr)), c("<", ver(M+1, 0, 0, "0"))}
+		return expandCaret(p)
 	case "~", "~>":
-		switch {
-		case M < 0:
-			return []comparator{{any: true}}
-		case m < 0:
-			return []comparator{c(">=", ver(M, 0, 0, "")), c("<", ver(M+1, 0, 0, "0"))}
-		}
-		lo := int64(0)
-		if pt >= 0 {
-			lo = pt
-		}
-		return []comparator{c(">=", ver(M, m, lo, pr)), c("<", ver(M, m+1, 0, "0"))}
+		return expandTilde(p)
 	}
+	return expandX(op, p)
+}
+
+func comp(op string, v semVersion) comparator { return comparator{op: op, v: v} }
+
+// expandCaret is node-semver's replaceCaret: ^p allows changes that do
+// not modify p's left-most non-zero part.
+func expandCaret(p partial) []comparator {
+	M, m, pt, pr := p.major, p.minor, p.patch, p.pre
+	switch {
+	case M < 0:
+		return []comparator{{any: true}}
+	case m < 0:
+		return []comparator{comp(">=", ver(M, 0, 0, "")), comp("<", ver(M+1, 0, 0, "0"))}
+	case pt < 0:
+		if M == 0 {
+			return []comparator{comp(">=", ver(M, m, 0, "")), comp("<", ver(M, m+1, 0, "0"))}
+		}
+		return []comparator{comp(">=", ver(M, m, 0, "")), comp("<", ver(M+1, 0, 0, "0"))}
+	case M == 0 && m == 0:
+		return []comparator{comp(">=", ver(M, m, pt, pr)), comp("<", ver(M, m, pt+1, "0"))}
+	case M == 0:
+		return []comparator{comp(">=", ver(M, m, pt, pr)), comp("<", ver(M, m+1, 0, "0"))}
+	}
+	return []comparator{comp(">=", ver(M, m, pt, pr)), comp("<", ver(M+1, 0, 0, "0"))}
+}
+
+// expandTilde is node-semver's replaceTilde: ~p allows patch-level
+// changes when p names a minor version, else minor-level ones.
+func expandTilde(p partial) []comparator {
+	M, m, pt, pr := p.major, p.minor, p.patch, p.pre
+	switch {
+	case M < 0:
+		return []comparator{{any: true}}
+	case m < 0:
+		return []comparator{comp(">=", ver(M, 0, 0, "")), comp("<", ver(M+1, 0, 0, "0"))}
+	}
+	lo := int64(0)
+	if pt >= 0 {
+		lo = pt
+	}
+	return []comparator{comp(">=", ver(M, m, lo, pr)), comp("<", ver(M, m+1, 0, "0"))}
+}
+
+// expandX is node-semver's replaceXRange for op ("", "=", "<", "<=", ">",
+// ">=") and a partial that may have x parts.
+func expandX(op string, p partial) []comparator {
+	M, m, pt, pr := p.major, p.minor, p.patch, p.pre
 	anyX := pt < 0
 	if op == "=" && anyX {
 		op = ""
@@ -291,44 +312,47 @@ func expand(op string, p partial) []comparator {
 	switch {
 	case M < 0:
 		if op == ">" || op == "<" {
-			return []comparator{c("<", ver(0, 0, 0, "0"))} // matches nothing
+			return []comparator{comp("<", ver(0, 0, 0, "0"))} // matches nothing
 		}
 		return []comparator{{any: true}}
 	case op != "" && anyX:
-		if m < 0 {
-			m = 0
-		}
-		pt = 0
-		pre := ""
-		switch op {
-		case ">":
-			op = ">="
-			if p.minor < 0 {
-				M, m = M+1, 0
-			} else {
-				m++
-			}
-		case "<=":
-			op = "<"
-			if p.minor < 0 {
-				M++
-			} else {
-				m++
-			}
-		}
-		if op == "<" {
-			pre = "0"
-		}
-		return []comparator{c(op, ver(M, m, pt, pre))}
+		return []comparator{xBound(op, p)}
 	case m < 0:
-		return []comparator{c(">=", ver(M, 0, 0, "")), c("<", ver(M+1, 0, 0, "0"))}
+		return []comparator{comp(">=", ver(M, 0, 0, "")), comp("<", ver(M+1, 0, 0, "0"))}
 	case pt < 0:
-		return []comparator{c(">=", ver(M, m, 0, "")), c("<", ver(M, m+1, 0, "0"))}
+		return []comparator{comp(">=", ver(M, m, 0, "")), comp("<", ver(M, m+1, 0, "0"))}
 	}
 	if op == "" {
 		op = "="
 	}
-	return []comparator{c(op, ver(M, m, pt, pr))}
+	return []comparator{comp(op, ver(M, m, pt, pr))}
+}
+
+// xBound is the one comparator of "op M.x" or "op M.m.x": > and <= move
+// to the next minor (or major) version.
+func xBound(op string, p partial) comparator {
+	M, m := p.major, max(p.minor, 0)
+	pre := ""
+	switch op {
+	case ">":
+		op = ">="
+		if p.minor < 0 {
+			M, m = M+1, 0
+		} else {
+			m++
+		}
+	case "<=":
+		op = "<"
+		if p.minor < 0 {
+			M++
+		} else {
+			m++
+		}
+	}
+	if op == "<" {
+		pre = "0"
+	}
+	return comp(op, ver(M, m, 0, pre))
 }
 
 // hyphen expands "from - to" as node-semver's hyphenReplace does.

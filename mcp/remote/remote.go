@@ -12,22 +12,20 @@
 // streams: one line or one event's data) is an error; with CheckMembers,
 // every JSON body and event is checked with jsonrpc.CheckMembersOf (and
 // an Exchange) before the reader gets it. URLs are printed without
-// userinfo, query or fragment (DisplayURL).
+// userinfo, query or fragment (config.StripURL).
 package remote
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/jsonrpc"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -48,12 +46,9 @@ type Options struct {
 	// refused one fails like an ambiguous one, after OnAmbiguous. nil:
 	// answers are not matched with requests.
 	Exchange *jsonrpc.Exchange
-	// Timeout bounds each OAuth step; 0 = the server's or auth's default.
-	Timeout time.Duration
-	// Interactive allows a browser login; Prompt (nil: discard) gets its
-	// instructions.
-	Interactive bool
-	Prompt      io.Writer
+	// Auth supplies the server's OAuth token (mcp/auth's ForServer); nil:
+	// none.
+	Auth        Authorizer
 	OnTooLarge  func()      // nil: nothing
 	OnAmbiguous func(error) // nil: nothing
 	// OnEvent, with CheckMembers, gets the data of each event of an event
@@ -62,6 +57,18 @@ type Options struct {
 	// Refuse turns the message of a refused redirect into the error the
 	// request fails with; nil: errors.New.
 	Refuse func(msg string) error
+}
+
+// Authorizer supplies one remote server's OAuth token (mcp/auth's Source).
+type Authorizer interface {
+	// Header is the Authorization header for a request to the server, ""
+	// for none. It never opens a browser.
+	Header(ctx context.Context) string
+	// Authorize gets a new token after the server answered 401 with the
+	// Bearer challenge ch, and returns the header that carries it.
+	Authorize(ctx context.Context, ch BearerChallenge) (string, error)
+	// Credentials lists every credential it has held, for redaction.
+	Credentials() []string
 }
 
 // Client is the HTTP client capture reaches one remote server with: the
@@ -79,6 +86,10 @@ type Client struct {
 	refuse func(string) error
 }
 
+// errCannotResend is why a request whose body cannot be read again was
+// not retried with a new token.
+var errCannotResend = errors.New("cannot send the request again with the new token")
+
 // ErrResponseTooLarge is the read error of a body over the limit.
 var ErrResponseTooLarge = errBodyTooLarge
 
@@ -87,7 +98,7 @@ var ErrResponseTooLarge = errBodyTooLarge
 func New(r config.Resolved, o Options) (*Client, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("url %q is not an http(s) URL (check \"url\" in %s)", DisplayURL(r.URL), r.File)
+		return nil, fmt.Errorf("url %q is not an http(s) URL (check \"url\" in %s)", config.StripURL(r.URL), r.File)
 	}
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = wire.DefaultMaxResponseBytes
@@ -106,7 +117,7 @@ func New(r config.Resolved, o Options) (*Client, error) {
 		onTooLarge:  o.OnTooLarge,
 		onAmbiguous: o.OnAmbiguous,
 		onEvent:     o.OnEvent,
-		auth:        authSource(r, o),
+		auth:        o.Auth,
 	}
 	if m.rt.onTooLarge == nil {
 		m.rt.onTooLarge = func() {}
@@ -132,7 +143,7 @@ func (m *Client) FallbackOK() bool { return m.rt.fallbackOK() }
 func (m *Client) AuthFailure() error { return m.rt.authFailure() }
 
 // Credentials returns every OAuth credential the remote's token source
-// has held (auth.Source.Credentials); nil without OAuth.
+// has held (Authorizer.Credentials); nil without OAuth.
 func (m *Client) Credentials() []string {
 	if m.rt.auth == nil {
 		return nil
@@ -160,7 +171,7 @@ const maxRedirects = 10
 // request by httpTripper.)
 func (m *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
-		return m.refuse(fmt.Sprintf("stopped after %d redirects (from %s)", maxRedirects, DisplayURL(via[0].URL.String())))
+		return m.refuse(fmt.Sprintf("stopped after %d redirects (from %s)", maxRedirects, config.StripURL(via[0].URL.String())))
 	}
 	if origin(req.URL) != m.rt.origin && !m.r.CrossOriginRedirects {
 		return m.refuse(fmt.Sprintf("the server redirected to another origin, %s, which agentgate does not follow (a redirect can carry the URL's query to another host); "+
@@ -172,19 +183,6 @@ func (m *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 
 // origin is u's scheme://host:port, without userinfo.
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
-
-// DisplayURL is raw without userinfo, query and fragment: how URLs are
-// printed.
-func DisplayURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User = nil
-	u.RawQuery, u.ForceQuery = "", false
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
-}
 
 // httpTripper adds the configured headers to requests for the configured
 // origin only, bounds response bodies, and remembers the first failing
@@ -202,7 +200,7 @@ type httpTripper struct {
 
 	// auth supplies OAuth tokens for the configured origin; nil when the
 	// configuration sets its own Authorization header.
-	auth *auth.Source
+	auth Authorizer
 
 	mu      sync.Mutex
 	failure *httpFailure
@@ -244,7 +242,7 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if own && t.auth != nil && resp.StatusCode == http.StatusUnauthorized {
-		if ch := auth.ParseChallenge(resp.Header.Values("WWW-Authenticate")); ch.Bearer {
+		if ch := ParseBearer(resp.Header.Values("WWW-Authenticate")); ch.Bearer {
 			resp = t.authorize(orig, resp, ch)
 		}
 	}
@@ -283,13 +281,13 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // authorize answers a 401 with a Bearer challenge ch (a 401 without one
 // is not OAuth, and stays an HTTP error): it gets a token (see
-// auth.Source.Authorize) and sends the request again with it. It returns
+// Authorizer.Authorize) and sends the request again with it. It returns
 // the response to use: the retry's, or the 401 when no token was had (the
 // reason is kept for the error).
-func (t *httpTripper) authorize(orig *http.Request, resp *http.Response, ch auth.Challenge) *http.Response {
+func (t *httpTripper) authorize(orig *http.Request, resp *http.Response, ch BearerChallenge) *http.Response {
 	h, err := t.auth.Authorize(orig.Context(), ch)
 	if err == nil && orig.Body != nil && orig.Body != http.NoBody && orig.GetBody == nil {
-		err = &auth.Error{Msg: "cannot send the request again with the new token", Kind: auth.ErrFailed}
+		err = errCannotResend
 	}
 	if err != nil {
 		t.mu.Lock()
@@ -339,7 +337,7 @@ func (t *httpTripper) firstFailure() string {
 }
 
 // FailureText describes an HTTP failure: the status code of the method's
-// request to rawURL (shown as DisplayURL does), and a hint; origin is the
+// request to rawURL (shown as config.StripURL does), and a hint; origin is the
 // configured one (scheme://host:port), for the hint about redirects.
 func FailureText(code int, method, rawURL, configured string) string {
 	hint := ""
@@ -358,7 +356,7 @@ func FailureText(code int, method, rawURL, configured string) string {
 	if u, err := url.Parse(rawURL); err == nil && origin(u) != configured { // compared without userinfo, which the URL may carry
 		hint += "; the request was redirected to another host, which agentgate does not send the configured headers to"
 	}
-	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", code, http.StatusText(code), method, DisplayURL(rawURL), hint)
+	return fmt.Sprintf("HTTP %d %s from %s %s (%s)", code, http.StatusText(code), method, config.StripURL(rawURL), hint)
 }
 
 // fallbackOK reports whether the streamable-HTTP failure allows the SSE
@@ -402,30 +400,3 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
-
-// authSource returns the OAuth token source of r, or nil when its
-// configuration sends an Authorization header of its own or no token store
-// can be opened.
-func authSource(r config.Resolved, o Options) *auth.Source {
-	for k := range r.Headers {
-		if strings.EqualFold(k, "Authorization") {
-			return nil
-		}
-	}
-	store, err := auth.OpenStore(os.Getenv)
-	if err != nil {
-		return nil
-	}
-	prompt := io.Discard
-	if o.Prompt != nil {
-		prompt = o.Prompt
-	}
-	srv := auth.FromResolved(r)
-	if srv.Timeout <= 0 {
-		srv.Timeout = o.Timeout
-	}
-	return auth.NewSource(srv, auth.Options{
-		Store: store, Interactive: o.Interactive,
-		Browser: auth.Browser{Getenv: os.Getenv, Prompt: prompt, Name: r.Name},
-	})
-}

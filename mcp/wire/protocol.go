@@ -424,28 +424,10 @@ func writeHeader(w io.Writer, h responseHeader) error {
 	return nil
 }
 
-// readResponse reads what agentgate-mcp writes for a request for servers
-// from r, the greeting and the response (reading at most limit bytes
-// after the greeting), up to EOF. Tools are sub-slices of one buffer.
-func readResponse(r io.Reader, servers []config.Resolved, limit int64) ([]Result, error) {
-	br := bufio.NewReader(r)
-	if err := readGreeting(br); err != nil {
-		return nil, err
-	}
-	results, rest, err := readResults(br, servers, limit)
-	if err != nil {
-		return nil, err
-	}
-	var b [1]byte
-	if _, err := io.ReadFull(rest, b[:]); err != io.EOF {
-		return nil, errors.New("the response has bytes after its tools")
-	}
-	return results, nil
-}
-
-// readResults is readResponse up to the end of the last tool: rest is what
-// follows, which must be nothing (agentgate reads it while agentgate-mcp
-// is still stopping its servers).
+// readResults reads, from r after the greeting, what agentgate-mcp writes
+// for a request for servers (at most limit bytes) up to the end of the
+// last tool: rest is what follows, which must be nothing (agentgate reads
+// it while agentgate-mcp is still stopping its servers).
 func readResults(r io.Reader, servers []config.Resolved, limit int64) (results []Result, rest io.Reader, err error) {
 	lr := &io.LimitedReader{R: r, N: limit + 1}
 	dec := json.NewDecoder(lr)

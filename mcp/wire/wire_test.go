@@ -645,3 +645,22 @@ func TestStderrSink(t *testing.T) {
 		t.Errorf("8 KiB kept: %d bytes", len(got))
 	}
 }
+
+// readResponse reads what agentgate-mcp writes for a request for servers
+// from r, the greeting and the response (reading at most limit bytes
+// after the greeting), up to EOF. Tools are sub-slices of one buffer.
+func readResponse(r io.Reader, servers []config.Resolved, limit int64) ([]Result, error) {
+	br := bufio.NewReader(r)
+	if err := readGreeting(br); err != nil {
+		return nil, err
+	}
+	results, rest, err := readResults(br, servers, limit)
+	if err != nil {
+		return nil, err
+	}
+	var b [1]byte
+	if _, err := io.ReadFull(rest, b[:]); err != io.EOF {
+		return nil, errors.New("the response has bytes after its tools")
+	}
+	return results, nil
+}

@@ -5,6 +5,10 @@
 // holding it in the heap (gitint's pack files), and copies a file into
 // private memory outside the heap for readers that must not see later
 // writes to it (agentgate guard's spilled messages).
+//
+// Written by hand: two calls per OS over golang.org/x/sys, which agentgate
+// links already; edsrzf/mmap-go (one module more) would still leave Copy's
+// read and mprotect here.
 package mmap
 
 import (

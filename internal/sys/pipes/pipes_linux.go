@@ -10,8 +10,8 @@ import (
 
 // Widen sets the capacity of the pipe f is an end of to size bytes (at
 // most /proc/sys/fs/pipe-max-size), unless it is larger already, and
-// returns the capacity it has then. A file that is not a pipe is left
-// alone (0, nil). It uses f.SyscallConn, not f.Fd, so f stays in
+// returns the capacity it has then (so Widen(f, 0) only reads it). A file
+// that is not a pipe is left alone (0, nil). It uses f.SyscallConn, not f.Fd, so f stays in
 // non-blocking mode (Go's poller).
 func Widen(f *os.File, size int) (int, error) {
 	c, err := f.SyscallConn()
@@ -41,18 +41,6 @@ func maxSize() int {
 		return 0
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return n
-}
-
-// Size returns the capacity of the pipe f is an end of (0 when f is not a
-// pipe or it cannot be read).
-func Size(f *os.File) int {
-	c, err := f.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	n := 0
-	_ = c.Control(func(fd uintptr) { n, _ = fifoSize(fd) })
 	return n
 }
 

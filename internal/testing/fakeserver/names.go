@@ -16,12 +16,6 @@ var Serve = demo.Serve
 // NewServer is demo.NewServer.
 var NewServer = demo.NewServer
 
-// Generate is demo.Generate: n generated tools.
-var Generate = demo.Generate
-
-// LoadTools is demo.LoadTools: a JSON array of raw tools from a file.
-var LoadTools = demo.LoadTools
-
 // The misbehaviours (demo.Misbehave*).
 const (
 	MisbehaveCrashList   = demo.MisbehaveCrashList

@@ -22,7 +22,7 @@ func TestTestShPhases(t *testing.T) {
 	if !strings.Contains(string(data), `phase() { echo "scripts/test.sh: `) || !strings.Contains(string(data), `>&2; }`) {
 		t.Fatalf("scripts/test.sh has no phase function printing to stderr")
 	}
-	long := []string{"npm_ci ", "apt-get update", "go vet ", "scripts/crossbuild.sh", "NO_COLOR=1 scripts/goreleaser.sh check", "NO_COLOR=1 scripts/goreleaser.sh snapshot", "unformatted=$(gofmt", "dead=$(go tool deadcode", "go test "}
+	long := []string{"npm_ci ", "apt-get update", "go vet ", "scripts/crossbuild.sh", "NO_COLOR=1 scripts/goreleaser.sh check", "NO_COLOR=1 scripts/goreleaser.sh snapshot", "unformatted=$(gofmt", "dead=$(go tool deadcode", "if ! found=$(go tool staticcheck", "go test "}
 	seen := map[string]bool{}
 	for i, l := range lines {
 		l = strings.TrimSpace(l)
