@@ -157,7 +157,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *revi
 		rep.LockfileUncommitted = true
 		run.uncommitted, run.against = what, "working tree"
 		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.LockRel, what)
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(head), lock.WithLF(data), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (working tree)", color))
+		fmt.Fprint(out, render.UnifiedDiff(withLF(head), withLF(data), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (working tree)", color))
 		if annot != nil {
 			annotate(annot, ws.LockRel, 1, "agentgate: uncommitted lockfile change",
 				ws.LockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
@@ -225,7 +225,7 @@ func printCI(out io.Writer, ws *check.Workspace, c *comparison, rep *render.CIRe
 		if rep.LockfileUncommitted {
 			label = "working tree"
 		}
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
+		fmt.Fprint(out, render.UnifiedDiff(withLF(data), c.shownData(c.old), "a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
 	}
 }
 
