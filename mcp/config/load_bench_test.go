@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // BenchmarkLoad reads a repository with five client configs (ten servers in
@@ -39,6 +41,28 @@ func BenchmarkLoad(b *testing.B) {
 		p, err := Load(root)
 		if err != nil || len(p.Servers) != 15 {
 			b.Fatalf("%v %d", err, len(p.Servers))
+		}
+	}
+}
+
+// BenchmarkParseTOML reads the largest Codex config of the corpus (330
+// lines, mostly comments) into a tree with positions.
+func BenchmarkParseTOML(b *testing.B) {
+	a, err := txtar.ParseFile("testdata/corpus/codex-memvid-sdk.txtar")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var data []byte
+	for _, f := range a.Files {
+		if strings.HasSuffix(f.Name, ".toml") {
+			data = f.Data
+		}
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseTOML("config.toml", data); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

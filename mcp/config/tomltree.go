@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,13 +17,14 @@ import (
 )
 
 // parseTOML decodes a TOML document into a node tree. BurntSushi/toml does
-// not expose value positions, so positions come from tomlPositions, a line
-// scanner that finds table headers and "key =" lines; a value it cannot
+// not expose value positions, so positions come from tomlPositions (which
+// also bounds the nesting, before the decoder recurses); a value it cannot
 // place (for example inside an inline table) gets its parent's position.
 // Members of a TOML table are ordered by key.
 func parseTOML(file string, data []byte) (*node, error) {
-	if err := checkTOMLDepth(file, data); err != nil {
-		return nil, err
+	locs, deep := tomlPositions(data)
+	if deep >= 0 {
+		return nil, tooDeep(file, data, deep)
 	}
 	var m map[string]any
 	if _, err := toml.Decode(string(data), &m); err != nil {
@@ -41,14 +43,13 @@ func parseTOML(file string, data []byte) (*node, error) {
 				// TOML forbids repeated keys; name both lines.
 				e.kind, e.Hint = "duplicate member", "remove one of them"
 				e.Msg = fmt.Sprintf("%q is defined twice", m[1])
-				if first, ok := tomlPositions(string(data))[strings.ReplaceAll(m[1], ".", "\x00")]; ok && first.line != e.Line {
+				if first, ok := locs[strings.ReplaceAll(m[1], ".", "\x00")]; ok && first.line != e.Line {
 					e.Msg = fmt.Sprintf("%q is defined twice (lines %d and %d)", m[1], first.line, e.Line)
 				}
 			}
 		}
 		return nil, e
 	}
-	locs := tomlPositions(string(data))
 	return fromTOML(m, nil, locs, pos{1, 1}), nil
 }
 
@@ -98,49 +99,28 @@ func fromTOML(v any, path []string, locs map[string]pos, parent pos) *node {
 	return n
 }
 
+var nl = []byte("\n")
+
 // tomlPositions maps key paths (joined by NUL) to the position of the key
-// that defines them: table headers and "key = value" lines.
-func tomlPositions(src string) map[string]pos {
-	locs := map[string]pos{}
-	var table []string
-	inMulti := ""
-	for i, line := range strings.Split(src, "\n") {
-		if inMulti != "" {
-			if strings.Count(line, inMulti)%2 == 1 {
-				inMulti = ""
-			}
-			continue
+// that defines them (table headers and "key = value" lines, as
+// syntax.WalkTOML reads them), and returns the offset of the first
+// bracket nested more than maxDepth levels deep, or -1.
+func tomlPositions(data []byte) (locs map[string]pos, deep int) {
+	locs = map[string]pos{}
+	off, line, lineStart := 0, 1, 0 // entries come in order of offset
+	deep, _ = syntax.WalkTOML(data, maxDepth, func(e *syntax.TOMLEntry) error {
+		if n := bytes.Count(data[off:e.Start], nl); n > 0 {
+			line, lineStart = line+n, bytes.LastIndexByte(data[:e.Start], '\n')+1
 		}
-		trimmed := strings.TrimLeft(line, " \t")
-		col := len(line) - len(trimmed) + 1
-		switch {
-		case strings.HasPrefix(trimmed, "[["), strings.HasPrefix(trimmed, "["):
-			inner := strings.TrimLeft(trimmed, "[")
-			keys, _, ok := syntax.ParseTOMLKey(inner)
-			if !ok {
-				continue
-			}
-			table = keys
-			k := strings.Join(table, "\x00")
-			if _, seen := locs[k]; !seen {
-				locs[k] = pos{i + 1, col}
-			}
-		case trimmed == "", trimmed[0] == '#':
-		default:
-			keys, rest, ok := syntax.ParseTOMLKey(trimmed)
-			if !ok || !strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
-				continue
-			}
-			full := strings.Join(append(slices.Clip(table), keys...), "\x00")
-			if _, seen := locs[full]; !seen {
-				locs[full] = pos{i + 1, col}
-			}
-			for _, q := range []string{`"""`, `'''`} {
-				if strings.Count(rest, q)%2 == 1 {
-					inMulti = q
-				}
-			}
+		off = e.Start
+		if e.Bad {
+			return nil
 		}
-	}
-	return locs
+		k := strings.Join(e.Path(), "\x00")
+		if _, seen := locs[k]; !seen {
+			locs[k] = pos{line, e.Start - lineStart + 1}
+		}
+		return nil
+	})
+	return locs, deep
 }

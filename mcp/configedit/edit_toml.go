@@ -1,165 +1,192 @@
 package configedit
 
 import (
-	"bytes"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
-// locateTOML finds Codex's [mcp_servers.NAME] entries in a TOML file with a
-// scanner that follows TOML's grammar far enough to skip every value
-// (multi-line strings and arrays included) and to read single-line
-// strings and arrays of them exactly. Values it cannot read this way
-// (multi-line strings, numbers where a string is expected) are left
-// unlocated; check then refuses an edit that needs them.
+// locateTOML finds Codex's [mcp_servers.NAME] entries in a TOML file,
+// reading it with syntax.WalkTOML (the reader's walk) and its scanner,
+// which reads single-line strings and arrays of them exactly. Values it
+// cannot read this way (multi-line strings, numbers where a string is
+// expected) are left unlocated; check then refuses an edit that needs
+// them.
 func locateTOML(d *doc) error {
-	s := tomlScanner{b: d.data}
-	var table []string
-	byName := map[string]*entry{}
-	get := func(name string) *entry {
-		if e := byName[name]; e != nil {
-			return e
-		}
-		e := &entry{name: name, field: "command", argsField: "args", lineEnd: -1}
-		byName[name] = e
-		d.entries = append(d.entries, e)
+	l := tomlLocator{d: d, byName: map[string]*entry{}}
+	_, err := syntax.WalkTOML(d.data, 0, l.visit)
+	return err
+}
+
+// tomlLocator collects the entries of one TOML file as locateTOML walks it.
+type tomlLocator struct {
+	d      *doc
+	byName map[string]*entry
+}
+
+// get is the entry of server name, added to the document when new.
+func (l *tomlLocator) get(name string) *entry {
+	if e := l.byName[name]; e != nil {
 		return e
 	}
-	for s.i < len(s.b) {
-		lineStart := s.i
-		s.spaces()
-		indent := string(s.b[lineStart:s.i])
-		switch {
-		case s.i >= len(s.b):
-		case s.b[s.i] == '\n' || s.b[s.i] == '\r' || s.b[s.i] == '#':
-			s.toEOL()
-			continue
-		case s.b[s.i] == '[':
-			keys, _, ok := syntax.ParseTOMLKey(strings.TrimLeft(string(s.b[s.i:s.lineEnd()]), "["))
-			if !ok {
-				return &config.Error{File: d.file, Msg: "cannot edit: unreadable table header"}
-			}
-			table = keys
-			if len(keys) == 2 && keys[0] == "mcp_servers" {
-				e := get(keys[1])
-				e.line = d.lineOf(s.i)
-			}
-			if len(keys) > 2 && keys[0] == "mcp_servers" {
-				e := get(keys[1])
-				e.members = append(e.members, mspan{name: keys[2], start: s.i, end: s.lineEnd(), sub: true})
-			}
-			s.toEOL()
-			continue
-		}
-		keys, rest, ok := syntax.ParseTOMLKey(string(s.b[s.i:s.lineEnd()]))
-		if !ok || !strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
-			return &config.Error{File: d.file, Msg: "cannot edit: unreadable key"}
-		}
-		s.i = s.lineEnd() - len(rest)
-		s.spaces()
-		s.i++ // '='
-		s.spaces()
-		full := slices.Concat(table, keys)
-		valStart := s.i
-		keyStart := lineStart + len(indent)
-		defer0 := func() {} // records the member once its value is skipped
-		switch {
-		case len(full) == 2 && full[0] == "mcp_servers":
-			e := get(full[1])
-			e.inline = true
-			if e.line == 0 {
-				e.line = d.lineOf(lineStart)
-			}
-			if s.i < len(s.b) && s.b[s.i] == '{' {
-				s.inlineEntry(e) // mcp_servers.NAME = { command = "...", args = [...] }
-			}
-		case len(full) > 2 && full[0] == "mcp_servers":
-			e := get(full[1])
-			sub := len(table) != 2 || len(keys) != 1
-			defer0 = func() {
-				e.members = append(e.members, mspan{name: full[2], start: keyStart, end: s.lineEnd(), sub: sub,
-					empty: tomlEmpty(string(s.b[valStart:s.i]))})
-			}
-		}
-		if len(full) == 3 && full[0] == "mcp_servers" && (full[2] == "command" || full[2] == "args") {
-			e := get(full[1])
-			if e.line == 0 {
-				e.line = d.lineOf(lineStart)
-			}
-			if full[2] == "command" {
-				e.cmdAt = s.i
-				e.cmd = s.str()
-				if e.cmd != nil && len(keys) == 1 {
-					e.indent = indent
-					s.spaces()
-					if s.i < len(s.b) && (s.b[s.i] == '\r' || s.b[s.i] == '\n' || s.b[s.i] == '#') {
-						e.lineEnd = s.lineEnd()
-					}
-				}
-			} else {
-				e.argsSeen = true
-				e.args = s.array()
-				if e.args != nil && len(keys) == 1 {
-					d.argsLine(e, "args = ")
-				}
-			}
-			if s.i == valStart {
-				s.skipValue()
-			}
-		} else {
-			s.skipValue()
-		}
-		defer0()
-		s.toEOL()
+	e := &entry{name: name, field: "command", argsField: "args", lineEnd: -1}
+	l.byName[name] = e
+	l.d.entries = append(l.d.entries, e)
+	return e
+}
+
+func (l *tomlLocator) visit(t *syntax.TOMLEntry) error {
+	switch {
+	case t.Bad && t.Header:
+		return &config.Error{File: l.d.file, Msg: "cannot edit: unreadable table header"}
+	case t.Bad:
+		return &config.Error{File: l.d.file, Msg: "cannot edit: unreadable key"}
+	case t.Header:
+		l.header(t)
+	default:
+		l.keyValue(t)
 	}
 	return nil
 }
 
-// inlineEntry reads the inline table at s.i, a server written as
+// header records [mcp_servers.NAME] as the entry's line and
+// [mcp_servers.NAME.FIELD] as a member of it.
+func (l *tomlLocator) header(t *syntax.TOMLEntry) {
+	keys := t.Keys
+	if len(keys) < 2 || keys[0] != "mcp_servers" {
+		return
+	}
+	e := l.get(keys[1])
+	if len(keys) == 2 {
+		e.line = l.d.lineOf(t.Start)
+		return
+	}
+	e.members = append(e.members, mspan{name: keys[2], start: t.Start, end: lineEndAt(l.d.data, t.Start), sub: true})
+}
+
+// keyValue records a "key = value" line under mcp_servers: a server
+// written inline, a member of one, and its command and args.
+func (l *tomlLocator) keyValue(t *syntax.TOMLEntry) {
+	full := t.Path()
+	if len(full) < 2 || full[0] != "mcp_servers" {
+		return
+	}
+	d, e := l.d, l.get(full[1])
+	lineStart := t.Start
+	for lineStart > 0 && (d.data[lineStart-1] == ' ' || d.data[lineStart-1] == '\t') {
+		lineStart--
+	}
+	if len(full) == 2 {
+		l.inline(t, e, lineStart)
+		return
+	}
+	e.members = append(e.members, mspan{name: full[2], start: t.Start, end: lineEndAt(d.data, t.ValEnd),
+		sub: len(t.Table) != 2 || len(t.Keys) != 1, empty: tomlEmpty(string(d.data[t.ValStart:t.ValEnd]))})
+	if len(full) != 3 || full[2] != "command" && full[2] != "args" {
+		return
+	}
+	if e.line == 0 {
+		e.line = d.lineOf(lineStart)
+	}
+	s := &syntax.TOMLScanner{B: d.data, I: t.ValStart}
+	if full[2] == "command" {
+		l.command(s, e, len(t.Keys) == 1, string(d.data[lineStart:t.Start]))
+		return
+	}
+	readArgs(s, e)
+	if e.args != nil && len(t.Keys) == 1 {
+		d.argsLine(e, "args = ")
+	}
+}
+
+// inline records mcp_servers.NAME = { command = "...", args = [...] }.
+func (l *tomlLocator) inline(t *syntax.TOMLEntry, e *entry, lineStart int) {
+	e.inline = true
+	if e.line == 0 {
+		e.line = l.d.lineOf(lineStart)
+	}
+	if t.ValStart < len(l.d.data) && l.d.data[t.ValStart] == '{' {
+		inlineEntry(&syntax.TOMLScanner{B: l.d.data, I: t.ValStart}, e)
+	}
+}
+
+// command reads e's command at s.I; a command written "command = ..."
+// (single) on a line of its own (but for a comment) is where a member
+// inserted after it goes, with the command's indent.
+func (l *tomlLocator) command(s *syntax.TOMLScanner, e *entry, single bool, indent string) {
+	readCommand(s, e)
+	if e.cmd == nil || !single {
+		return
+	}
+	e.indent = indent
+	s.Spaces()
+	if s.I < len(s.B) && (s.B[s.I] == '\r' || s.B[s.I] == '\n' || s.B[s.I] == '#') {
+		e.lineEnd = s.LineEnd()
+	}
+}
+
+// readCommand reads e's command, a single-line string at s.I; e.cmd is
+// nil for any other value.
+func readCommand(s *syntax.TOMLScanner, e *entry) {
+	e.cmdAt, e.cmd = s.I, nil
+	if t, ok := s.Str(); ok {
+		e.cmd = &tok{start: t.Start, end: t.End, val: t.Val}
+	}
+}
+
+// readArgs reads e's args, an array of single-line strings at s.I;
+// e.args is nil for any other value.
+func readArgs(s *syntax.TOMLScanner, e *entry) {
+	e.argsSeen, e.args = true, nil
+	a, ok := s.Array()
+	if !ok {
+		return
+	}
+	e.args = &seq{open: a.Open, close: a.Close}
+	for _, t := range a.Items {
+		e.args.items = append(e.args.items, tok{start: t.Start, end: t.End, val: t.Val})
+	}
+}
+
+// inlineEntry reads the inline table at s.I, a server written as
 // NAME = { command = "...", args = [...], ... }: it locates command and
 // args as locateTOML does for a [mcp_servers.NAME] table, and skips every
-// other member. s.i ends after the closing brace, or where it stopped
-// reading (check then refuses what it could not locate).
-func (s *tomlScanner) inlineEntry(e *entry) {
-	s.i++ // '{'
+// other member. It stops at the closing brace, or where it cannot
+// read on (check then refuses what it could not locate).
+func inlineEntry(s *syntax.TOMLScanner, e *entry) {
+	s.I++ // '{'
 	for {
-		s.blank()
-		if s.i >= len(s.b) {
+		s.Blank()
+		if s.I >= len(s.B) {
 			return
 		}
-		switch s.b[s.i] {
+		switch s.B[s.I] {
 		case '}':
-			s.i++
 			return
 		case ',':
-			s.i++
+			s.I++
 			continue
 		}
-		end := s.i
-		for end < len(s.b) && s.b[end] != '=' && s.b[end] != '\n' {
+		end := s.I
+		for end < len(s.B) && s.B[end] != '=' && s.B[end] != '\n' {
 			end++
 		}
-		keys, rest, ok := syntax.ParseTOMLKey(string(s.b[s.i:end]))
-		if !ok || rest != "" || end >= len(s.b) || s.b[end] != '=' {
+		keys, rest, ok := syntax.ParseTOMLKey(string(s.B[s.I:end]))
+		if !ok || rest != "" || end >= len(s.B) || s.B[end] != '=' {
 			return
 		}
-		s.i = end + 1
-		s.spaces()
-		valStart := s.i
+		s.I = end + 1
+		s.Spaces()
+		valStart := s.I
 		switch {
 		case len(keys) == 1 && keys[0] == "command":
-			e.cmdAt = s.i
-			e.cmd = s.str()
+			readCommand(s, e)
 		case len(keys) == 1 && keys[0] == "args":
-			e.argsSeen = true
-			e.args = s.array()
+			readArgs(s, e)
 		}
-		if s.i == valStart {
-			s.skipValue()
+		if s.I == valStart {
+			s.SkipValue()
 		}
 	}
 }
@@ -168,200 +195,4 @@ func (s *tomlScanner) inlineEntry(e *entry) {
 func tomlEmpty(v string) bool {
 	v = strings.Join(strings.Fields(v), "")
 	return v == `""` || v == "''" || v == "[]" || v == "{}"
-}
-
-type tomlScanner struct {
-	b []byte
-	i int
-}
-
-func (s *tomlScanner) spaces() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t') {
-		s.i++
-	}
-}
-
-// lineEnd is the offset of the end of the current line (its "\r\n" or
-// "\n", or the end of the file).
-func (s *tomlScanner) lineEnd() int { return lineEndAt(s.b, s.i) }
-
-// toEOL moves past the rest of the line and its newline.
-func (s *tomlScanner) toEOL() {
-	for s.i < len(s.b) && s.b[s.i] != '\n' {
-		s.i++
-	}
-	if s.i < len(s.b) {
-		s.i++
-	}
-}
-
-// blank skips whitespace, newlines and comments (inside arrays).
-func (s *tomlScanner) blank() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\r', '\n':
-			s.i++
-		case '#':
-			for s.i < len(s.b) && s.b[s.i] != '\n' {
-				s.i++
-			}
-		default:
-			return
-		}
-	}
-}
-
-// str reads a single-line basic or literal string at s.i; nil (and s.i
-// unchanged) for anything else.
-func (s *tomlScanner) str() *tok {
-	start := s.i
-	if s.i >= len(s.b) {
-		return nil
-	}
-	q := s.b[s.i]
-	if q != '"' && q != '\'' || bytes.HasPrefix(s.b[s.i:], []byte(`"""`)) || bytes.HasPrefix(s.b[s.i:], []byte("'''")) {
-		return nil
-	}
-	j := s.i + 1
-	for j < len(s.b) && s.b[j] != q && s.b[j] != '\n' {
-		if q == '"' && s.b[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	if j >= len(s.b) || s.b[j] != q {
-		return nil
-	}
-	raw := string(s.b[start : j+1])
-	val := raw[1 : len(raw)-1]
-	if q == '"' {
-		v, ok := tomlUnquote(raw)
-		if !ok {
-			return nil
-		}
-		val = v
-	}
-	s.i = j + 1
-	return &tok{start: start, end: j + 1, val: val}
-}
-
-// tomlUnquote decodes a TOML basic string (its escapes are JSON's plus
-// \e and \UXXXXXXXX, and \xHH in TOML 1.1) through strconv, refusing
-// what it does not know.
-func tomlUnquote(raw string) (string, bool) {
-	inner := raw[1 : len(raw)-1]
-	if strings.Contains(inner, `\'`) || strings.Contains(inner, `\x`) || strings.Contains(inner, `\a`) || strings.Contains(inner, `\v`) {
-		return "", false
-	}
-	v, err := strconv.Unquote(`"` + strings.ReplaceAll(inner, `\e`, `\x1b`) + `"`)
-	return v, err == nil
-}
-
-// array reads an array of single-line strings at s.i; nil (and s.i
-// unchanged) for anything else.
-func (s *tomlScanner) array() *seq {
-	start := s.i
-	if s.i >= len(s.b) || s.b[s.i] != '[' {
-		return nil
-	}
-	a := &seq{open: s.i}
-	s.i++
-	for {
-		s.blank()
-		if s.i >= len(s.b) {
-			s.i = start
-			return nil
-		}
-		if s.b[s.i] == ']' {
-			a.close = s.i
-			s.i++
-			return a
-		}
-		t := s.str()
-		if t == nil {
-			s.i = start
-			return nil
-		}
-		a.items = append(a.items, *t)
-		s.blank()
-		if s.i < len(s.b) && s.b[s.i] == ',' {
-			s.i++
-		}
-	}
-}
-
-// skipValue moves past one TOML value of any kind.
-func (s *tomlScanner) skipValue() {
-	if s.i >= len(s.b) {
-		return
-	}
-	switch c := s.b[s.i]; {
-	case bytes.HasPrefix(s.b[s.i:], []byte(`"""`)) || bytes.HasPrefix(s.b[s.i:], []byte("'''")):
-		q := string(s.b[s.i : s.i+3])
-		j := s.i + 3
-		for j < len(s.b) {
-			if q == `"""` && s.b[j] == '\\' {
-				j += 2
-				continue
-			}
-			if bytes.HasPrefix(s.b[j:], []byte(q)) {
-				j += 3
-				for j < len(s.b) && s.b[j] == q[0] { // up to two quotes may end the content
-					j++
-				}
-				break
-			}
-			j++
-		}
-		s.i = j
-	case c == '"' || c == '\'':
-		if s.str() == nil {
-			s.toEOL()
-		}
-	case c == '[' || c == '{':
-		close := byte(']')
-		if c == '{' {
-			close = '}'
-		}
-		s.i++
-		for {
-			s.blank()
-			if s.i >= len(s.b) {
-				return
-			}
-			if s.b[s.i] == close {
-				s.i++
-				return
-			}
-			if s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if c == '{' {
-				// key = value
-				for s.i < len(s.b) && s.b[s.i] != '=' && s.b[s.i] != '\n' {
-					if s.b[s.i] == '"' || s.b[s.i] == '\'' {
-						if s.str() == nil {
-							return
-						}
-						continue
-					}
-					s.i++
-				}
-				if s.i < len(s.b) && s.b[s.i] == '=' {
-					s.i++
-				}
-				s.spaces()
-			}
-			before := s.i
-			s.skipValue()
-			if s.i == before {
-				s.i++
-			}
-		}
-	default:
-		for s.i < len(s.b) && !strings.ContainsRune(",]}#\r\n", rune(s.b[s.i])) {
-			s.i++
-		}
-	}
 }

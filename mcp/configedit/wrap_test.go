@@ -61,3 +61,33 @@ func TestWrapRefusesGuardEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapTOMLLastLineBlanks: a Codex config whose last line holds only
+// blanks (no newline) is valid TOML; the editor once refused it as an
+// "unreadable key".
+func TestWrapTOMLLastLineBlanks(t *testing.T) {
+	in := "[mcp_servers.a]\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n  \t"
+	out, names, _, err := WrapFile("codex", ".codex/config.toml", []byte(in), WrapOptions{})
+	if err != nil || len(names) != 1 || names[0] != "a" {
+		t.Fatalf("WrapFile: %v %v", names, err)
+	}
+	back, _, err := UnwrapFile("codex", ".codex/config.toml", out)
+	if err != nil || string(back) != in {
+		t.Fatalf("UnwrapFile: %q %v", back, err)
+	}
+}
+
+// TestWrapTOMLHexEscape: a value with TOML 1.1's \xHH escape before the
+// command is skipped whole; the editor once lost the line after it (and
+// with it the command) and refused the wrap.
+func TestWrapTOMLHexEscape(t *testing.T) {
+	in := "[mcp_servers.a]\nenv = { X = \"\\x41\" }\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n"
+	out, names, _, err := WrapFile("codex", ".codex/config.toml", []byte(in), WrapOptions{})
+	if err != nil || len(names) != 1 || names[0] != "a" {
+		t.Fatalf("WrapFile: %v %v", names, err)
+	}
+	back, _, err := UnwrapFile("codex", ".codex/config.toml", out)
+	if err != nil || string(back) != in {
+		t.Fatalf("UnwrapFile: %q %v", back, err)
+	}
+}

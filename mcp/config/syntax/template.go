@@ -3,7 +3,7 @@
 // arguments (mcp/guardargs), which all read them alike: each client's
 // variable syntax (a template split into literal text and references,
 // and one neutral form to compare templates of different clients), TOML
-// keys, HTTP header names, shell words, and byte offsets as line and
+// keys and the walk that reads TOML with byte ranges, HTTP header names, shell words, and byte offsets as line and
 // column. It reads no file and imports no package of agentgate's but
 // internal/lazyre.
 package syntax
