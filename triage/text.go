@@ -256,8 +256,9 @@ func (t *texts) pathsAt(i, j int) string {
 
 var fold = cases.Fold()
 
-// Normalize is the text the word rules read: hidden characters
-// (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
+// Normalize is the text the word rules read: Unicode tag characters
+// (U+E0020 to U+E007E) decoded to the ASCII they spell, other hidden
+// characters (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
 // letter whose Unicode TR39 confusable prototype is ASCII replaced by it
 // (Cyrillic "о" reads as "o"), curly quotes made straight, Markdown
 // emphasis ("*", "**") removed, every run of white space one space, and
@@ -265,6 +266,12 @@ var fold = cases.Fold()
 func Normalize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
+		if r >= 0xE0020 && r <= 0xE007E {
+			// A tag character spells the ASCII character 0xE0000
+			// below it: what it hides is read as text too.
+			b.WriteRune(r - 0xE0000)
+			continue
+		}
 		if r == utf8.RuneError || safetext.Kind(r) != "" {
 			continue
 		}
