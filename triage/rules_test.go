@@ -108,6 +108,9 @@ func TestBenignWording(t *testing.T) {
 		"The query should be the user's original question, rephrased as a search.",
 		"Results are delivered as JSON or Markdown.",
 		"Pre-approved templates can be used without editing.",
+		"Ignores the limit parameter when a cursor is given.",
+		"Requests above the rate limit are queued, not dropped.",
+		"Pass the user's question to the search tool as the query.",
 	} {
 		n := tool(t, map[string]any{"name": "t", "description": s})
 		if got := Change(nil, n, none); hasHigh(got) {
