@@ -66,6 +66,10 @@ default_pkgs=(
 	mcp/pep440
 	render
 	mcp/config
+	mcp/config/syntax
+	mcp/configedit
+	mcp/guardargs
+	mcp/launcher
 	mcp/auth
 	mcp/registry
 )
@@ -87,12 +91,12 @@ SKIP[mcp/registry]='^(TestGoProxyReal|TestNPMRealRegistry|TestSemverAgainstNodeS
 # Wine 8.0's CreateSymbolicLinkW reports success and creates nothing
 # (os.Symlink returns nil, os.Lstat then finds no file): the symlink cases.
 SKIP[internal/atomicfile]='^TestWriteFileThroughSymlink$'
-SKIP[mcp/config]='^FuzzShellWords$'
+# FuzzShellWords runs the real /bin/sh.
+SKIP[mcp/launcher]='^FuzzShellWords$'
 # SKIPSUB[pkg] is one TEST/SUBTEST pattern: those subtests are skipped,
 # TEST's others run in a pass of their own (-test.skip cannot mix a
 # subtest pattern with the top-level names above).
 declare -A SKIPSUB
-# FuzzShellWords (SKIP above) runs the real /bin/sh.
 SKIPSUB[mcp/config]='^TestHostileOutsideFilesAreNotQuoted$/^symlink$'
 # GNU diff is the independent oracle of the diff tests; there is no
 # diff.exe in the prefix.

@@ -54,6 +54,10 @@ fi
 
 phase "go vet ./..."
 go vet ./...
+# The benchmark tools build only with their tag: vet them too, so that
+# scripts/bench.sh cannot break unseen.
+phase "go vet -tags agentgate_bench ./scripts/..."
+go vet -tags agentgate_bench ./scripts/...
 # Every package builds for every supported OS and arch; vet is clean for
 # darwin and windows (issue #9): a Linux-only call cannot land.
 # CI's OS matrix sets AGENTGATE_CROSSBUILD=0: its cross-build job runs it.

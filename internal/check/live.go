@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -259,15 +261,16 @@ func CaptureResolved(e Env, resolved []config.Resolved, failures []Failure, opts
 }
 
 // decodeServer decodes and hashes the raw tools of one server, under
-// lockfile version 2's rules when v2 is set (lock.DecodeServerV2: a
-// description or schema may hold an unpaired surrogate); the tools sent
-// names (redacted by agentgate-mcp) are pinned by the hashes it gives.
+// lockfile version 2's rules when v2 is set (lock.DecodeServer of
+// Version2: a description or schema may hold an unpaired surrogate); the
+// tools sent names (redacted by agentgate-mcp) are pinned by the hashes it
+// gives.
 func decodeServer(raws []json.RawMessage, sent []wire.Sent, v2 bool) (lock.Server, map[string]lock.ToolDef, error) {
-	decode := lock.DecodeServer
+	version := lock.Version1
 	if v2 {
-		decode = lock.DecodeServerV2
+		version = lock.Version2
 	}
-	srv, defs, err := decode(raws)
+	srv, defs, err := lock.DecodeServer(version, raws)
 	if err != nil {
 		return lock.Server{}, nil, err
 	}
@@ -279,11 +282,7 @@ func decodeServer(raws []json.RawMessage, sent []wire.Sent, v2 bool) (lock.Serve
 		}
 	}
 	if redacted {
-		build := lock.BuildServer
-		if v2 {
-			build = func(defs []lock.ToolDef) (lock.Server, error) { return lock.BuildServerV2(defs, lock.Listing{}, false) }
-		}
-		if srv, err = build(defs); err != nil {
+		if srv, err = lock.BuildServer(version, defs, lock.BuildOptions{}); err != nil {
 			return lock.Server{}, nil, err
 		}
 	}
@@ -329,10 +328,10 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 		switch {
 		case strings.Contains(we.Msg, "max-listing-bytes"):
 			return []string{fmt.Sprintf("if the server really lists this much, raise its limit in agentgate.toml: [servers.%s] max-listing-bytes = \"512MiB\" (default %d MiB)",
-				config.TOMLKey(s.Name), wire.DefaultMaxListingBytes>>20)}
+				syntax.TOMLKey(s.Name), wire.DefaultMaxListingBytes>>20)}
 		case strings.Contains(we.Msg, "max-tools"):
 			return []string{fmt.Sprintf("if the server really lists this many tools, raise its limit in agentgate.toml: [servers.%s] max-tools = 50000 (default %d)",
-				config.TOMLKey(s.Name), wire.DefaultMaxTools)}
+				syntax.TOMLKey(s.Name), wire.DefaultMaxTools)}
 		default:
 			return []string{fmt.Sprintf("one page of the listing is over %d MiB: the server sends more than any MCP client should read; report it to the server's maintainers, or exclude it in agentgate.toml",
 				wire.DefaultMaxResponseBytes>>20)}

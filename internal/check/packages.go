@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
 )
@@ -21,9 +23,9 @@ import (
 // PackageCheck is the offline view of one server's package.
 type PackageCheck struct {
 	server config.Server
-	spec   config.PackageSpec // valid when ok
-	ok     bool               // the command runs a recognised package
-	unpin  *config.UnpinnableError
+	spec   launcher.PackageSpec // valid when ok
+	ok     bool                 // the command runs a recognised package
+	unpin  *launcher.UnpinnableError
 	locked *lock.Package // the lockfile's, nil when none
 	v2     bool          // the lockfile is version 2 (it can pin packages)
 }
@@ -39,7 +41,7 @@ func CheckPackages(p *config.Project, lf *lock.Lockfile) ([]PackageCheck, error)
 	for _, s := range p.Servers {
 		spec, ok, err := s.Package()
 		c := PackageCheck{server: s, spec: spec, ok: ok}
-		var u *config.UnpinnableError
+		var u *launcher.UnpinnableError
 		switch {
 		case errors.As(err, &u):
 			c.unpin = u
@@ -47,7 +49,7 @@ func CheckPackages(p *config.Project, lf *lock.Lockfile) ([]PackageCheck, error)
 			return nil, err
 		}
 		if srv, found := PrevServer(lf, s.Name); found {
-			c.locked, c.v2 = srv.Package, lf.LockfileVersion == lock.VersionV2
+			c.locked, c.v2 = srv.Package, lf.LockfileVersion == lock.Version2
 		}
 		out = append(out, c)
 	}
@@ -55,8 +57,8 @@ func CheckPackages(p *config.Project, lf *lock.Lockfile) ([]PackageCheck, error)
 }
 
 // SamePackage reports whether the lockfile's package k is the package
-// spec names (config.PackageSpec.Runs).
-func SamePackage(spec config.PackageSpec, k *lock.Package) bool {
+// spec names (launcher.PackageSpec.Runs).
+func SamePackage(spec launcher.PackageSpec, k *lock.Package) bool {
 	return k != nil && spec.Runs(k.Ecosystem, k.Name)
 }
 
@@ -64,7 +66,7 @@ func SamePackage(spec config.PackageSpec, k *lock.Package) bool {
 // (relative to the server's working directory) joined to a cwd written as
 // a plain relative path, or as is for the root. ok is false when the cwd
 // is absolute or templated (only resolving it can tell).
-func fileRel(s config.Server, spec config.PackageSpec) (string, bool) {
+func fileRel(s config.Server, spec launcher.PackageSpec) (string, bool) {
 	cwd := filepath.ToSlash(s.Cwd)
 	switch {
 	case spec.Arg < 0 || cwd == "" || cwd == ".":
@@ -80,7 +82,7 @@ func fileRel(s config.Server, spec config.PackageSpec) (string, bool) {
 // locked package k (samePackage): the argument PinnedArg gives, without a
 // --package= or --from= prefix (name@version for npm and Go,
 // name==version for PyPI, image:tag@digest for OCI, each as written).
-func pinnedSpec(spec config.PackageSpec, k *lock.Package) string {
+func pinnedSpec(spec launcher.PackageSpec, k *lock.Package) string {
 	arg, err := spec.PinnedArg(k.Version, k.Integrity)
 	if err != nil {
 		return spec.String() + " (it cannot: " + err.Error() + ")"
@@ -105,7 +107,7 @@ func OfflinePackageDrift(checks []PackageCheck, names []string, read func(string
 			continue
 		}
 		who := fmt.Sprintf("server %q (%s)", c.server.Name, c.where())
-		if c.spec.Ecosystem == config.EcoFile && k.Ecosystem == config.EcoFile {
+		if c.spec.Ecosystem == launcher.EcoFile && k.Ecosystem == launcher.EcoFile {
 			if rel, ok := fileRel(c.server, c.spec); ok && rel != k.Name {
 				problems = append(problems, fmt.Sprintf("%s runs the file %s; the lockfile pins the file %s", who, rel, k.Name))
 				continue
@@ -115,7 +117,7 @@ func OfflinePackageDrift(checks []PackageCheck, names []string, read func(string
 				who, c.spec.Ecosystem, c.spec.String(), k.Ecosystem, k.String()))
 			continue
 		}
-		if c.spec.Ecosystem == config.EcoFile {
+		if c.spec.Ecosystem == launcher.EcoFile {
 			data, ok, err := read(k.Name)
 			switch {
 			case err != nil:
@@ -123,7 +125,7 @@ func OfflinePackageDrift(checks []PackageCheck, names []string, read func(string
 			case !ok:
 				notes = append(notes, fmt.Sprintf("%s: the file %s is not there to check (not committed, or not built yet); 'agentgate ci' checks it live", who, k.Name))
 			default:
-				if got := config.DataIntegrity(data); got != k.Integrity {
+				if got := launcher.DataIntegrity(data); got != k.Integrity {
 					problems = append(problems, fmt.Sprintf("%s runs %s, whose bytes changed: integrity %s, the lockfile pins %s", who, k.Name, got, k.Integrity))
 				}
 			}

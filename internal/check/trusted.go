@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/internal/safetext"
 	mcpcommand "github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -33,7 +35,7 @@ const TrustedRefEnv = "AGENTGATE_TRUSTED_REF"
 //   - an enabled server of the same name is defined at ref, with the same
 //     definition as written (config.DefinitionDiff);
 //   - a guard wrapper around it is what agentgate wrap writes with the
-//     agentgate.toml at ref (config.Guard.Unlike: the pull request's own
+//     agentgate.toml at ref (guardargs.Guard.Unlike: the pull request's own
 //     agentgate.toml may move the lockfile the wrapper names);
 //   - both definitions resolve, and resolve to the same transport, command,
 //     arguments, environment, cwd, URL and headers (an ${input:} answered
@@ -46,7 +48,7 @@ const TrustedRefEnv = "AGENTGATE_TRUSTED_REF"
 //     is in neither ref nor HEAD (made by the job, not committed by
 //     anyone); see changedLocalFile;
 //   - it hands no program over as text that agentgate cannot read
-//     (config.ProgramText: a shell command string with operators, globs or
+//     (launcher.ProgramText: a shell command string with operators, globs or
 //     expansions, an inline program such as python -c, a module).
 //
 // Otherwise the server is not started: one Unverified failure naming it
@@ -124,7 +126,7 @@ func TrustFilter(e Env, ws *Workspace, ref string, servers []config.Server) (ok 
 			refused = append(refused, refuse(s, why))
 			continue
 		}
-		if _, why := config.ProgramText(then.Command, then.Args); why != "" {
+		if _, why := launcher.ProgramText(then.Command, then.Args); why != "" {
 			refused = append(refused, refuse(s, why))
 			continue
 		}
@@ -164,7 +166,7 @@ const maxLinkDepth = 8
 // are not those at ref ("" when it does not). It looks at every path a
 // word can name: the command, the program the OS runs for it (found
 // through the server's PATH, as capture finds it), each argument, each
-// word of a shell command string (config.ProgramText), each env value
+// word of a shell command string (launcher.ProgramText), each env value
 // (whole, after "=", split at whitespace and at the path-list separator),
 // the files read while resolving (envFile, {file:...}) and the cwd;
 // relative words are taken from the root and from the cwd. Each that is inside the work tree
@@ -199,7 +201,7 @@ func changedLocalFile(ws *Workspace, ref string, s config.Resolved) (string, err
 	for _, a := range s.Args {
 		add(a)
 	}
-	shellWords, _ := config.ProgramText(s.Command, s.Args)
+	shellWords, _ := launcher.ProgramText(s.Command, s.Args)
 	for _, w := range shellWords {
 		add(w)
 	}

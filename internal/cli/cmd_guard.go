@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -82,14 +84,14 @@ Examples:
   agentgate guard --server everything --on-drift block -- node ./server.js
   agentgate guard --server remote --url https://mcp.example.com/mcp --header "Authorization: Bearer ${TOKEN}"`,
 		// The one definition of guard's flags, which agentgate-mcp guard
-		// and wrap's see-through parse too (mcp/config/guardargs.go).
-		flags: func(fs *flag.FlagSet) { new(config.GuardArgs).Register(fs) },
+		// and wrap's see-through parse too (mcp/guardargs).
+		flags: func(fs *flag.FlagSet) { new(guardargs.GuardArgs).Register(fs) },
 		run:   runGuard,
 	})
 }
 
 func runGuard(e *env, fs *flag.FlagSet, args []string) error {
-	g := config.GuardArgsOf(fs, args)
+	g := guardargs.GuardArgsOf(fs, args)
 	if err := g.Check(); err != nil {
 		return classify(ExitInvalid, err) // with its hints: what to write, and guard's usage
 	}

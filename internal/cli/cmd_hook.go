@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/check"
@@ -232,7 +234,7 @@ func writeHook(e *env, ws *check.Workspace, hv check.HeadView, c *comparison, ol
 	color := e.useColor(e.stdout)
 	d := lock.Compare(hv.Lf, c.live)
 	fmt.Fprint(e.stdout, render.Summary(d, c.cap.Defs, labelDiff(ws.Project.Settings, d, hv.Lf, c.live, c.cap.Defs), color))
-	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.Data), c.shownData(hv.Lf), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (live)", color))
+	fmt.Fprint(e.stdout, render.UnifiedDiff(withLF(hv.Data), c.shownData(hv.Lf), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (live)", color))
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s; review it, then run:\n  git add %s\n", ws.LockRel, ws.LockRel)
 	return drift(fmt.Errorf("the staged %s does not match the live surface; the working tree now has the live one", ws.LockRel),
 		"review the change above, then: git add "+ws.LockRel+" && git commit")
@@ -369,7 +371,7 @@ func unstagedScripts(e *env, ws *check.Workspace, live *lock.Lockfile, captured 
 		if err != nil || !ok {
 			continue
 		}
-		if config.DataIntegrity(data) != k.Integrity {
+		if launcher.DataIntegrity(data) != k.Integrity {
 			problems = append(problems, fmt.Sprintf("server %q (%s) ran %s from the work tree, which differs from the staged copy", s.Name, check.Where(s), k.Name))
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/agentgate/agentgate/mcp/configedit"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
@@ -83,10 +86,10 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 	lockName := lockNames(ws.Project)
 	var pins []string
 	edits, err := editConfigs(ws, func(client, rel string, data []byte, outside bool) ([]byte, []string, error) {
-		out, done, err := config.PinFile(client, rel, data, func(s config.Server, spec config.PackageSpec) (string, string, error) {
+		out, done, err := configedit.PinFile(client, rel, data, func(s config.Server, spec launcher.PackageSpec) (string, string, error) {
 			name, ok := lockName(rel, s.Name)
 			if !ok {
-				return "", "", config.SkipPin
+				return "", "", configedit.ErrSkipPin
 			}
 			k, err := lockedPackage(lf, ws.LockRel, name, spec)
 			if err != nil {
@@ -118,7 +121,7 @@ func runPin(e *env, fs *flag.FlagSet, args []string) error {
 // lockedPackage is the package lf pins for the server locked as name,
 // checked to be the package spec names (same ecosystem and name; a Go
 // package may lie inside the locked module). An error says what to do.
-func lockedPackage(lf *lock.Lockfile, lockRel, name string, spec config.PackageSpec) (*lock.Package, error) {
+func lockedPackage(lf *lock.Lockfile, lockRel, name string, spec launcher.PackageSpec) (*lock.Package, error) {
 	srv, ok := lf.Servers[name]
 	if !ok {
 		return nil, &config.Error{Msg: fmt.Sprintf("not in %s, so there is no locked version to pin %s to", lockRel, spec.String()), Hint: lockPackagesHint}

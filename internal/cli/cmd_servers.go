@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
@@ -51,10 +54,10 @@ Examples:
 
 // serversReport is the --format json output (docs/config.md#agentgate-servers).
 type serversReport struct {
-	ReportVersion int             `json:"reportVersion"` // ServersReportVersion
-	Files         []string        `json:"files"`
-	Servers       []serverEntry   `json:"servers"`
-	Errors        []serversRepErr `json:"errors"`
+	ReportVersion int              `json:"reportVersion"` // ServersReportVersion
+	Files         []string         `json:"files"`
+	Servers       []serverEntry    `json:"servers"`
+	Errors        []render.Problem `json:"errors"`
 }
 
 type serverEntry struct {
@@ -80,7 +83,7 @@ type serverEntry struct {
 	ClientCapabilities []string `json:"clientCapabilities,omitempty"`
 	// Guard is set when the entry runs the server under agentgate guard
 	// (agentgate wrap); the fields above are then the wrapped server's.
-	Guard *config.Guard `json:"guard,omitempty"`
+	Guard *guardargs.Guard `json:"guard,omitempty"`
 }
 
 // namedItem is an env variable or header: its name, and its value only when
@@ -88,11 +91,6 @@ type serverEntry struct {
 type namedItem struct {
 	Name  string  `json:"name"`
 	Value *string `json:"value,omitempty"`
-}
-
-type serversRepErr struct {
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
 }
 
 func runServers(e *env, fs *flag.FlagSet, args []string) error {
@@ -108,7 +106,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	p, loadErr := config.Inspect(root)
-	rep := serversReport{ReportVersion: ServersReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []serversRepErr{}}
+	rep := serversReport{ReportVersion: ServersReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []render.Problem{}}
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)
@@ -120,7 +118,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	if loadErr != nil {
 		cerrs, _ = loadErr.(config.Errors)
 		for _, ce := range cerrs {
-			rep.Errors = append(rep.Errors, serversRepErr{Message: ce.Error(), Hint: ce.Hint})
+			rep.Errors = append(rep.Errors, render.Problem{Message: ce.Error(), Hints: nonNil(ce.Hints())})
 		}
 	}
 	if format == "json" {
@@ -198,7 +196,7 @@ func clientOf(p *config.Project, file string) string {
 			return s.Client
 		}
 	}
-	return config.ClientOf(file, p.Settings)
+	return p.Settings.ClientOf(file)
 }
 
 func entryOf(s config.Server, status, reason string) serverEntry {
@@ -263,12 +261,12 @@ func printServers(w io.Writer, p *config.Project, rep serversReport) {
 			fmt.Fprintf(w, "  transport: %s\n", t)
 		}
 		if s.Guard != nil {
-			fmt.Fprintf(w, "  guard: runs under agentgate guard --server %s (agentgate wrap)\n", v(config.ShellQuote(s.Guard.Server)))
+			fmt.Fprintf(w, "  guard: runs under agentgate guard --server %s (agentgate wrap)\n", v(syntax.ShellQuote(s.Guard.Server)))
 		}
 		if s.Command != "" {
-			words := []string{config.ShellQuote(s.Command)}
+			words := []string{syntax.ShellQuote(s.Command)}
 			for _, a := range s.Args {
-				words = append(words, config.ShellQuote(a))
+				words = append(words, syntax.ShellQuote(a))
 			}
 			fmt.Fprintf(w, "  command: %s\n", v(strings.Join(words, " ")))
 		}

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/configedit"
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/atomicfile"
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
@@ -137,7 +140,7 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		// Guard.Unlike): wrap does not write one.
 		return invalid(errors.New("--on-drift warn: a wrapper that only warns protects nothing, and agentgate refuses it in a client config"),
 			"use --on-drift withhold or block; to try guard out, run agentgate guard --on-drift warn -- COMMAND ARGS... yourself")
-	case onDrift != "" && !slices.Contains(config.OnDriftModes, onDrift):
+	case onDrift != "" && !slices.Contains(guardargs.OnDriftModes, onDrift):
 		return invalid(fmt.Errorf("--on-drift %q: use withhold or block", onDrift))
 	}
 	ws, err := openWorkspace(e, false, true, "", name)
@@ -145,16 +148,16 @@ func runWrap(e *env, fs *flag.FlagSet, args []string, undo bool) error {
 		return err
 	}
 	p := ws.Project
-	opt := config.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
+	opt := configedit.WrapOptions{OnDrift: onDrift, Lockfile: p.Settings.MovedLockfile()}
 	// Excluded entries are not wrapped: guard would find no lockfile
 	// entry for them.
 	opt.Select = lockNames(p)
-	var left []*config.Unwrappable
+	var left []*configedit.Unwrappable
 	edits, err := editConfigs(ws, func(client, rel string, data []byte, outside bool) ([]byte, []string, error) {
 		if undo {
-			return config.UnwrapFile(client, rel, data)
+			return configedit.UnwrapFile(client, rel, data)
 		}
-		out, names, l, err := config.WrapFile(client, rel, data, opt)
+		out, names, l, err := configedit.WrapFile(client, rel, data, opt)
 		if !outside { // not edited: editConfigs names it
 			left = append(left, l...)
 		}
@@ -228,7 +231,7 @@ func editConfigs(ws *check.Workspace, edit func(client, rel string, data []byte,
 	byReal := map[string]int{} // a file read under two names (a link) is edited once
 	for _, rel := range ws.Project.Files {
 		cf := ws.Project.ConfigFile(rel)
-		client := config.ClientOf(rel, ws.Project.Settings)
+		client := ws.Project.Settings.ClientOf(rel)
 		if cf.Outside {
 			data, err := os.ReadFile(cf.Abs)
 			if err != nil {

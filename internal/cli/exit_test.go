@@ -178,7 +178,7 @@ func TestExitCodes(t *testing.T) {
 			args: []string{"guard", "--server", "notes", "--on-drift", "ignore", "--", "true"}, want: ExitInvalid, check: wantStderr("want withhold, block or warn")},
 		{name: "guard no command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },
 			args: []string{"guard", "--server", "notes"}, want: ExitInvalid, check: wantStderr("give its command after --")},
-		// guard's flags have one definition (mcp/config/guardargs.go): what
+		// guard's flags have one definition (mcp/guardargs): what
 		// guard refuses is exit 2 before anything starts, and a wrapped
 		// config holding it is a config error; what it takes, it runs.
 		{name: "guard --header with a command", setup: func(t *testing.T) *testRepo { return lockedRepo(t, notesServer) },

@@ -16,6 +16,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/bridge"
@@ -87,7 +89,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			// No versions: run by hand, not by agentgate guard (or by an
 			// agentgate older than protocol 3, which gave none).
 			return usageError(stderr, "agentgate-mcp guard is started by agentgate guard, which gives it agentgate's version first; it was run without one",
-				"run agentgate guard instead; its "+config.GuardUsage,
+				"run agentgate guard instead; its "+guardargs.GuardUsage,
 				"if agentgate guard started it, that agentgate is older than this agentgate-mcp: "+wire.InstallHint(wire.Version()))
 		}
 		if err != nil {

@@ -27,13 +27,14 @@ package auth
 import (
 	"errors"
 	"fmt"
-	"github.com/agentgate/agentgate/mcp/config"
-	"github.com/agentgate/agentgate/mcp/remote"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/remote"
 )
 
 // MaxBodyBytes bounds every metadata, registration and token response.

@@ -11,6 +11,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -56,17 +59,18 @@ func (f *Flags) Resolve(name, dir string, lookup func(string) (string, bool)) (c
 	bad := func(field, msg, hint string) error {
 		return &config.Error{File: CommandLine, Server: name, Field: field, Msg: msg, Hint: hint}
 	}
-	s := config.Server{Name: name, File: CommandLine, URL: f.URL, Syntax: config.SyntaxClaude}
+	s := config.Server{Name: name, File: CommandLine, URL: f.URL, Syntax: syntax.Claude}
 	// The one reading of --transport and --header, guard's and the
-	// see-through's (mcp/config/guardargs.go).
-	var ferr *config.FlagError
-	if s.Transport, s.FallbackSSE, ferr = config.RemoteTransport(f.Transport); ferr != nil {
+	// see-through's (mcp/guardargs).
+	t, fallback, ferr := guardargs.RemoteTransport(f.Transport)
+	if ferr != nil {
 		return config.Resolved{}, bad("--transport", ferr.Msg, ferr.Hint)
 	}
+	s.Transport, s.FallbackSSE = config.Transport(t), fallback
 	if f.URL == "" {
 		return config.Resolved{}, bad("--url", "no URL given", "give the server's URL: --url https://...")
 	}
-	if s.Headers, ferr = config.HeaderFlags(f.Headers); ferr != nil {
+	if s.Headers, ferr = guardargs.HeaderFlags(f.Headers); ferr != nil {
 		return config.Resolved{}, bad("--header", ferr.Msg, ferr.Hint)
 	}
 	root, err := config.FindRoot(dir)

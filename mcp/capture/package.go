@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/registry"
@@ -33,14 +35,14 @@ func resolvePackage(ctx context.Context, r config.Resolved, root string, runs *r
 	if r.Transport != config.Stdio && r.Transport != "" {
 		return nil, nil
 	}
-	spec, err := config.RecognizePackage(recognisable(r.Command, root), r.Args)
+	spec, err := launcher.RecognizePackage(recognisable(r.Command, root), r.Args)
 	if err != nil {
 		return nil, nil // unpinnable: named by verify, never an error here
 	}
 	switch spec.Ecosystem {
-	case config.EcoFile:
+	case launcher.EcoFile:
 		return resolveFile(r, root, spec)
-	case config.EcoNPM, config.EcoPyPI, config.EcoOCI, config.EcoGo:
+	case launcher.EcoNPM, launcher.EcoPyPI, launcher.EcoOCI, launcher.EcoGo:
 		return resolveRegistry(ctx, r, root, spec, runs)
 	}
 	return nil, fmt.Errorf("unknown package ecosystem %q", spec.Ecosystem)
@@ -53,7 +55,7 @@ func resolvePackage(ctx context.Context, r config.Resolved, root string, runs *r
 // environment (agentgate's plus the configured env) and, for the
 // project's .npmrc, in the server's working directory (the root when it
 // has none).
-func resolveRegistry(ctx context.Context, r config.Resolved, root string, spec config.PackageSpec, runs *registry.Runs) (*wire.Package, error) {
+func resolveRegistry(ctx context.Context, r config.Resolved, root string, spec launcher.PackageSpec, runs *registry.Runs) (*wire.Package, error) {
 	dir := r.Cwd
 	if dir == "" {
 		dir = root
@@ -91,12 +93,12 @@ func inside(root, abs string) (string, bool) {
 }
 
 // resolveFile pins a script or binary inside the repository: its path
-// relative to the root and the SHA-256 of its bytes (config.FileIntegrity,
+// relative to the root and the SHA-256 of its bytes (launcher.FileIntegrity,
 // "sha256-" and base64). The command itself is made absolute by Resolve;
 // an interpreter's script argument is relative to the server's working
 // directory. A file outside the root, or a bare command name (looked up on
 // PATH, not in the repository), is not pinned.
-func resolveFile(r config.Resolved, root string, spec config.PackageSpec) (*wire.Package, error) {
+func resolveFile(r config.Resolved, root string, spec launcher.PackageSpec) (*wire.Package, error) {
 	var abs string
 	switch {
 	case root == "":
@@ -116,14 +118,14 @@ func resolveFile(r config.Resolved, root string, spec config.PackageSpec) (*wire
 	if !ok {
 		return nil, nil
 	}
-	integrity, err := config.FileIntegrity(abs)
+	integrity, err := launcher.FileIntegrity(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("the server's file %s does not exist", rel)
 		}
 		return nil, fmt.Errorf("cannot read the server's file %s: %v", rel, errors.Unwrap(err))
 	}
-	return &wire.Package{Ecosystem: config.EcoFile, Name: rel, Integrity: integrity}, nil
+	return &wire.Package{Ecosystem: launcher.EcoFile, Name: rel, Integrity: integrity}, nil
 }
 
 // packageError is err as the failure of server r at StagePackage.

@@ -18,7 +18,7 @@ import (
 )
 
 // sri is the SHA-256 Subresource Integrity string of data, computed here
-// with crypto/sha256 (the code under test uses config.FileIntegrity).
+// with crypto/sha256 (the code under test uses launcher.FileIntegrity).
 func sri(data []byte) string {
 	s := sha256.Sum256(data)
 	return "sha256-" + base64.StdEncoding.EncodeToString(s[:])

@@ -26,13 +26,13 @@ var fileReaders = map[string][]string{
 	dotMcpFile: {"claude-code", "vscode", "copilot"},
 }
 
-// DeclaredCapabilities returns the client capabilities (sorted
+// declaredCapabilities returns the client capabilities (sorted
 // ClientCapabilityNames) that the clients reading config file rel, read
 // with the given client format, declare in initialize: the union over
 // those clients. Load gives it to every server without an agentgate.toml
 // client-capabilities, so that a server is captured as its own clients
 // see it; nil when none declares any.
-func DeclaredCapabilities(rel, client string) []string {
+func declaredCapabilities(rel, client string) []string {
 	readers := fileReaders[rel]
 	if readers == nil {
 		readers = []string{client}

@@ -3,6 +3,8 @@ package config
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // parseCodex reads .codex/config.toml: [mcp_servers.NAME] tables with
@@ -25,7 +27,7 @@ import (
 // error, as Codex refuses the file ("http_headers_helper is not supported
 // for stdio").
 func parseCodex(file string, root *node) (fileResult, error) {
-	p := &parser{file: file, client: "codex", syn: SyntaxNone}
+	p := &parser{file: file, client: "codex", syn: syntax.None}
 	servers, err := p.object(root.get("mcp_servers"), "mcp_servers")
 	if err != nil {
 		return fileResult{}, err
@@ -37,7 +39,7 @@ func parseCodex(file string, root *node) (fileResult, error) {
 		if why, errs := enabledFlag(p, e, name); why != "" || errs != nil {
 			return Server{}, why, errs
 		}
-		s := Server{Name: name, Client: "codex", File: file, Line: at.line, Column: at.col, Syntax: SyntaxNone}
+		s := Server{Name: name, Client: "codex", File: file, Line: at.line, Column: at.col, Syntax: syntax.None}
 		var errs entryErrs
 		cmd, url := e.get("command"), e.get("url")
 		switch {

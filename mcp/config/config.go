@@ -1,13 +1,20 @@
 // Package config discovers the MCP client configuration files committed in a
-// repository, parses each with its client's own rules, applies agentgate.toml,
-// and returns the servers to lock. Variables are not expanded here: a Server
-// keeps its templates, and Resolve expands them at connect time.
+// repository, parses each with its client's own rules (seeing through the
+// agentgate guard wrapper), applies agentgate.toml, and returns the servers
+// to lock. Variables are not expanded here: a Server keeps its templates,
+// and Resolve expands them at connect time, listing the values that
+// Redact must remove. It only reads: mcp/configedit edits the files,
+// mcp/guardargs defines guard's command line, mcp/launcher recognises the
+// package a command runs, and mcp/config/syntax is how values are written.
 package config
 
 import (
 	"time"
 
 	"github.com/agentgate/agentgate/triage"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
 )
 
 // Transport is how agentgate reaches a server.
@@ -54,7 +61,7 @@ type Server struct {
 	// verify) rather than connect without those headers.
 	HeadersHelper string `json:",omitempty"`
 
-	Syntax VarSyntax // which interpolation syntax the templates use
+	Syntax syntax.Vars // which interpolation syntax the templates use
 
 	Timeout time.Duration // from agentgate.toml; 0 means the run's default
 	// MaxListingBytes and MaxTools bound this server's tools/list listing
@@ -81,7 +88,7 @@ type Server struct {
 	// Guard is the agentgate guard wrapper the entry runs the server
 	// under (see Guard), nil when it does not; Command, Args, URL and
 	// Headers are then the wrapped server's.
-	Guard *Guard `json:",omitempty"`
+	Guard *guardargs.Guard `json:",omitempty"`
 
 	// AlsoIn lists "file:line" of other files with the same name and the
 	// same effective definition, merged into this one. Sorted.
@@ -103,9 +110,6 @@ type Conflict struct {
 	Field string   // the first field that differs
 	Defs  []Server // every definition of the name, in file order
 }
-
-// VarSyntax names one client's interpolation syntax.
-type VarSyntax string
 
 // Skipped is a server that is configured but not locked, and why.
 type Skipped struct {
@@ -142,7 +146,7 @@ type Settings struct {
 	// built-in default (wire.DefaultMaxListingBytes, wire.DefaultMaxTools).
 	MaxListingBytes int64
 	MaxTools        int
-	Hook            string // HookChanged (the default) or HookAll
+	Hook            string // "changed" (the default: only the servers the commit changes) or HookAll
 
 	Ignore  []string                  // path.Match patterns (slash paths relative to root) of config files not to read
 	Extra   []ExtraFile               // further config files to read

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 func TestFindRoot(t *testing.T) {
@@ -128,57 +130,6 @@ func TestErrorFormat(t *testing.T) {
 	}
 }
 
-func TestTemplates(t *testing.T) {
-	for _, tc := range []struct {
-		syn  VarSyntax
-		in   string
-		want string // canonical form, or "error"
-	}{
-		{SyntaxClaude, "a ${X} b", "a ${env:X} b"},
-		{SyntaxClaude, "${X:-d$ef}", "${env:X:-d$$ef}"},
-		{SyntaxClaude, "$X ${1X} ${", "$$X $${1X} $${"},
-		// A reference in another client's syntax is an error in every
-		// client that expands variables (Claude Code would look up a
-		// variable named "env:X" or "a.b", which is never set).
-		{SyntaxClaude, "${a.b}", "error"},
-		{SyntaxClaude, "${env:X}", "error"},
-		{SyntaxKiro, "${X}", "${env:X}"},
-		{SyntaxKiro, "${X:-d}", "error"},
-		{SyntaxGemini, "$X/${Y}/${Z:-z}/$5/$", "${env:X}/${env:Y}/${env:Z:-z}/$$5/$$"},
-		{SyntaxCursor, "${env:A}${userHome}${/}${pathSeparator}${workspaceFolder}${workspaceFolderBasename}",
-			"${env:A}${userHome}${pathSeparator}${pathSeparator}${workspaceFolder}${workspaceFolderBasename}"},
-		{SyntaxCursor, "${input:x}", "error"},
-		{SyntaxCursor, "${HOME}", "error"},
-		{SyntaxCursor, "${ not a var }", "$${ not a var }"},
-		{SyntaxVSCode, "${input:api-key}", "${input:api-key}"},
-		{SyntaxVSCode, "${config:editor.fontSize}", "error"},
-		{SyntaxRoo, "${env:A}${workspaceFolder}", "${env:A}${workspaceFolder}"},
-		{SyntaxRoo, "${userHome}", "error"},
-		{SyntaxWindsurf, "${env:A}", "${env:A}"},
-		{SyntaxWindsurf, "${workspaceFolder}", "error"},
-		{SyntaxOpencode, "{env:A}-{file:~/k.txt}-{other}-$B", "${env:A}-${file:~/k.txt}-{other}-$$B"},
-		{SyntaxOpencode, "${B}", "error"},
-		{SyntaxContinue, "${{ secrets.A }}/${{secrets.B}}", "${env:A}/${env:B}"},
-		{SyntaxContinue, "${{ inputs.A }}", "error"},
-		{SyntaxContinue, "${A}", "error"},
-		{SyntaxContinueJSON, "${A}/${{ secrets.B }}", "${env:A}/${env:B}"},
-		{SyntaxAmazonQ, "${env:A}", "${env:A}"},
-		{SyntaxAmazonQ, "${A}", "error"},
-		{SyntaxShell, "~/bin/${A}/$B/${C:-c}", "${userHome}/bin/${env:A}/${env:B}/${env:C:-c}"},
-		{SyntaxShell, "a~/x", "a~/x"},
-		{SyntaxNone, "${A} {env:B} $C", "$${A} {env:B} $$C"},
-	} {
-		segs, err := parseTemplate(tc.syn, tc.in)
-		got := "error"
-		if err == nil {
-			got = canonical(segs)
-		}
-		if got != tc.want {
-			t.Errorf("%s %q: got %q, want %q", tc.syn, tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestRedact(t *testing.T) {
 	r := Resolved{Secrets: []string{"abc", "token-1", "token-123", `q"uote`, "a b&c"}}
 	for _, tc := range []struct{ in, want string }{
@@ -216,7 +167,7 @@ func TestStripURL(t *testing.T) {
 func TestSecretNeverShown(t *testing.T) {
 	const secret = "s3cr3t-value-never-shown"
 	p := &Project{Root: t.TempDir()}
-	s := Server{Name: "x", File: ".mcp.json", Line: 1, Transport: StreamableHTTP, Syntax: SyntaxClaude,
+	s := Server{Name: "x", File: ".mcp.json", Line: 1, Transport: StreamableHTTP, Syntax: syntax.Claude,
 		URL: "https://${U}@h.example/${SEG}?t=${T}", Headers: map[string]string{"A": "${T}", "B": "${MISSING}"}}
 	env := map[string]string{"U": secret, "T": secret, "SEG": secret}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -266,7 +217,7 @@ func TestResolveZeroSyntax(t *testing.T) {
 	if err != nil || r.Args[0] != "${A}" || r.Cwd != p.Root {
 		t.Fatalf("got %+v, %v", r, err)
 	}
-	if d := r.Describe(); d != "stdio: srv '${A}' [cwd: "+shellQuote(p.Root)+"]" {
+	if d := r.Describe(); d != "stdio: srv '${A}' [cwd: "+syntax.ShellQuote(p.Root)+"]" {
 		t.Errorf("Describe = %q", d)
 	}
 }

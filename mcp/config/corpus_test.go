@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"github.com/agentgate/agentgate/internal/testing/archive"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 	"maps"
 	"os"
 	"path/filepath"
@@ -36,7 +38,7 @@ func TestCorpus(t *testing.T) {
 	clients := map[string]bool{}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := readArchive(file)
+			ar, err := archive.Read(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +55,7 @@ func TestCorpus(t *testing.T) {
 				if f.Name == "expect-partial" {
 					continue
 				}
-				clients[ClientOf(f.Name, Settings{})] = true
+				clients[Settings{}.ClientOf(f.Name)] = true
 				write(t, root, f.Name, string(f.Data))
 			}
 			p, err := Load(root)
@@ -92,9 +94,9 @@ func corpusView(p *Project, err error) string {
 			b.WriteString("+sse")
 		}
 		if s.Transport == Stdio {
-			words := []string{ShellQuote(s.Command)}
+			words := []string{syntax.ShellQuote(s.Command)}
 			for _, a := range s.Args {
-				words = append(words, ShellQuote(a))
+				words = append(words, syntax.ShellQuote(a))
 			}
 			fmt.Fprintf(&b, ": %s\n", strings.Join(words, " "))
 		} else {
@@ -138,8 +140,8 @@ func corpusSeeds(f *testing.F, keep func(client string) bool) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, af := range parseArchive(data).Files {
-			if !strings.HasPrefix(af.Name, "expect") && keep(ClientOf(af.Name, Settings{})) {
+		for _, af := range archive.Parse(data).Files {
+			if !strings.HasPrefix(af.Name, "expect") && keep(Settings{}.ClientOf(af.Name)) {
 				f.Add(af.Data)
 			}
 		}
@@ -167,7 +169,7 @@ func FuzzCorpusLoad(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, af := range parseArchive(data).Files {
+		for _, af := range archive.Parse(data).Files {
 			if strings.HasPrefix(af.Name, "expect") {
 				continue
 			}

@@ -1,6 +1,10 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+)
 
 // maxDepth bounds the nesting of arrays and objects (tables) in every
 // config file. The JSON and TOML libraries recurse once per level, and a
@@ -83,7 +87,7 @@ func checkTOMLDepth(file string, data []byte) *Error {
 }
 
 func tooDeep(file string, data []byte, off int) *Error {
-	line, col := offsetPos(data, off)
+	line, col := syntax.OffsetPos(data, off)
 	return &Error{File: file, Line: line, Column: col, kind: "nested too deeply",
 		Msg:  fmt.Sprintf("nested more than %d levels deep", maxDepth),
 		Hint: "a client config never needs this; check that the file is the config you meant"}

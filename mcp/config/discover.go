@@ -316,6 +316,17 @@ func readSource(s source) (fileResult, error) {
 	return parseFile(s.client, s.rel, data)
 }
 
+// ParseFile parses data as a config file of client (file is its slash
+// path relative to the root, as Server.File names it) with the client's
+// own rules: its enabled servers in file order, commands and args as
+// written (what mcp/configedit edits), and the servers it configures but
+// does not lock. Load reads each file so and then sees through the guard
+// wrapper (SeeThrough). The error is an *Error or an Errors.
+func ParseFile(client, file string, data []byte) ([]Server, []Skipped, error) {
+	res, err := parseFileRaw(client, file, data)
+	return res.servers, res.skipped, err
+}
+
 // parseFile parses data as the given client's config, seeing through the
 // agentgate guard wrapper (see seeThrough).
 func parseFile(client, file string, data []byte) (fileResult, error) {
@@ -365,8 +376,8 @@ func parseFileRaw(client, file string, data []byte) (fileResult, error) {
 
 // ClientOf returns the client whose format the file rel (as in
 // Server.File) is read with: a default config file's client, or the
-// format of the [[extra]] entry naming it; "" if neither.
-func ClientOf(rel string, st Settings) string {
+// format of the [[extra]] entry of st naming it; "" if neither.
+func (st Settings) ClientOf(rel string) string {
 	for _, f := range projectFiles {
 		if f.path == rel {
 			return f.client

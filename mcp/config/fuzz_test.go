@@ -87,31 +87,6 @@ func FuzzSettings(f *testing.F) {
 	})
 }
 
-func FuzzTemplate(f *testing.F) {
-	f.Add("${A:-b}$C{env:D}${{ secrets.E }}${env:F}${input:g}")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, syn := range []VarSyntax{SyntaxNone, SyntaxClaude, SyntaxCursor, SyntaxVSCode, SyntaxGemini,
-			SyntaxRoo, SyntaxKiro, SyntaxOpencode, SyntaxContinue, SyntaxWindsurf} {
-			segs, err := parseTemplate(syn, s)
-			if err != nil {
-				continue
-			}
-			// Literal segments and the references, as written, rebuild s.
-			rebuilt := ""
-			for _, sg := range segs {
-				if sg.kind == segLit {
-					rebuilt += sg.text
-				} else {
-					rebuilt += sg.raw
-				}
-			}
-			if rebuilt != s {
-				t.Fatalf("%s: segments of %q rebuild %q", syn, s, rebuilt)
-			}
-		}
-	})
-}
-
 // FuzzDuplicateMembers checks parseJSONC against an independent reader: a
 // document that encoding/json's token stream shows to repeat a member name
 // in some object (after hujson removes comments and trailing commas) must

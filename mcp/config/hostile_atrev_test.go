@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // revFiles is a revision's file set for LoadAt.
@@ -51,7 +53,7 @@ func TestLoadAt(t *testing.T) {
 
 func TestDefinitionDiff(t *testing.T) {
 	base := Server{Name: "a", File: ".mcp.json", Line: 3, Transport: Stdio, Command: "npx", Args: []string{"-y", "pkg@1"},
-		Env: map[string]string{"K": "${TOKEN}"}, Syntax: SyntaxClaude}
+		Env: map[string]string{"K": "${TOKEN}"}, Syntax: syntax.Claude}
 	for _, tc := range []struct {
 		name string
 		edit func(s *Server)
@@ -59,7 +61,7 @@ func TestDefinitionDiff(t *testing.T) {
 	}{
 		{"same", func(s *Server) {}, ""},
 		{"other file and line", func(s *Server) { s.File, s.Line, s.Name = ".cursor/mcp.json", 9, "b" }, ""},
-		{"same reference in another syntax", func(s *Server) { s.Syntax, s.Env = SyntaxCursor, map[string]string{"K": "${env:TOKEN}"} }, ""},
+		{"same reference in another syntax", func(s *Server) { s.Syntax, s.Env = syntax.Cursor, map[string]string{"K": "${env:TOKEN}"} }, ""},
 		{"command", func(s *Server) { s.Command = "sh" }, "command"},
 		{"args", func(s *Server) { s.Args = []string{"-y", "pkg@2"} }, "args"},
 		{"extra arg", func(s *Server) { s.Args = append(s.Args, "--evil") }, "args"},

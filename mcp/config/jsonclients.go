@@ -5,12 +5,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // jsonClient describes one client whose config is a JSON(C) object holding a
 // map of servers, each with command/args/env or url/headers.
 type jsonClient struct {
-	syntax   VarSyntax
+	syntax   syntax.Vars
 	key      string   // member holding the servers
 	urlKeys  []string // members naming the URL, first present wins
 	disabled string   // member that disables an entry when true
@@ -57,8 +59,25 @@ func inferStdioOr(remote Transport, fallback bool) func(typ, urlKey string, hasC
 // file was copied from another client and the servers would be ignored.
 var serverKeys = []string{"mcpServers", "servers", "context_servers", "mcp", "mcp_servers"}
 
+// ServersMember returns the member of client's JSON config file that
+// holds its servers ("mcpServers", "servers", "context_servers", "mcp"),
+// and bare: the client also reads a file without that member as the map
+// of servers itself when one of its members is an object with "command"
+// or "url" (Copilot CLI). key is "" for a client whose config is not
+// JSON.
+func ServersMember(client string) (key string, bare bool) {
+	switch client {
+	case "zed":
+		return "context_servers", false
+	case "opencode":
+		return "mcp", false
+	}
+	c := jsonClients[client]
+	return c.key, c.bare
+}
+
 var jsonClients = map[string]jsonClient{
-	"claude-code": {syntax: SyntaxClaude, key: "mcpServers", urlKeys: []string{"url"}, strictKey: true,
+	"claude-code": {syntax: syntax.Claude, key: "mcpServers", urlKeys: []string{"url"}, strictKey: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "", "stdio":
@@ -76,17 +95,17 @@ var jsonClients = map[string]jsonClient{
 			}
 			return unknownType(typ, "stdio", "http", "streamable-http", "sse")
 		}},
-	"claude-desktop": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"},
+	"claude-desktop": {syntax: syntax.None, key: "mcpServers", urlKeys: []string{"url"},
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			if urlKey != "" && !hasCmd {
 				return "", false, "Claude Desktop's config file supports stdio servers only", `use "command" and "args"`
 			}
 			return Stdio, false, "", ""
 		}},
-	"cursor":   {syntax: SyntaxCursor, key: "mcpServers", urlKeys: []string{"url"}, envFile: true, strictKey: true, cwdNote: true, transport: typed(true)},
-	"vscode":   {syntax: SyntaxVSCode, key: "servers", urlKeys: []string{"url"}, cwd: true, envFile: true, envNumbers: true, transport: typed(true)},
+	"cursor":   {syntax: syntax.Cursor, key: "mcpServers", urlKeys: []string{"url"}, envFile: true, strictKey: true, cwdNote: true, transport: typed(true)},
+	"vscode":   {syntax: syntax.VSCode, key: "servers", urlKeys: []string{"url"}, cwd: true, envFile: true, envNumbers: true, transport: typed(true)},
 	"continue": continueJSON,
-	"gemini": {syntax: SyntaxGemini, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true, shared: true,
+	"gemini": {syntax: syntax.Gemini, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true, shared: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch {
 			case urlKey == "httpUrl":
@@ -107,7 +126,7 @@ var jsonClients = map[string]jsonClient{
 	// its "type", "httpUrl" is streamable HTTP, mcp.excluded / mcp.allowed
 	// (and the older keys) are not applied, and ${NAME:-default} is not
 	// expanded.
-	"qwen": {syntax: SyntaxQwen, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true, shared: true,
+	"qwen": {syntax: syntax.Qwen, key: "mcpServers", urlKeys: []string{"httpUrl", "url"}, cwd: true, bothOK: true, shared: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch urlKey {
 			case "httpUrl":
@@ -122,7 +141,7 @@ var jsonClients = map[string]jsonClient{
 	// "stdio" needs "command", "http" or "sse" needs "url"; without
 	// "type" a command wins over a url, and a bare url is streamable
 	// HTTP. No per-entry disable flag.
-	"copilot": {syntax: SyntaxCopilot, key: "mcpServers", urlKeys: []string{"url"}, cwd: true, bothOK: true, strictKey: true, bare: true,
+	"copilot": {syntax: syntax.Copilot, key: "mcpServers", urlKeys: []string{"url"}, cwd: true, bothOK: true, strictKey: true, bare: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "":
@@ -139,7 +158,7 @@ var jsonClients = map[string]jsonClient{
 			}
 			return unknownType(typ, "local", "stdio", "http", "sse")
 		}},
-	"roo": {syntax: SyntaxRoo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true, strictKey: true,
+	"roo": {syntax: syntax.Roo, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", cwd: true, strictKey: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "", "stdio":
@@ -154,12 +173,12 @@ var jsonClients = map[string]jsonClient{
 			}
 			return unknownType(typ, "stdio", "streamable-http", "sse")
 		}},
-	"kiro":  {syntax: SyntaxKiro, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", transport: inferStdioOr(StreamableHTTP, true)},
-	"junie": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"}, transport: inferStdioOr(StreamableHTTP, false)},
+	"kiro":  {syntax: syntax.Kiro, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", transport: inferStdioOr(StreamableHTTP, true)},
+	"junie": {syntax: syntax.None, key: "mcpServers", urlKeys: []string{"url"}, transport: inferStdioOr(StreamableHTTP, false)},
 	// Amazon Q: "type" ("stdio", the default, or "http") alone decides the
 	// transport; the other of command and url is ignored (the Q CLI writes
 	// "url": "" into stdio entries).
-	"amazonq": {syntax: SyntaxAmazonQ, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", bothOK: true,
+	"amazonq": {syntax: syntax.AmazonQ, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled", bothOK: true,
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "", "stdio":
@@ -173,9 +192,9 @@ var jsonClients = map[string]jsonClient{
 			}
 			return unknownType(typ, "stdio", "http")
 		}},
-	"windsurf": {syntax: SyntaxWindsurf, key: "mcpServers", urlKeys: []string{"serverUrl", "url"}, disabled: "disabled",
+	"windsurf": {syntax: syntax.Windsurf, key: "mcpServers", urlKeys: []string{"serverUrl", "url"}, disabled: "disabled",
 		transport: inferStdioOr(StreamableHTTP, true)},
-	"cline": {syntax: SyntaxNone, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled",
+	"cline": {syntax: syntax.None, key: "mcpServers", urlKeys: []string{"url"}, disabled: "disabled",
 		transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 			switch typ {
 			case "":
@@ -203,7 +222,7 @@ var jsonClients = map[string]jsonClient{
 // single server (command or url at the top level), named after the file
 // (loadJsonMcpConfigs); the Claude Code ~/.claude.json shape with
 // "projects" is not read.
-var continueJSON = jsonClient{syntax: SyntaxContinueJSON, key: "mcpServers", urlKeys: []string{"url"}, bothOK: true, strictKey: true, singleFile: true,
+var continueJSON = jsonClient{syntax: syntax.ContinueJSON, key: "mcpServers", urlKeys: []string{"url"}, bothOK: true, strictKey: true, singleFile: true,
 	transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 		switch typ {
 		case "":
@@ -225,7 +244,7 @@ var continueJSON = jsonClient{syntax: SyntaxContinueJSON, key: "mcpServers", url
 // "type" "stdio", "sse" or "streamable-http" (Continue's schema has no
 // "http"); without "type" the stdio schema is tried first, so a command
 // wins over a url; a bare url tries streamable HTTP, then SSE.
-var continueYAML = jsonClient{syntax: SyntaxContinue, key: "mcpServers", urlKeys: []string{"url"}, cwd: true, bothOK: true,
+var continueYAML = jsonClient{syntax: syntax.Continue, key: "mcpServers", urlKeys: []string{"url"}, cwd: true, bothOK: true,
 	transport: func(typ, urlKey string, hasCmd bool) (Transport, bool, string, string) {
 		switch typ {
 		case "":

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // Load finds and parses every client config under root and agentgate.toml.
@@ -53,7 +55,7 @@ func load(root string) (*Project, Errors) {
 		return nil, Errors{{File: root, Msg: "repository root is not a directory"}}
 	}
 	var errs Errors
-	p := &Project{Root: abs, Settings: Settings{Lockfile: DefaultLockfile, Hook: HookChanged}}
+	p := &Project{Root: abs, Settings: Settings{Lockfile: defaultLockfile, Hook: hookChanged}}
 	data, err := os.ReadFile(filepath.Join(abs, SettingsFile))
 	switch {
 	case err == nil:
@@ -147,11 +149,11 @@ func load(root string) (*Project, Errors) {
 
 // groupCapabilities is the default client-capabilities of a server
 // defined by group (one definition per file): the union of what the
-// clients reading each of those files declare (DeclaredCapabilities).
+// clients reading each of those files declare (declaredCapabilities).
 func groupCapabilities(group []Server) []string {
 	var caps []string
 	for _, d := range group {
-		caps = append(caps, DeclaredCapabilities(d.File, d.Client)...)
+		caps = append(caps, declaredCapabilities(d.File, d.Client)...)
 	}
 	slices.Sort(caps)
 	return slices.Compact(caps)
@@ -221,7 +223,7 @@ func (p *Project) checkWrappers(defs []Server) Errors {
 			errs = append(errs, &Error{File: d.File, Line: d.Line, Column: d.Column, Server: d.Name, Field: "args",
 				Msg: fmt.Sprintf("guard's %s is not what agentgate wrap writes for this repository: %s", flag, why),
 				Hint: fmt.Sprintf("remove it: agentgate wrap writes agentgate guard --server %s%s [--on-drift block] -- COMMAND ARGS... (docs/GUARD.md)",
-					ShellQuote(d.Name), map[bool]string{true: " --lockfile " + ShellQuote(lockfile), false: ""}[lockfile != ""])})
+					syntax.ShellQuote(d.Name), map[bool]string{true: " --lockfile " + syntax.ShellQuote(lockfile), false: ""}[lockfile != ""])})
 		}
 	}
 	return errs
@@ -284,11 +286,11 @@ func differ(a, b Server) string {
 
 func identity(s Server) [][2]string {
 	c := func(field, t string) string {
-		segs, err := parseTemplate(fieldSyntax(s.Syntax, field), t)
+		segs, err := syntax.ParseTemplate(syntax.ForField(s.Syntax, field), t)
 		if err != nil {
 			return "\x00invalid:" + t
 		}
-		return canonical(segs)
+		return syntax.Canonical(segs)
 	}
 	local := func(field, t string) string {
 		v := c(field, t)
@@ -319,10 +321,10 @@ func identity(s Server) [][2]string {
 	}
 	hdr := map[string]string{}
 	for k, v := range s.Headers {
-		hdr[canonicalHeaderKey(k)] = c("headers."+k, v)
+		hdr[syntax.CanonicalHeaderKey(k)] = c("headers."+k, v)
 	}
 	for k, v := range s.EnvHeaders {
-		hdr[canonicalHeaderKey(k)] = "${env:" + v + "}"
+		hdr[syntax.CanonicalHeaderKey(k)] = "${env:" + v + "}"
 	}
 	if s.BearerTokenEnvVar != "" {
 		hdr["Authorization"] = "Bearer ${env:" + s.BearerTokenEnvVar + "}"

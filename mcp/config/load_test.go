@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentgate/agentgate/internal/testing/archive"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,7 +35,7 @@ func TestLoadFixtures(t *testing.T) {
 	t.Setenv("CODEX_HOME", t.TempDir())
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := readArchive(file)
+			ar, err := archive.Read(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,10 +210,10 @@ func underRoot(r Resolved, dirs ...pathMap) Resolved {
 	return r
 }
 
-func check(t *testing.T, file string, ar *archive, want, got map[string]string) {
+func check(t *testing.T, file string, ar *archive.Archive, want, got map[string]string) {
 	t.Helper()
 	if testenv.UpdateGolden() {
-		var files []archiveFile
+		var files []archive.File
 		for _, f := range ar.Files {
 			if _, special := want[f.Name]; !special {
 				files = append(files, f)
@@ -224,11 +225,11 @@ func check(t *testing.T, file string, ar *archive, want, got map[string]string) 
 				v, ok = want["env"]
 			}
 			if ok {
-				files = append(files, archiveFile{Name: name, Data: []byte(v)})
+				files = append(files, archive.File{Name: name, Data: []byte(v)})
 			}
 		}
 		ar.Files = files
-		if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+		if err := os.WriteFile(file, ar.Format(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -297,7 +298,7 @@ func dumpProject(p *Project) string {
 		fmt.Fprintf(&b, "settings: lockfile=%s timeout=%s concurrency=%d ignore=%s extra=%s inputs=%s renames=%s\n",
 			st.Lockfile, st.Timeout, st.Concurrency, js(st.Ignore), js(st.Extra), js(st.Inputs), js(st.Renames))
 	}
-	if st.Hook != HookChanged {
+	if st.Hook != hookChanged {
 		fmt.Fprintf(&b, "settings: hook=%s\n", st.Hook)
 	}
 	if st.MaxListingBytes != 0 || st.MaxTools != 0 {

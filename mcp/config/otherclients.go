@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // parseZed reads .zed/settings.json: "context_servers", each with command
@@ -10,7 +12,7 @@ import (
 // headers; "enabled": false disables. Entries without command or url are
 // provided by Zed extensions and are skipped.
 func parseZed(file string, root *node) (fileResult, error) {
-	p := &parser{file: file, client: "zed", syn: SyntaxNone}
+	p := &parser{file: file, client: "zed", syn: syntax.None}
 	if err := p.topObject(root); err != nil {
 		return fileResult{}, err
 	}
@@ -22,7 +24,7 @@ func parseZed(file string, root *node) (fileResult, error) {
 		if why, errs := enabledFlag(p, e, name); why != "" || errs != nil {
 			return Server{}, why, errs
 		}
-		s := Server{Name: name, Client: "zed", File: file, Line: at.line, Column: at.col, Syntax: SyntaxNone}
+		s := Server{Name: name, Client: "zed", File: file, Line: at.line, Column: at.col, Syntax: syntax.None}
 		var errs entryErrs
 		cmd, url := e.get("command"), e.get("url")
 		switch {
@@ -67,7 +69,7 @@ func parseZed(file string, root *node) (fileResult, error) {
 // not a server. Sources: anomalyco/opencode packages/core/src/v1/config
 // (ConfigMCPV1) and packages/opencode/src/config/v2-compat.ts.
 func parseOpencode(file string, root *node) (fileResult, error) {
-	p := &parser{file: file, client: "opencode", syn: SyntaxOpencode}
+	p := &parser{file: file, client: "opencode", syn: syntax.Opencode}
 	if err := p.topObject(root); err != nil {
 		return fileResult{}, err
 	}
@@ -156,7 +158,7 @@ func opencodeEntry(p *parser, name string, at pos, e *node) (Server, string, ent
 		}
 		return Server{}, `disabled ("disabled": true)`, nil
 	}
-	s := Server{Name: name, Client: "opencode", File: p.file, Line: at.line, Column: at.col, Syntax: SyntaxOpencode}
+	s := Server{Name: name, Client: "opencode", File: p.file, Line: at.line, Column: at.col, Syntax: syntax.Opencode}
 	switch t := errs.str(p.plain(typ, name, "type")); {
 	case len(errs) > 0:
 	case t == "local":
@@ -204,7 +206,7 @@ func opencodeEntry(p *parser, name string, at pos, e *node) (Server, string, ent
 // url is streamable HTTP with SSE fallback. Items that only say "uses:" (hub
 // references) cannot be resolved offline and are skipped.
 func parseContinue(file string, root *node) (fileResult, error) {
-	p := &parser{file: file, client: "continue", syn: SyntaxContinue}
+	p := &parser{file: file, client: "continue", syn: syntax.Continue}
 	var res fileResult
 	if root.kind == kNull {
 		return res, nil

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // parser holds what every client parser needs to report errors, and the
@@ -10,7 +12,7 @@ import (
 type parser struct {
 	file   string
 	client string
-	syn    VarSyntax
+	syn    syntax.Vars
 	errs   Errors
 }
 
@@ -107,9 +109,8 @@ func (p *parser) typeErr(n *node, server, field, want string) *Error {
 
 // tmpl checks that s is a valid template in the syntax of the field.
 func (p *parser) tmpl(n *node, server, field, s string) *Error {
-	if _, err := parseTemplate(fieldSyntax(p.syn, field), s); err != nil {
-		err.File, err.Line, err.Column, err.Server, err.Field = p.file, n.pos.line, n.pos.col, server, field
-		return err
+	if _, err := syntax.ParseTemplate(syntax.ForField(p.syn, field), s); err != nil {
+		return &Error{File: p.file, Line: n.pos.line, Column: n.pos.col, Server: server, Field: field, Msg: err.Msg, Hint: err.Hint}
 	}
 	return nil
 }

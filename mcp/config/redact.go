@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // MinSecretLen is the shortest secret Redact replaces. Shorter values (such
@@ -157,9 +159,9 @@ func (s Server) Describe() string {
 	var b strings.Builder
 	switch {
 	case s.Transport == Stdio || s.Transport == "" && s.URL == "":
-		b.WriteString("stdio: " + shellQuote(s.Command))
+		b.WriteString("stdio: " + syntax.ShellQuote(s.Command))
 		for _, a := range s.Args {
-			b.WriteString(" " + shellQuote(a))
+			b.WriteString(" " + syntax.ShellQuote(a))
 		}
 	default:
 		b.WriteString(string(s.Transport))
@@ -190,7 +192,7 @@ func (s Server) Describe() string {
 		b.WriteString(" [http_headers_helper]")
 	}
 	if s.Cwd != "" {
-		b.WriteString(" [cwd: " + shellQuote(s.Cwd) + "]")
+		b.WriteString(" [cwd: " + syntax.ShellQuote(s.Cwd) + "]")
 	}
 	if s.File != "" {
 		b.WriteString(" (from " + s.File)
@@ -228,15 +230,6 @@ func stripURL(u string) string {
 	return auth + tail
 }
 
-// shellQuote quotes s for display when it is empty or holds characters a
-// POSIX shell would interpret.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]{}#~!") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // ShownValue returns how an env or header value template (field is
 // "env.NAME" or "headers.NAME") of s may be displayed without running
 // anything: the template as written when it cannot hold a secret under
@@ -245,14 +238,14 @@ func shellQuote(s string) string {
 // and ok false otherwise (the caller shows the name only). Variable
 // references are names, not values; they are shown.
 func (s Server) ShownValue(field, v string) (shown string, ok bool) {
-	segs, err := parseTemplate(fieldSyntax(s.Syntax, field), v)
+	segs, err := syntax.ParseTemplate(syntax.ForField(s.Syntax, field), v)
 	if err != nil {
 		return "", false
 	}
 	lit := ""
 	for _, sg := range segs {
-		if sg.kind == segLit {
-			lit += sg.text
+		if sg.Kind == syntax.SegLit {
+			lit += sg.Text
 		}
 	}
 	for _, scheme := range []string{"Bearer ", "Basic ", "Token ", "token "} {
@@ -270,6 +263,3 @@ func (s Server) ShownValue(field, v string) (shown string, ok bool) {
 // StripURL returns a URL or URL template without userinfo, query and
 // fragment, as Describe shows it.
 func StripURL(u string) string { return stripURL(u) }
-
-// ShellQuote quotes a word for display as Describe does.
-func ShellQuote(s string) string { return shellQuote(s) }

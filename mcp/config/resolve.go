@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
 )
 
 // Resolve expands s's variables with lookup (the environment) and the
@@ -19,7 +22,7 @@ import (
 // class 3 in the CLI: could not verify), even where the client itself would
 // substitute "" or keep the placeholder. A variable set to "" is set.
 //
-// The result has no templates left (Syntax is SyntaxNone): Env holds the
+// The result has no templates left (Syntax is syntax.None): Env holds the
 // configured environment only (envFile entries, then env, then Codex
 // env_vars); Headers include Codex bearer and env headers; a relative
 // Command that contains a slash and Cwd are made absolute against the
@@ -30,10 +33,10 @@ func (p *Project) Resolve(s Server, lookup func(string) (string, bool)) (Resolve
 	x := &expander{p: p, s: s, lookup: lookup}
 	if s.HeadersHelper != "" {
 		return Resolved{}, x.fail("http_headers_helper", "Codex runs this command to compute the request headers when it connects; agentgate does not run commands from a config file, and connecting without those headers could list another surface than Codex sees",
-			fmt.Sprintf("give the headers from the environment instead (env_http_headers, bearer_token_env_var), or exclude the server in agentgate.toml ([servers.%s] exclude = \"reason\") and review it by hand", TOMLKey(s.Name)))
+			fmt.Sprintf("give the headers from the environment instead (env_http_headers, bearer_token_env_var), or exclude the server in agentgate.toml ([servers.%s] exclude = \"reason\") and review it by hand", syntax.TOMLKey(s.Name)))
 	}
 	r := Resolved{Server: s}
-	r.Syntax, r.EnvFile, r.EnvHeaders, r.BearerTokenEnvVar = SyntaxNone, "", nil, ""
+	r.Syntax, r.EnvFile, r.EnvHeaders, r.BearerTokenEnvVar = syntax.None, "", nil, ""
 	var err error
 	if r.Command, err = x.expand("command", s.Command); err != nil {
 		return Resolved{}, err
@@ -99,7 +102,7 @@ func (x *expander) fail(field, msg, hint string) *Error {
 func (x *expander) missingEnv(field, ref, name string) *Error {
 	hint := fmt.Sprintf("set %s in the environment agentgate runs in (a CI secret, or export %s=... locally)", name, name)
 	switch x.s.Syntax {
-	case SyntaxClaude, SyntaxGemini:
+	case syntax.Claude, syntax.Gemini:
 		hint += fmt.Sprintf(", give a default (${%s:-value})", name)
 	}
 	hint += fmt.Sprintf(", or exclude the server in agentgate.toml ([servers.%s] exclude = \"reason\")", x.s.Name)
@@ -108,46 +111,45 @@ func (x *expander) missingEnv(field, ref, name string) *Error {
 
 // expand expands one template.
 func (x *expander) expand(field, t string) (string, error) {
-	segs, perr := parseTemplate(fieldSyntax(x.s.Syntax, field), t)
+	segs, perr := syntax.ParseTemplate(syntax.ForField(x.s.Syntax, field), t)
 	if perr != nil {
-		perr.File, perr.Line, perr.Column, perr.Server, perr.Field = x.s.File, x.s.Line, x.s.Column, x.s.Name, field
-		return "", perr
+		return "", &Error{File: x.s.File, Line: x.s.Line, Column: x.s.Column, Server: x.s.Name, Field: field, Msg: perr.Msg, Hint: perr.Hint}
 	}
 	var b strings.Builder
 	for _, sg := range segs {
-		switch sg.kind {
-		case segLit:
-			b.WriteString(sg.text)
-		case segEnv:
-			v, ok := x.lookup(sg.text)
+		switch sg.Kind {
+		case syntax.SegLit:
+			b.WriteString(sg.Text)
+		case syntax.SegEnv:
+			v, ok := x.lookup(sg.Text)
 			if !ok {
-				if !sg.hasDef {
-					return "", x.missingEnv(field, sg.raw, sg.text)
+				if !sg.HasDef {
+					return "", x.missingEnv(field, sg.Raw, sg.Text)
 				}
-				v = sg.def
+				v = sg.Def
 			} else {
 				x.secrets = append(x.secrets, v)
 			}
 			b.WriteString(v)
-		case segWorkspace:
+		case syntax.SegWorkspace:
 			b.WriteString(x.p.Root)
-		case segBasename:
+		case syntax.SegBasename:
 			b.WriteString(filepath.Base(x.p.Root))
-		case segHome:
-			h, err := x.home(field, sg.raw)
+		case syntax.SegHome:
+			h, err := x.home(field, sg.Raw)
 			if err != nil {
 				return "", err
 			}
 			b.WriteString(h)
-		case segPathSep:
+		case syntax.SegPathSep:
 			b.WriteRune(filepath.Separator)
-		case segInput:
+		case syntax.SegInput:
 			v, err := x.input(field, sg)
 			if err != nil {
 				return "", err
 			}
 			b.WriteString(v)
-		case segFile:
+		case syntax.SegFile:
 			v, err := x.file(field, sg)
 			if err != nil {
 				return "", err
@@ -167,11 +169,11 @@ func (x *expander) home(field, ref string) (string, error) {
 	return "", x.fail(field, fmt.Sprintf("variable %s: HOME is not set", ref), "set HOME")
 }
 
-func (x *expander) input(field string, sg seg) (string, error) {
-	in, ok := x.p.Settings.Inputs[sg.text]
+func (x *expander) input(field string, sg syntax.Seg) (string, error) {
+	in, ok := x.p.Settings.Inputs[sg.Text]
 	if !ok {
-		return "", x.fail(field, fmt.Sprintf("%s needs an answer that only a person can give in VS Code", sg.raw),
-			fmt.Sprintf("add to agentgate.toml: [inputs] %s = { env = \"VARIABLE\" } and set VARIABLE", TOMLKey(sg.text)))
+		return "", x.fail(field, fmt.Sprintf("%s needs an answer that only a person can give in VS Code", sg.Raw),
+			fmt.Sprintf("add to agentgate.toml: [inputs] %s = { env = \"VARIABLE\" } and set VARIABLE", syntax.TOMLKey(sg.Text)))
 	}
 	if in.Env == "" {
 		x.secrets = append(x.secrets, in.Value)
@@ -179,28 +181,19 @@ func (x *expander) input(field string, sg seg) (string, error) {
 	}
 	v, ok := x.lookup(in.Env)
 	if !ok {
-		return "", x.fail(field, fmt.Sprintf("%s: variable %s (agentgate.toml inputs.%s) is not set", sg.raw, in.Env, sg.text),
+		return "", x.fail(field, fmt.Sprintf("%s: variable %s (agentgate.toml inputs.%s) is not set", sg.Raw, in.Env, sg.Text),
 			fmt.Sprintf("set %s in the environment agentgate runs in", in.Env))
 	}
 	x.secrets = append(x.secrets, v)
 	return v, nil
 }
 
-// TOMLKey is k as a key in agentgate.toml: bare when it can be, else
-// quoted.
-func TOMLKey(k string) string {
-	if envNameRE().MatchString(strings.ReplaceAll(k, "-", "_")) {
-		return k
-	}
-	return fmt.Sprintf("%q", k)
-}
-
 // file reads an opencode {file:path}: relative to the config file's
 // directory, "~/" is the home directory; surrounding whitespace is trimmed.
-func (x *expander) file(field string, sg seg) (string, error) {
-	p := sg.text
+func (x *expander) file(field string, sg syntax.Seg) (string, error) {
+	p := sg.Text
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		h, err := x.home(field, sg.raw)
+		h, err := x.home(field, sg.Raw)
 		if err != nil {
 			return "", err
 		}
@@ -208,14 +201,14 @@ func (x *expander) file(field string, sg seg) (string, error) {
 	} else if !filepath.IsAbs(p) {
 		dir, err := extraPath(x.p.Root, path.Dir(x.s.File))
 		if err != nil {
-			return "", x.fail(field, fmt.Sprintf("%s: %v", sg.raw, err), "")
+			return "", x.fail(field, fmt.Sprintf("%s: %v", sg.Raw, err), "")
 		}
 		p = filepath.Join(dir, filepath.FromSlash(p))
 	}
 	x.files = append(x.files, p)
 	data, err := readLimited(p)
 	if err != nil {
-		return "", x.fail(field, fmt.Sprintf("%s: cannot read file: %s", sg.raw, errText(err)),
+		return "", x.fail(field, fmt.Sprintf("%s: cannot read file: %s", sg.Raw, errText(err)),
 			"create the file (it usually holds a secret and is not committed), or exclude the server in agentgate.toml")
 	}
 	v := strings.TrimSpace(string(data))
@@ -251,7 +244,7 @@ func (x *expander) env() (map[string]string, error) {
 				"create the file (it usually holds secrets and is not committed), or exclude the server in agentgate.toml")
 		}
 		for k, v := range parseDotenv(data) {
-			if x.s.Guard != nil && (OwnVariable(k) || strings.EqualFold(k, "PATH")) {
+			if x.s.Guard != nil && (guardargs.OwnVariable(k) || strings.EqualFold(k, "PATH")) {
 				// The client reads the envFile for guard, not for the server.
 				err := ownVariableError(x.s.File, x.s, "envFile", k)
 				if strings.EqualFold(k, "PATH") {

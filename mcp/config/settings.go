@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/triage"
+
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+	"github.com/agentgate/agentgate/mcp/guardargs"
 )
 
 // SettingsFile is the name of agentgate's own config file at the root.
@@ -18,18 +21,18 @@ const SettingsFile = "agentgate.toml"
 // The values of agentgate.toml's hook key: which servers the commit hook
 // starts when a commit stages a config or lockfile change.
 const (
-	HookChanged = "changed" // only the servers the commit changes (the default)
+	hookChanged = "changed" // only the servers the commit changes (the default)
 	HookAll     = "all"     // every server
 )
 
-// DefaultLockfile is the lockfile path when agentgate.toml does not set one.
-const DefaultLockfile = "agentgate.lock"
+// defaultLockfile is the lockfile path when agentgate.toml does not set one.
+const defaultLockfile = "agentgate.lock"
 
 // MovedLockfile is agentgate.toml's lockfile when it moves the lockfile
-// from DefaultLockfile, else "": what agentgate wrap writes as guard's
+// from defaultLockfile, else "": what agentgate wrap writes as guard's
 // --lockfile.
 func (s Settings) MovedLockfile() string {
-	if s.Lockfile == DefaultLockfile || s.Lockfile == "" {
+	if s.Lockfile == defaultLockfile || s.Lockfile == "" {
 		return ""
 	}
 	return s.Lockfile
@@ -49,12 +52,12 @@ func Formats() []string {
 // errors naming the key and its position; the error is an Errors with the
 // first error of each top-level key.
 func ParseSettings(file string, data []byte) (Settings, error) {
-	st := Settings{File: file, Lockfile: DefaultLockfile, Hook: HookChanged, pos: map[string]pos{}}
+	st := Settings{File: file, Lockfile: defaultLockfile, Hook: hookChanged, pos: map[string]pos{}}
 	root, err := parseTOML(file, data)
 	if err != nil {
 		return st, Errors(errorsOf(err))
 	}
-	p := &parser{file: file, client: "agentgate", syn: SyntaxNone}
+	p := &parser{file: file, client: "agentgate", syn: syntax.None}
 	p.add(p.known(root, "", "lockfile", "timeout", "concurrency", "max-listing-bytes", "max-tools", "hook", "ignore", "extra", "servers", "inputs", "rename", "definitions", "require-pinned-packages", "allow-unpinned-package", "client-capabilities"))
 	if n := root.get("lockfile"); n != nil {
 		lf, perr := p.plain(n, "", "lockfile")
@@ -87,7 +90,7 @@ func ParseSettings(file string, data []byte) (Settings, error) {
 		switch {
 		case herr != nil:
 			p.add(herr)
-		case h != HookChanged && h != HookAll:
+		case h != hookChanged && h != HookAll:
 			p.add(p.errAt(n.pos, "", "hook", fmt.Sprintf("unknown value %q", h),
 				`use hook = "changed" (start only the servers the commit changes) or hook = "all"`))
 		default:
@@ -260,7 +263,7 @@ func (p *parser) serverSettings(n *node, st *Settings) *Error {
 				return err
 			}
 			for j, m := range ss.IgnoreMembers {
-				if !ValidMemberPath(m) {
+				if !guardargs.ValidMemberPath(m) {
 					return p.errAt(im.items[j].pos, "", fmt.Sprintf("%s.ignore-members[%d]", f, j), fmt.Sprintf("bad member path %q", m),
 						`name members of a definition as agentgate diff shows them, e.g. ignore-members = ["_meta", "icons", "annotations.title"] ("name" cannot be ignored)`)
 				}
@@ -397,7 +400,7 @@ func (p *parser) inputs(n *node, st *Settings) *Error {
 		if in.Value, err = p.plain(e.get("value"), "", f+".value"); err != nil {
 			return err
 		}
-		if e.has("env") == e.has("value") || (e.has("env") && !envNameRE().MatchString(in.Env)) {
+		if e.has("env") == e.has("value") || (e.has("env") && !syntax.IsEnvName(in.Env)) {
 			return p.errAt(e.pos, "", f, "needs exactly one of env (an environment variable name) or value",
 				`for example: `+id+` = { env = "MY_VARIABLE" }`)
 		}
@@ -473,7 +476,7 @@ func (p *parser) oauth(n *node, f string) (*OAuth, *Error) {
 			}
 		}
 	}
-	if n.has("client-secret-env") && !envNameRE().MatchString(o.ClientSecretEnv) {
+	if n.has("client-secret-env") && !syntax.IsEnvName(o.ClientSecretEnv) {
 		return nil, p.errAt(n.pos, "", f+".client-secret-env", fmt.Sprintf("%q is not an environment variable name", o.ClientSecretEnv),
 			`name the variable that holds the secret, for example: client-secret-env = "NOTES_CLIENT_SECRET" (the secret itself never goes in this file)`)
 	}

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // parseTOML decodes a TOML document into a node tree. BurntSushi/toml does
@@ -31,7 +34,7 @@ func parseTOML(file string, data []byte) (*node, error) {
 				// BurntSushi/toml reports line 0 for some errors at the
 				// end of the input (`"\` ending in an escape): place
 				// them from the byte offset instead.
-				e.Line, e.Column = offsetPos(data, pe.Position.Start)
+				e.Line, e.Column = syntax.OffsetPos(data, pe.Position.Start)
 			}
 			e.Msg = "invalid TOML: " + pe.Message
 			if m := tomlDupRE().FindStringSubmatch(pe.Message); m != nil {
@@ -49,7 +52,7 @@ func parseTOML(file string, data []byte) (*node, error) {
 	return fromTOML(m, nil, locs, pos{1, 1}), nil
 }
 
-var tomlDupRE = lazyRegexp(`^Key '(.*)' has already been defined\.$`)
+var tomlDupRE = lazyre.New(`^Key '(.*)' has already been defined\.$`)
 
 func fromTOML(v any, path []string, locs map[string]pos, parent pos) *node {
 	p, ok := locs[strings.Join(path, "\x00")]
@@ -113,7 +116,7 @@ func tomlPositions(src string) map[string]pos {
 		switch {
 		case strings.HasPrefix(trimmed, "[["), strings.HasPrefix(trimmed, "["):
 			inner := strings.TrimLeft(trimmed, "[")
-			keys, _, ok := parseTOMLKey(inner)
+			keys, _, ok := syntax.ParseTOMLKey(inner)
 			if !ok {
 				continue
 			}
@@ -124,7 +127,7 @@ func tomlPositions(src string) map[string]pos {
 			}
 		case trimmed == "", trimmed[0] == '#':
 		default:
-			keys, rest, ok := parseTOMLKey(trimmed)
+			keys, rest, ok := syntax.ParseTOMLKey(trimmed)
 			if !ok || !strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
 				continue
 			}
@@ -140,63 +143,4 @@ func tomlPositions(src string) map[string]pos {
 		}
 	}
 	return locs
-}
-
-// parseTOMLKey parses a dotted key (bare, "basic" or 'literal' parts) at the
-// start of s and returns its parts and the rest of s.
-func parseTOMLKey(s string) (keys []string, rest string, ok bool) {
-	for {
-		s = strings.TrimLeft(s, " \t")
-		if s == "" {
-			return nil, "", false
-		}
-		switch s[0] {
-		case '"':
-			end := 1
-			for end < len(s) && s[end] != '"' {
-				if s[end] == '\\' {
-					end++
-				}
-				end++
-			}
-			if end >= len(s) {
-				return nil, "", false
-			}
-			k, err := strconv.Unquote(s[:end+1])
-			if err != nil {
-				k = s[1:end]
-			}
-			keys, s = append(keys, k), s[end+1:]
-		case '\'':
-			end := strings.IndexByte(s[1:], '\'')
-			if end < 0 {
-				return nil, "", false
-			}
-			keys, s = append(keys, s[1:end+1]), s[end+2:]
-		default:
-			end := 0
-			for end < len(s) && (s[end] == '_' || s[end] == '-' || s[end] >= '0' && s[end] <= '9' ||
-				s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z') {
-				end++
-			}
-			if end == 0 {
-				return nil, "", false
-			}
-			keys, s = append(keys, s[:end]), s[end:]
-		}
-		s = strings.TrimLeft(s, " \t")
-		if !strings.HasPrefix(s, ".") {
-			return keys, s, true
-		}
-		s = s[1:]
-	}
-}
-
-// offsetPos returns the 1-based line and column of byte offset off in data
-// (clamped to the input).
-func offsetPos(data []byte, off int) (line, col int) {
-	off = max(0, min(off, len(data)))
-	line = 1 + strings.Count(string(data[:off]), "\n")
-	col = 1 + off - (strings.LastIndexByte(string(data[:off]), '\n') + 1)
-	return line, col
 }

@@ -7,6 +7,9 @@ import (
 	"strconv"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
 // pos is a 1-based line and byte column in a file; 0 means unknown.
@@ -59,33 +62,7 @@ func (n *node) has(key string) bool { return n.get(key) != nil }
 // maxFileSize bounds every config file agentgate reads.
 const maxFileSize = 4 << 20
 
-// lineIndex maps byte offsets to positions.
-type lineIndex []int
-
-func newLineIndex(b []byte) lineIndex {
-	idx := lineIndex{0}
-	for i, c := range b {
-		if c == '\n' {
-			idx = append(idx, i+1)
-		}
-	}
-	return idx
-}
-
-func (idx lineIndex) pos(off int) pos {
-	lo, hi := 0, len(idx)
-	for hi-lo > 1 {
-		m := (lo + hi) / 2
-		if idx[m] <= off {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return pos{lo + 1, off - idx[lo] + 1}
-}
-
-var hujsonErrRE = lazyRegexp(`^hujson: line (\d+), column (\d+): (.*)$`)
+var hujsonErrRE = lazyre.New(`^hujson: line (\d+), column (\d+): (.*)$`)
 
 // parseJSONC parses JSON with comments and trailing commas (HuJSON) into a
 // node tree. Syntax errors carry the line and column hujson reports. A
@@ -109,7 +86,7 @@ func parseJSONC(file string, data []byte) (*node, error) {
 		}
 		return nil, e
 	}
-	b := &treeBuilder{file: file, idx: newLineIndex(data)}
+	b := &treeBuilder{file: file, idx: syntax.NewLines(data)}
 	n := b.fromHuJSON(&v)
 	if len(b.errs) > 0 {
 		return nil, b.errs
@@ -120,8 +97,14 @@ func parseJSONC(file string, data []byte) (*node, error) {
 // treeBuilder converts a parsed document into nodes, collecting errors.
 type treeBuilder struct {
 	file string
-	idx  lineIndex
+	idx  syntax.Lines
 	errs Errors
+}
+
+// pos is the position of byte offset off.
+func (b *treeBuilder) pos(off int) pos {
+	line, col := b.idx.Pos(off)
+	return pos{line, col}
 }
 
 func (b *treeBuilder) fail(at pos, kind, msg, hint string) {
@@ -144,13 +127,13 @@ func (b *treeBuilder) member(n *node, key string, at pos, val *node) {
 }
 
 func (b *treeBuilder) fromHuJSON(v *hujson.Value) *node {
-	n := &node{pos: b.idx.pos(v.StartOffset)}
+	n := &node{pos: b.pos(v.StartOffset)}
 	switch t := v.Value.(type) {
 	case *hujson.Object:
 		n.kind = kObj
 		for i := range t.Members {
 			m := &t.Members[i]
-			at := b.idx.pos(m.Name.StartOffset)
+			at := b.pos(m.Name.StartOffset)
 			var key string
 			if err := json.Unmarshal(m.Name.Value.(hujson.Literal), &key); err != nil {
 				b.fail(at, "invalid JSON", "invalid JSON string: "+err.Error(), "")

@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
 )
 
-var yamlLineRE = lazyRegexp(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // maxYAMLNodes bounds alias expansion ("billion laughs").
 const maxYAMLNodes = 100000

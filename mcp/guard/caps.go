@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
+
 	"github.com/agentgate/agentgate/mcp/config"
 )
 
@@ -49,5 +51,5 @@ func (p *proxy) capabilitiesHint(tool string) string {
 	}
 	return fmt.Sprintf("hint: the client declared %s in initialize, and a server may list some tools only to a client with such a capability: "+
 		"if %s is expected, review it, then add client-capabilities = [%s] to agentgate.toml (top level, or [servers.%s]) and run 'agentgate lock' (docs/GUARD.md)",
-		strings.Join(p.clientCaps, ", "), tool, strings.Join(quoted, ", "), visible(config.TOMLKey(p.opts.Server)))
+		strings.Join(p.clientCaps, ", "), tool, strings.Join(quoted, ", "), visible(syntax.TOMLKey(p.opts.Server)))
 }

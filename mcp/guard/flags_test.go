@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -37,7 +39,7 @@ type serveOutcome struct {
 // refused reports whether Serve refused the command line itself: its
 // flag errors, and only those, carry guard's usage hint.
 func (o serveOutcome) refused() bool {
-	return strings.Contains(o.stderr, "agentgate: hint: "+config.GuardUsage+"\n")
+	return strings.Contains(o.stderr, "agentgate: hint: "+guardargs.GuardUsage+"\n")
 }
 
 // runServe runs Serve's parsing and start-up with args, in the working
@@ -103,15 +105,15 @@ func loadWrapped(t testing.TB, dir string, args []string) seeThroughOutcome {
 func guardDir(t testing.TB, chdir func(string)) string {
 	t.Helper()
 	dir := t.TempDir()
-	_, defs, err := lock.DecodeServer(loadTools(t))
+	_, defs, err := lock.DecodeServer(lock.Version1, loadTools(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lock.BuildServer(defs)
+	srv, err := lock.BuildServer(lock.Version1, defs, lock.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf := lock.NewVersion(lock.Version, map[string]lock.Server{"s": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
+	lf := lock.New(lock.Version1, map[string]lock.Server{"s": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
 	if err := os.WriteFile(filepath.Join(dir, lock.FileName), lock.Format(lf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +242,8 @@ func TestFlagsAgreeWithSeeThrough(t *testing.T) {
 		}
 	}
 	// The --on-drift modes the command line takes are guard's Modes.
-	if want := []string{string(Withhold), string(Block), string(Warn)}; !slices.Equal(config.OnDriftModes, want) {
-		t.Errorf("config.OnDriftModes = %q, guard's modes are %q", config.OnDriftModes, want)
+	if want := []string{string(Withhold), string(Block), string(Warn)}; !slices.Equal(guardargs.OnDriftModes, want) {
+		t.Errorf("guardargs.OnDriftModes = %q, guard's modes are %q", guardargs.OnDriftModes, want)
 	}
 }
 

@@ -105,7 +105,7 @@ type Upstream struct {
 // Mode is what guard does with a listing that differs from the lockfile.
 type Mode string
 
-// The modes of --on-drift (config.OnDriftModes, which guard's command
+// The modes of --on-drift (guardargs.OnDriftModes, which guard's command
 // line is checked against).
 const (
 	Withhold Mode = "withhold"

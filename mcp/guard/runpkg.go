@@ -19,6 +19,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgate/agentgate/mcp/guardargs"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -53,7 +56,7 @@ const preinstallTimeout = 5 * time.Minute
 // command and args as configured) from pins (nil: --allow-unlocked
 // without an entry: nothing to enforce), and returns it: r itself, or r
 // with the package argument replaced by the exact spec the lockfile pins
-// (config.PackageSpec.PinnedArg, what `agentgate pin` writes; the client
+// (launcher.PackageSpec.PinnedArg, what `agentgate pin` writes; the client
 // config is not touched). Each decision is one line on log. The rules:
 //
 //   - no package pinned (lockfile version 1, a server locked before its
@@ -91,12 +94,12 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 		fmt.Fprintf(log, "agentgate: guard: %s: package: %s\n", shown(server), visible(fmt.Sprintf(format, a...)))
 	}
 	k := pins.Package
-	spec, err := config.RecognizePackage(r.Command, r.Args)
-	var unpin *config.UnpinnableError
-	if errors.As(err, &unpin) && k != nil && k.Ecosystem == config.EcoFile && filepath.IsAbs(r.Command) {
+	spec, err := launcher.RecognizePackage(r.Command, r.Args)
+	var unpin *launcher.UnpinnableError
+	if errors.As(err, &unpin) && k != nil && k.Ecosystem == launcher.EcoFile && filepath.IsAbs(r.Command) {
 		// An absolute command inside the repository: capture locked it
 		// as a file of the repository.
-		spec, err = config.PackageSpec{Ecosystem: config.EcoFile, Name: filepath.ToSlash(r.Command), Exact: true, Arg: -1, Raw: r.Command}, nil
+		spec, err = launcher.PackageSpec{Ecosystem: launcher.EcoFile, Name: filepath.ToSlash(r.Command), Exact: true, Arg: -1, Raw: r.Command}, nil
 	}
 	switch {
 	case err != nil && k == nil:
@@ -105,18 +108,25 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 	case err != nil:
 		return r, &PackageError{Msg: fmt.Sprintf("agentgate.lock pins %s package %s for server %q, but its command runs no package agentgate can attribute (%s)", k.Ecosystem, k.String(), server, unpin.Reason),
 			Hints: []string{lockHint(server)}}
-	case k == nil && pins.Version < lock.VersionV2:
+	case k == nil && pins.Version < lock.Version2:
 		say("agentgate.lock (lockfile version %d) pins no packages: %s started as configured; lock with --lockfile-version 2 to pin it", pins.Version, spec.String())
 		return r, nil
 	case k == nil:
 		say("agentgate.lock pins no package for this server: %s started as configured; run 'agentgate lock --server %s' to pin it", spec.String(), server)
 		return r, nil
-	case spec.Ecosystem == config.EcoFile || k.Ecosystem == config.EcoFile:
+	case spec.Ecosystem == launcher.EcoFile || k.Ecosystem == launcher.EcoFile:
 		return r, checkFile(r, server, spec, k, say)
 	case !spec.Runs(k.Ecosystem, k.Name):
 		return r, &PackageError{Msg: fmt.Sprintf("server %q runs %s package %s; agentgate.lock pins %s package %s", server, spec.Ecosystem, spec.String(), k.Ecosystem, k.String()),
 			Hints: []string{lockHint(server)}}
 	}
+	return runPinned(ctx, r, server, spec, k, say)
+}
+
+// runPinned is runPackage for a server whose command runs the package
+// agentgate.lock pins (k, recognised as spec): r with the locked version
+// (and, for npx, the checked install) in place of the configured one.
+func runPinned(ctx context.Context, r config.Resolved, server string, spec launcher.PackageSpec, k *lock.Package, say func(string, ...any)) (config.Resolved, error) {
 	if spec.Exact {
 		if locked, written, differs := spec.VersionDiffers(k.Version, k.Integrity); differs {
 			return r, &PackageError{Msg: fmt.Sprintf("server %q is configured to run %s; agentgate.lock pins %s (locked %s, configured %s)", server, spec.String(), k.String(), locked, written),
@@ -139,13 +149,13 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 		how = fmt.Sprintf("instead of %s", spec.String())
 	}
 	switch {
-	case spec.Ecosystem == config.EcoNPM && (spec.Launcher == "npx" || spec.Launcher == "npm exec"):
+	case spec.Ecosystem == launcher.EcoNPM && (spec.Launcher == "npx" || spec.Launcher == "npm exec"):
 		checked, err := checkNPX(ctx, run, spec, k, pinned)
 		if err != nil {
 			return r, err
 		}
 		say("runs %s %s (%s)", pinned, how, checked)
-	case spec.Ecosystem == config.EcoOCI:
+	case spec.Ecosystem == launcher.EcoOCI:
 		say("runs %s %s: the manifest digest agentgate.lock pins, which %s checks the image against", pinned, how, spec.Launcher)
 	default:
 		say("runs %s %s: the version agentgate.lock pins; its integrity is %s's to check (agentgate reads no %s cache)", pinned, how, spec.Launcher, spec.Launcher)
@@ -156,7 +166,7 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 // checkFile checks that the file spec's command runs is the locked file
 // k, byte for byte: its absolute path (against the working directory)
 // ends with k's root-relative name, and its SHA-256 is k's integrity.
-func checkFile(r config.Resolved, server string, spec config.PackageSpec, k *lock.Package, say func(string, ...any)) error {
+func checkFile(r config.Resolved, server string, spec launcher.PackageSpec, k *lock.Package, say func(string, ...any)) error {
 	if spec.Ecosystem != k.Ecosystem {
 		return &PackageError{Msg: fmt.Sprintf("server %q runs %s package %s; agentgate.lock pins %s package %s", server, spec.Ecosystem, spec.String(), k.Ecosystem, k.String()),
 			Hints: []string{lockHint(server)}}
@@ -176,7 +186,7 @@ func checkFile(r config.Resolved, server string, spec config.PackageSpec, k *loc
 	if s := filepath.ToSlash(abs); s != k.Name && !strings.HasSuffix(s, "/"+k.Name) {
 		return &PackageError{Msg: fmt.Sprintf("server %q runs the file %s; agentgate.lock pins the file %s", server, abs, k.Name), Hints: []string{lockHint(server)}}
 	}
-	got, err := config.FileIntegrity(abs)
+	got, err := launcher.FileIntegrity(abs)
 	if err != nil {
 		return &PackageError{Msg: fmt.Sprintf("server %q: cannot read the file it runs, %s: %v", server, k.Name, errors.Unwrap(err))}
 	}
@@ -191,7 +201,7 @@ func checkFile(r config.Resolved, server string, spec config.PackageSpec, k *loc
 // checkNPX checks what `npx` (or `npm exec`) will run for the pinned
 // spec against the locked integrity (see runPackage) and returns how
 // that was established, for the log line.
-func checkNPX(ctx context.Context, run config.Resolved, spec config.PackageSpec, k *lock.Package, pinned string) (string, error) {
+func checkNPX(ctx context.Context, run config.Resolved, spec launcher.PackageSpec, k *lock.Package, pinned string) (string, error) {
 	wd := run.Cwd
 	if wd == "" {
 		wd, _ = os.Getwd()
@@ -251,7 +261,7 @@ func checkNPX(ctx context.Context, run config.Resolved, spec config.PackageSpec,
 // record of its integrity (registry.Resolver.CheckInstalled), then its
 // files against the cached tarball (CompareFiles). files says, for the
 // log line, whether the files were compared.
-func checkInstall(res *registry.Resolver, in registry.Installed, args []string, spec config.PackageSpec, k *lock.Package) (files string, err error) {
+func checkInstall(res *registry.Resolver, in registry.Installed, args []string, spec launcher.PackageSpec, k *lock.Package) (files string, err error) {
 	if err := res.CheckInstalled(in, spec, args, k.Integrity); err != nil {
 		return "", err
 	}
@@ -272,7 +282,7 @@ func checkInstall(res *registry.Resolver, in registry.Installed, args []string, 
 // without the -p/--package that names it). npx hashes the list
 // of package specs to name its install directory, so this is the
 // directory `npx -y SPEC` runs from.
-func preinstallNPM(ctx context.Context, run config.Resolved, spec config.PackageSpec, pinned string, env []string, wd string) error {
+func preinstallNPM(ctx context.Context, run config.Resolved, spec launcher.PackageSpec, pinned string, env []string, wd string) error {
 	opts := slices.Clone(run.Args[:spec.Arg])
 	if i := slices.Index(opts, "--"); i >= 0 {
 		opts = opts[:i] // `npm exec [OPTIONS] -- pkg`
@@ -306,7 +316,7 @@ func preinstallNPM(ctx context.Context, run config.Resolved, spec config.Package
 // and its hints on stderr and a JSON-RPC error answering the client's
 // first request (its initialize), so that the client shows why
 // (--allow-unpinned-package: a warning, and r as configured).
-func startPinned(ctx context.Context, r config.Resolved, g config.GuardArgs, pins *Pins, stdin io.Reader, stdout, stderr io.Writer) (config.Resolved, int) {
+func startPinned(ctx context.Context, r config.Resolved, g guardargs.GuardArgs, pins *Pins, stdin io.Reader, stdout, stderr io.Writer) (config.Resolved, int) {
 	run, err := runPackage(ctx, r, g.Server, pins, stderr)
 	var pe *PackageError
 	if !errors.As(err, &pe) {

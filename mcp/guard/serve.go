@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/guardargs"
+
 	"github.com/agentgate/agentgate/internal/safetext"
 	"github.com/agentgate/agentgate/internal/sys/pipes"
 	"github.com/agentgate/agentgate/lock"
@@ -31,7 +33,7 @@ const (
 type Remote func(ctx context.Context, r config.Resolved, stderr io.Writer) (Upstream, error)
 
 // Serve runs `agentgate-mcp guard` with args (after "guard"), the
-// command line config.GuardArgs defines (the one definition of guard's
+// command line guardargs.GuardArgs defines (the one definition of guard's
 // flags, which agentgate guard and wrap's see-through read too):
 //
 //	--server NAME [--lockfile PATH] [--on-drift withhold|block|warn]
@@ -43,7 +45,7 @@ type Remote func(ctx context.Context, r config.Resolved, stderr io.Writer) (Upst
 // remote, which may be nil when remote servers are not available), and
 // proxies stdin and stdout to it (Run) until either side ends. Errors
 // and decisions go to stderr; the exit code is one of ExitOK,
-// ExitInvalid and ExitUnverified. A command line config.ParseGuardArgs
+// ExitInvalid and ExitUnverified. A command line guardargs.ParseGuardArgs
 // refuses is ExitInvalid, its error followed by guard's usage hint.
 func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, remote Remote) int {
 	return serve(ctx, args, stdin, stdout, stderr, remote, StartStdio)
@@ -59,13 +61,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return code
 	}
-	g, err := config.ParseGuardArgs(args)
+	g, err := guardargs.ParseGuardArgs(args)
 	if err != nil {
-		var ge *config.GuardArgsError
+		var ge *guardargs.GuardArgsError
 		errors.As(err, &ge)
 		return fail(ExitInvalid, err.Error(), ge.Hints()...)
 	}
-	mode := Mode(g.Mode()) // one of config.OnDriftModes: ParseGuardArgs checked it
+	mode := Mode(g.Mode()) // one of guardargs.OnDriftModes: ParseGuardArgs checked it
 	lockPath := cmp.Or(g.Lockfile, lock.FileName)
 	pins, code := readPins(lockPath, g.Server, g.AllowUnlocked, stderr)
 	if code != ExitOK {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // TestConfigFilesPerOS states, for each launcher, where its user and
@@ -113,20 +113,20 @@ func TestConfigFilesPerOS(t *testing.T) {
 // named as it is.
 func TestRegistryVariableNamedAsWritten(t *testing.T) {
 	for _, goos := range []string{"windows", "linux"} {
-		for _, launcher := range []string{"npx", "bunx"} {
+		for _, name := range []string{"npx", "bunx"} {
 			r := npmResolver(t, map[string]string{"NPM_CONFIG_REGISTRY": "http://127.0.0.1:1/"})
 			r.GOOS = goos
 			args := []string{"-y", "pkg@1.0.0"}
-			if launcher == "bunx" {
+			if name == "bunx" {
 				args = []string{"pkg@1.0.0"}
 			}
-			spec, err := config.RecognizePackage(launcher, args)
+			spec, err := launcher.RecognizePackage(name, args)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = r.Resolve(context.Background(), spec, args)
 			if err == nil || !strings.Contains(err.Error(), "(configured by NPM_CONFIG_REGISTRY)") {
-				t.Errorf("%s, %s: %v; want the registry configured by NPM_CONFIG_REGISTRY", goos, launcher, err)
+				t.Errorf("%s, %s: %v; want the registry configured by NPM_CONFIG_REGISTRY", goos, name, err)
 			}
 		}
 	}

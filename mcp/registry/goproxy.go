@@ -15,7 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/semver"
 	"golang.org/x/mod/sumdb/dirhash"
@@ -98,8 +99,8 @@ func parseGOPROXY(s string) []goProxyEntry {
 	return out
 }
 
-func (r *Resolver) resolveGo(ctx context.Context, spec config.PackageSpec) (Package, error) {
-	f := &failer{spec: spec.String(), eco: config.EcoGo}
+func (r *Resolver) resolveGo(ctx context.Context, spec launcher.PackageSpec) (Package, error) {
+	f := &failer{spec: spec.String(), eco: launcher.EcoGo}
 	env, err := r.goConfig(ctx)
 	if err != nil {
 		return Package{}, f.fail(ErrNoRegistry, "cannot read the go command's settings: %v", err)
@@ -132,7 +133,7 @@ func (r *Resolver) resolveGo(ctx context.Context, spec config.PackageSpec) (Pack
 // goModule resolves spec's version in module mod and hashes its zip; the
 // zip must hold the package (a .go file in its directory), else mod is
 // not the module that provides it (ErrNotFound: try a shorter path).
-func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod string, spec config.PackageSpec) (Package, error) {
+func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod string, spec launcher.PackageSpec) (Package, error) {
 	emod, err := module.EscapePath(mod)
 	if err != nil {
 		return Package{}, f.fail(ErrNotFound, "%s: %v", mod, err)
@@ -167,7 +168,7 @@ func (r *Resolver) goModule(ctx context.Context, f *failer, env goEnv, mod strin
 	if err := goCacheCheck(env.modcache, emod, ev, h1); err != nil {
 		return Package{}, f.fail(ErrIntegrity, "%v", err)
 	}
-	return Package{Ecosystem: config.EcoGo, Name: mod, Version: version, Integrity: h1, Registry: redactString(env.proxy)}, nil
+	return Package{Ecosystem: launcher.EcoGo, Name: mod, Version: version, Integrity: h1, Registry: redactString(env.proxy)}, nil
 }
 
 // goVersion asks the proxies of env for the version of module mod

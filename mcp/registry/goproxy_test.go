@@ -18,8 +18,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/internal/testing/testenv"
-	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // goModFiles are the files of one fake module version (paths relative to
@@ -114,9 +115,9 @@ func newGoProxy(t *testing.T, mods map[string]goModFiles, status *int) *httptest
 	return srv
 }
 
-func goSpec(t *testing.T, arg string) config.PackageSpec {
+func goSpec(t *testing.T, arg string) launcher.PackageSpec {
 	t.Helper()
-	p, err := config.RecognizePackage("go", []string{"run", arg})
+	p, err := launcher.RecognizePackage("go", []string{"run", arg})
 	if err != nil {
 		t.Fatal(err)
 	}

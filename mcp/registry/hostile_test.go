@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // One misbehaving registry, asked as each ecosystem's registry in turn:
@@ -49,17 +49,17 @@ func TestHostileRegistries(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	specs := map[string]func(mode string) (map[string]string, config.PackageSpec){
-		"npm": func(mode string) (map[string]string, config.PackageSpec) {
+	specs := map[string]func(mode string) (map[string]string, launcher.PackageSpec){
+		"npm": func(mode string) (map[string]string, launcher.PackageSpec) {
 			return map[string]string{"NPM_CONFIG_REGISTRY": srv.URL + "/" + mode + "/"}, mustRecognize(t, "npx", "-y", "pkg")
 		},
-		"pypi": func(mode string) (map[string]string, config.PackageSpec) {
+		"pypi": func(mode string) (map[string]string, launcher.PackageSpec) {
 			return map[string]string{"UV_INDEX_URL": srv.URL + "/" + mode + "/simple"}, mustRecognize(t, "uvx", "tool")
 		},
-		"oci": func(mode string) (map[string]string, config.PackageSpec) {
+		"oci": func(mode string) (map[string]string, launcher.PackageSpec) {
 			return map[string]string{}, mustRecognize(t, "docker", "run", "-i", host+"/"+mode+"/img:1")
 		},
-		"go": func(mode string) (map[string]string, config.PackageSpec) {
+		"go": func(mode string) (map[string]string, launcher.PackageSpec) {
 			return map[string]string{"GOPROXY": srv.URL + "/" + mode}, mustRecognize(t, "go", "run", "example.com/m@v1.0.0")
 		},
 	}
@@ -92,9 +92,9 @@ func TestHostileRegistries(t *testing.T) {
 	}
 }
 
-func mustRecognize(t *testing.T, cmd string, args ...string) config.PackageSpec {
+func mustRecognize(t *testing.T, cmd string, args ...string) launcher.PackageSpec {
 	t.Helper()
-	p, err := config.RecognizePackage(cmd, args)
+	p, err := launcher.RecognizePackage(cmd, args)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // npmAccept is the Accept header npm sends for the abbreviated
@@ -34,8 +34,8 @@ type packumentVersion struct {
 	} `json:"dist"`
 }
 
-func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
-	f := &failer{spec: spec.String(), eco: config.EcoNPM}
+func (r *Resolver) resolveNPM(ctx context.Context, spec launcher.PackageSpec, args []string) (Package, error) {
+	f := &failer{spec: spec.String(), eco: launcher.EcoNPM}
 	cfg := r.loadNPMConfig()
 	src, err := r.npmSourceFor(ctx, spec, args, &cfg)
 	if err != nil {
@@ -70,7 +70,7 @@ func (r *Resolver) resolveNPM(ctx context.Context, spec config.PackageSpec, args
 	if err != nil {
 		return Package{}, err
 	}
-	pkg := Package{Ecosystem: config.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
+	pkg := Package{Ecosystem: launcher.EcoNPM, Name: spec.Name, Version: v, Integrity: integrity, Registry: RedactURL(base)}
 	// npm's cache is what npx and npm exec run from; bunx, pnpm and yarn
 	// keep their own stores (not read).
 	if pv.Dist.Tarball != "" && (spec.Launcher == "npx" || spec.Launcher == "npm exec") {

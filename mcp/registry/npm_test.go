@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // integrityOf is the SRI sha512 of the text "name@version": the fake
@@ -104,9 +104,9 @@ func npmResolver(t *testing.T, env map[string]string) *Resolver {
 	}
 }
 
-func npmSpec(t *testing.T, arg string) config.PackageSpec {
+func npmSpec(t *testing.T, arg string) launcher.PackageSpec {
 	t.Helper()
-	p, err := config.RecognizePackage("npx", []string{"-y", arg})
+	p, err := launcher.RecognizePackage("npx", []string{"-y", arg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestLauncherRegistryOption(t *testing.T) {
 		{"npx", []string{"-y", "pkg", "--registry", f.srv.URL}, false},        // the server's own option
 		{"npx", []string{"-y", "--@other:registry=" + f.srv.URL, "@s/p"}, false},
 	} {
-		spec, err := config.RecognizePackage(c.cmd, c.args)
+		spec, err := launcher.RecognizePackage(c.cmd, c.args)
 		if err != nil {
 			t.Fatal(err)
 		}

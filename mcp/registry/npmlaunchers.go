@@ -18,8 +18,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/BurntSushi/toml"
-	"github.com/agentgate/agentgate/mcp/config"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -46,7 +48,7 @@ func npmScopeOf(name string) string {
 // cfg is npm's configuration (loadNPMConfig); for pnpm dlx the layers
 // pnpm adds are inserted into it, so that credentials are looked up in
 // what the launcher reads.
-func (r *Resolver) npmSourceFor(ctx context.Context, spec config.PackageSpec, args []string, cfg *npmConfig) (npmSource, error) {
+func (r *Resolver) npmSourceFor(ctx context.Context, spec launcher.PackageSpec, args []string, cfg *npmConfig) (npmSource, error) {
 	if spec.Launcher == "yarn dlx" {
 		return r.yarnSource(ctx, spec)
 	}
@@ -247,7 +249,7 @@ type yarnrc struct {
 // Credentials: npmScopes.<scope>.npmAuthToken / npmAuthIdent, then
 // npmRegistries."//host/path" (or the full URL), then the top-level
 // npmAuthToken / npmAuthIdent.
-func (r *Resolver) yarnSource(ctx context.Context, spec config.PackageSpec) (npmSource, error) {
+func (r *Resolver) yarnSource(ctx context.Context, spec launcher.PackageSpec) (npmSource, error) {
 	files := append(r.projectYarnrc(), filepath.Join(r.home(), ".yarnrc.yml"))
 	scope := strings.TrimPrefix(npmScopeOf(spec.Name), "@")
 	rcs, names, err := r.readYarnrcs(files)
@@ -372,7 +374,7 @@ func yarnToken(tok, ident string) string {
 	return ""
 }
 
-var yarnEnvRE = lazyRegexp(`\$\{([A-Za-z0-9_]+)(:?-([^}]*))?\}`)
+var yarnEnvRE = lazyre.New(`\$\{([A-Za-z0-9_]+)(:?-([^}]*))?\}`)
 
 // expandYarn replaces ${NAME}, ${NAME-default} and ${NAME:-default} as
 // Yarn's configuration reader does (":-" also replaces an empty value).

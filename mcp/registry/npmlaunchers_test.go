@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // TestNPMLauncherRegistries: each npm-ecosystem launcher's registry is
@@ -87,7 +87,7 @@ func TestNPMLauncherRegistries(t *testing.T) {
 			}
 			fields := strings.Fields(tc.launcher)
 			args := append(fields[1:len(fields):len(fields)], tc.pkg)
-			spec, err := config.RecognizePackage(fields[0], args)
+			spec, err := launcher.RecognizePackage(fields[0], args)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestNPMLocalPrefix(t *testing.T) {
 	r := npmResolver(t, nil)
 	r.Dir = sub
 	args := []string{"-y", "pkg"}
-	spec, err := config.RecognizePackage("npx", args)
+	spec, err := launcher.RecognizePackage("npx", args)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // Installed is an install of one npm package that npx runs without
@@ -54,7 +54,7 @@ type Installed struct {
 // no --package, is not looked at.
 // An npm: alias (npx installs it under the alias's name) is an error: it
 // cannot be checked.
-func (r *Resolver) NPXInstalled(spec config.PackageSpec, args []string, arg, version string) (in Installed, ok bool, err error) {
+func (r *Resolver) NPXInstalled(spec launcher.PackageSpec, args []string, arg, version string) (in Installed, ok bool, err error) {
 	if strings.Contains(arg, "npm:") {
 		return Installed{}, false, fmt.Errorf("npx spec %q is an npm: alias, which agentgate cannot check: write the package's own name", arg)
 	}
@@ -73,7 +73,7 @@ func (r *Resolver) NPXInstalled(spec config.PackageSpec, args []string, arg, ver
 
 // npxCacheDir is the npm cache npx uses for the server: its --cache
 // option, else npm's cache setting (npmCacheDir).
-func (r *Resolver) npxCacheDir(spec config.PackageSpec, args []string) string {
+func (r *Resolver) npxCacheDir(spec launcher.PackageSpec, args []string) string {
 	if cache, _ := launcherOption(spec, args, "--cache"); cache != "" {
 		return cache
 	}
@@ -128,7 +128,7 @@ func readInstall(where, dir, name, version string) (Installed, bool, error) {
 // tarball in.Resolved, its entry and content must agree too
 // (checkNPMCache). An install with no recorded integrity cannot be
 // checked, and is an error.
-func (r *Resolver) CheckInstalled(in Installed, spec config.PackageSpec, args []string, integrity string) error {
+func (r *Resolver) CheckInstalled(in Installed, spec launcher.PackageSpec, args []string, integrity string) error {
 	if in.Integrity == "" {
 		return fmt.Errorf("%s (%s) holds %s@%s, but npm recorded no integrity for it, so it cannot be checked against agentgate.lock", in.Where, in.Dir, spec.Name, in.Version)
 	}
@@ -149,7 +149,7 @@ func (r *Resolver) CheckInstalled(in Installed, spec config.PackageSpec, args []
 // integrity; every file in it (package/PATH) must be in.Dir/node_modules/
 // NAME/PATH with the same bytes. ok is false when the cache no longer
 // holds the tarball (npm cache clean): nothing to compare with.
-func (r *Resolver) CompareFiles(in Installed, spec config.PackageSpec, args []string, integrity string) (ok bool, err error) {
+func (r *Resolver) CompareFiles(in Installed, spec launcher.PackageSpec, args []string, integrity string) (ok bool, err error) {
 	cache := r.npxCacheDir(spec, args)
 	algo, digest := strongestSRI(integrity)
 	if algo != "sha512" {

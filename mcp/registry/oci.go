@@ -16,7 +16,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/internal/lazyre"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/mcp/remote"
 )
 
@@ -77,17 +79,17 @@ func parseOCIRef(name, version string) ociRef {
 	return r
 }
 
-var digestRE = lazyRegexp(`^sha256:[0-9a-f]{64}$`)
+var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 
-func (r *Resolver) resolveOCI(ctx context.Context, spec config.PackageSpec) (Package, error) {
+func (r *Resolver) resolveOCI(ctx context.Context, spec launcher.PackageSpec) (Package, error) {
 	ref := parseOCIRef(spec.Name, spec.Version)
-	f := &failer{spec: spec.String(), eco: config.EcoOCI, registry: ref.domain}
+	f := &failer{spec: spec.String(), eco: launcher.EcoOCI, registry: ref.domain}
 	if ref.domain == dockerDomain {
 		f.source = "Docker's default registry"
 	} else {
 		f.source = "the image reference"
 	}
-	pkg := Package{Ecosystem: config.EcoOCI, Name: spec.Name, Version: ref.tag, Registry: ref.domain}
+	pkg := Package{Ecosystem: launcher.EcoOCI, Name: spec.Name, Version: ref.tag, Registry: ref.domain}
 	if ref.digest != "" {
 		// The reference pins the manifest by its digest: docker runs
 		// exactly that, whatever the tag says now.

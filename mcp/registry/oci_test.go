@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
 )
 
 // Docker's normalisation (distribution/reference): the expectations are
@@ -33,7 +33,7 @@ func TestParseOCIRef(t *testing.T) {
 		{"registry/img", "docker.io", "registry/img", "latest", ""},
 	}
 	for _, c := range cases {
-		spec, err := config.RecognizePackage("docker", []string{"run", "-i", "--rm", c.ref})
+		spec, err := launcher.RecognizePackage("docker", []string{"run", "-i", "--rm", c.ref})
 		if err != nil {
 			t.Fatalf("%s: %v", c.ref, err)
 		}
@@ -127,9 +127,9 @@ func (f *fakeOCI) host() string {
 	return strings.TrimPrefix(strings.TrimPrefix(f.srv.URL, "https://"), "http://")
 }
 
-func ociSpec(t *testing.T, ref string) config.PackageSpec {
+func ociSpec(t *testing.T, ref string) launcher.PackageSpec {
 	t.Helper()
-	p, err := config.RecognizePackage("docker", []string{"run", "-i", "--rm", ref, "serve"})
+	p, err := launcher.RecognizePackage("docker", []string{"run", "-i", "--rm", ref, "serve"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/BurntSushi/toml"
-	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // Index strategies: uv's --index-strategy values; pip always considers
@@ -45,7 +46,7 @@ type pyIndexes struct {
 }
 
 // pypiIndexes returns the indexes spec's launcher searches.
-func (r *Resolver) pypiIndexes(spec config.PackageSpec, args []string) (pyIndexes, error) {
+func (r *Resolver) pypiIndexes(spec launcher.PackageSpec, args []string) (pyIndexes, error) {
 	if strings.HasPrefix(spec.Launcher, "pipx") {
 		return r.pipIndexes(spec, args)
 	}
@@ -82,7 +83,7 @@ type uvSettings struct {
 // indexes (explicit = true) serve only packages pinned to them in a
 // project's sources, and flat (find-links) indexes are no simple API:
 // neither is searched.
-func (r *Resolver) uvIndexes(spec config.PackageSpec, args []string) (pyIndexes, error) {
+func (r *Resolver) uvIndexes(spec launcher.PackageSpec, args []string) (pyIndexes, error) {
 	var c uvCollect
 	// The command line (options before the package).
 	for _, o := range launcherOptions(spec, args, "--index") {
@@ -296,7 +297,7 @@ func (r *Resolver) systemRoot(dir string) string {
 // "Location".) pip considers every index and takes the best
 // version (uvBestMatch); the index-url comes first in the list here only
 // so that, for the same best version, its files are the ones recorded.
-func (r *Resolver) pipIndexes(spec config.PackageSpec, args []string) (pyIndexes, error) {
+func (r *Resolver) pipIndexes(spec launcher.PackageSpec, args []string) (pyIndexes, error) {
 	var def *pyIndex
 	var extra []pyIndex
 	if v, src := launcherOption(spec, args, "--index-url", "-i"); v != "" {

@@ -13,7 +13,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/internal/lazyre"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"github.com/agentgate/agentgate/mcp/pep440"
 )
 
@@ -58,7 +60,7 @@ type pep691 struct {
 	} `json:"files"`
 }
 
-var sha256HexRE = lazyRegexp(`^[0-9a-f]{64}$`)
+var sha256HexRE = lazyre.New(`^[0-9a-f]{64}$`)
 
 type pyRelease struct {
 	raw    string
@@ -67,8 +69,8 @@ type pyRelease struct {
 	yanked []string          // yank reasons of yanked files
 }
 
-func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
-	f := &failer{spec: spec.String(), eco: config.EcoPyPI}
+func (r *Resolver) resolvePyPI(ctx context.Context, spec launcher.PackageSpec, args []string) (Package, error) {
+	f := &failer{spec: spec.String(), eco: launcher.EcoPyPI}
 	ixs, err := r.pypiIndexes(spec, args)
 	if err != nil {
 		return Package{}, f.fail(ErrNoRegistry, "%v", err)
@@ -140,13 +142,13 @@ func (r *Resolver) resolvePyPI(ctx context.Context, spec config.PackageSpec, arg
 	if err != nil {
 		return Package{}, fi.fail(ErrProtocol, "%s: %v", RedactURL(from.base), err)
 	}
-	return Package{Ecosystem: config.EcoPyPI, Name: spec.Name, Version: best.raw, Integrity: integrity, Registry: RedactURL(from.base)}, nil
+	return Package{Ecosystem: launcher.EcoPyPI, Name: spec.Name, Version: best.raw, Integrity: integrity, Registry: RedactURL(from.base)}, nil
 }
 
 // fetchPyPI reads spec's project page on index ix (PEP 691 JSON) and
 // returns the index's base URL and its releases by version (pep440 Key).
 // A project the index does not have is ErrNotFound.
-func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec config.PackageSpec, ix pyIndex) (*url.URL, map[string]*pyRelease, error) {
+func (r *Resolver) fetchPyPI(ctx context.Context, f *failer, spec launcher.PackageSpec, ix pyIndex) (*url.URL, map[string]*pyRelease, error) {
 	base, err := url.Parse(ix.url)
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, nil, f.fail(ErrNoRegistry, "the index %s is not an http(s) URL", ix.source)
@@ -233,7 +235,7 @@ func pyReleases(f *failer, u *url.URL, page pep691, name string) (map[string]*py
 // highest release that is not yanked and satisfies it, a final release
 // before any pre-release (a pre-release only when no final release
 // matches, as uv's default "if-necessary" pre-release mode does).
-func pickPyPI(f *failer, releases map[string]*pyRelease, spec config.PackageSpec) (*pyRelease, error) {
+func pickPyPI(f *failer, releases map[string]*pyRelease, spec launcher.PackageSpec) (*pyRelease, error) {
 	want := strings.TrimSpace(spec.Version)
 	if strings.HasSuffix(want, ".*") && !strings.ContainsAny(want[:1], "=<>!~") {
 		want = "==" + want // ==1.1.* is a prefix match, not an exact version

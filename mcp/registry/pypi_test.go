@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
 	"golang.org/x/mod/sumdb/dirhash"
 )
 
@@ -73,13 +74,12 @@ func wantPyIntegrity(t *testing.T, files []pyFile) string {
 	return "sha256-" + strings.TrimPrefix(h, "h1:")
 }
 
-func pySpec(t *testing.T, launcher string, args ...string) config.PackageSpec {
+func pySpec(t *testing.T, cmd string, args ...string) launcher.PackageSpec {
 	t.Helper()
-	cmd := launcher
-	if launcher == "pipx" {
+	if cmd == "pipx" {
 		args = append([]string{"run"}, args...)
 	}
-	p, err := config.RecognizePackage(cmd, args)
+	p, err := launcher.RecognizePackage(cmd, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestPyPIIndexOption(t *testing.T) {
 		{"uv", []string{"tool", "run", "-i", srv.URL + "/simple", "tool"}},
 		{"pipx", []string{"run", "--index-url", srv.URL + "/simple", "tool"}},
 	} {
-		spec, err := config.RecognizePackage(c.cmd, c.args)
+		spec, err := launcher.RecognizePackage(c.cmd, c.args)
 		if err != nil {
 			t.Fatal(err)
 		}

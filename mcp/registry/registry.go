@@ -1,4 +1,4 @@
-// Package registry resolves a recognised package spec (config.PackageSpec)
+// Package registry resolves a recognised package spec (launcher.PackageSpec)
 // to the exact version its launcher would run today and that version's
 // integrity, by asking the registry the user's own tools are configured to
 // use. It runs only in the helper binary agentgate-mcp: agentgate itself
@@ -66,14 +66,15 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/command"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/mcp/launcher"
+
+	"github.com/agentgate/agentgate/mcp/command"
 )
 
 // Sentinels an *Error unwraps to.
@@ -100,7 +101,7 @@ const (
 
 // Package is one resolved package: what the lockfile records.
 type Package struct {
-	Ecosystem string // config.EcoNPM, EcoPyPI, EcoOCI or EcoGo
+	Ecosystem string // launcher.EcoNPM, EcoPyPI, EcoOCI or EcoGo
 	Name      string // npm name, PEP 503 normalised PyPI name, full OCI repository (host/path), Go module path
 	Version   string // exact version; for OCI the tag ("" when the spec names only a digest)
 	Integrity string // see the package doc
@@ -176,7 +177,7 @@ type runEntry struct {
 
 // Error is why a spec could not be resolved.
 type Error struct {
-	Spec      string // the spec as written (config.PackageSpec.String)
+	Spec      string // the spec as written (launcher.PackageSpec.String)
 	Ecosystem string
 	Registry  string // the registry as configured, without credentials; "" when none
 	Source    string // where Registry came from (a variable, a file, a command)
@@ -205,8 +206,8 @@ func (e *Error) Unwrap() error { return e.Kind }
 // (config.Server.Args; nil for none): a registry option the launcher
 // reads there, before the package, wins over every variable and file, as
 // it does for the launcher (see launcherOption). A file spec is not a
-// registry package: it is the caller's (its hash is config.FileIntegrity).
-func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec, args []string) (Package, error) {
+// registry package: it is the caller's (its hash is launcher.FileIntegrity).
+func (r *Resolver) Resolve(ctx context.Context, spec launcher.PackageSpec, args []string) (Package, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -214,13 +215,13 @@ func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec, args []
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	switch spec.Ecosystem {
-	case config.EcoNPM:
+	case launcher.EcoNPM:
 		return r.resolveNPM(ctx, spec, args)
-	case config.EcoPyPI:
+	case launcher.EcoPyPI:
 		return r.resolvePyPI(ctx, spec, args)
-	case config.EcoOCI:
+	case launcher.EcoOCI:
 		return r.resolveOCI(ctx, spec)
-	case config.EcoGo:
+	case launcher.EcoGo:
 		return r.resolveGo(ctx, spec)
 	}
 	return Package{}, &Error{Spec: spec.String(), Ecosystem: spec.Ecosystem, Msg: "not a registry ecosystem", Kind: ErrUnsupported}
@@ -229,7 +230,7 @@ func (r *Resolver) Resolve(ctx context.Context, spec config.PackageSpec, args []
 // launcherOption returns the value of the first of names among the
 // launcher's options in args (the first of launcherOptions), and which
 // option it was; "" when none is given.
-func launcherOption(spec config.PackageSpec, args []string, names ...string) (val, source string) {
+func launcherOption(spec launcher.PackageSpec, args []string, names ...string) (val, source string) {
 	if o := launcherOptions(spec, args, names...); len(o) > 0 {
 		return o[0].val, o[0].source
 	}
@@ -242,7 +243,7 @@ func launcherOption(spec config.PackageSpec, args []string, names ...string) (va
 // "--" for npm exec, which reads options anywhere. Both "--name value" and
 // "--name=value" count (a "--no-" name takes no value); source says which
 // option it was.
-func launcherOptions(spec config.PackageSpec, args []string, names ...string) []optionValue {
+func launcherOptions(spec launcher.PackageSpec, args []string, names ...string) []optionValue {
 	end := len(args)
 	if spec.Launcher != "npm exec" && spec.Arg >= 0 && spec.Arg < end {
 		end = spec.Arg
@@ -460,10 +461,4 @@ func redactString(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// lazyRegexp compiles expr on first use: agentgate-mcp starts for every
-// capture, and a package-level regexp costs about 100 KB at init.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -53,7 +53,11 @@ var rules = []rule{
 	{"hooks", []string{"..."}},
 	{"gitint", []string{"net", "lock", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
 	{"mcp/...", []string{"render", "internal/cli", "gitint", "hooks"}},
-	{"mcp/config", []string{"net", "net/http", "os/exec", "lock", "render"}},
+	{"mcp/config", []string{"net", "net/http", "os/exec", "lock", "render", "mcp/configedit"}},
+	{"mcp/config/syntax", []string{"net", "net/http", "os/exec", "mcp/...", "lock", "render", "triage"}},
+	{"mcp/configedit", []string{"net", "net/http", "os/exec", "lock", "render"}},
+	{"mcp/guardargs", []string{"net", "net/http", "os/exec", "mcp/config", "mcp/configedit", "mcp/launcher", "lock", "render"}},
+	{"mcp/launcher", []string{"net", "net/http", "os/exec", "mcp/config", "mcp/configedit", "mcp/guardargs", "lock", "render"}},
 	{"mcp/auth", []string{"mcp/capture", "render", "lock"}},
 	{"mcp/registry", []string{"mcp/capture", "render"}},
 	{"mcp/capture", []string{"render", "mcp/guard", "mcp/bridge"}},
@@ -69,6 +73,7 @@ var rules = []rule{
 	{"internal/demo", []string{"internal/testing/...", "net"}},
 	{"triage", []string{"net", "net/http", "os/exec", "gitint", "mcp/...", "render", "internal/cli", "internal/mcpmain"}},
 	{"internal/safetext", []string{"..."}},
+	{"internal/lazyre", []string{"..."}},
 	{"internal/atomicfile", []string{"..."}},
 	{"internal/sys/...", []string{"..."}},
 	{"cmd/agentgate", lean},
@@ -244,6 +249,62 @@ func isModule(p string, deps map[string][]string) bool {
 	return ok
 }
 
+// maxConfigExports bounds the exported surface of mcp/config, the
+// reader: the editor, guard's arguments, package recognition and the
+// shared syntax each have their own package (docs/ARCHITECTURE.md), and a
+// reader that grows past this is doing another job again.
+const maxConfigExports = 40
+
+// TestConfigExports: mcp/config declares at most maxConfigExports
+// exported top-level names. The count, with go/parser over the package's
+// non-test .go files: each exported name declared at the top level by a
+// func without a receiver (methods are not counted), a type, a var or a
+// const, one per name (a `const (A = 1; B = 2)` block is two).
+func TestConfigExports(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "mcp", "config", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("mcp/config: %v (%d files)", err, len(files))
+	}
+	var names []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						if sp.Name.IsExported() {
+							names = append(names, sp.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(names) > maxConfigExports {
+		slices.Sort(names)
+		t.Errorf("mcp/config declares %d exported top-level names, at most %d: %s", len(names), maxConfigExports, strings.Join(names, " "))
+	}
+}
+
 // silent are the packages that never write to the process's stdout or
 // stderr themselves: they return what happened, and their caller prints.
 var silent = []string{"internal/check"}
@@ -281,6 +342,46 @@ func TestSilent(t *testing.T) {
 				}
 				return true
 			})
+		}
+	}
+}
+
+// testNever is what the tests of a package (its _test.go files, in the
+// package and external) never import directly: the tests of a lower room
+// test it through its own API or a built binary, not through the
+// commands above it (a capture test once ran internal/cli's Main).
+var testNever = []rule{
+	{"mcp/...", []string{"internal/cli", "internal/mcpmain", "render"}},
+	{"lock", []string{"internal/cli", "internal/mcpmain", "internal/check", "render", "mcp/..."}},
+	{"render", []string{"internal/cli", "internal/mcpmain", "internal/check"}},
+}
+
+// TestTestImports: the rules of testNever hold.
+func TestTestImports(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...")
+	cmd.Dir = testenv.RepoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, list, _ := strings.Cut(line, "|")
+		pkg := strings.TrimPrefix(name, mod)
+		for _, r := range testNever {
+			if !under(pkg, r.pkg) {
+				continue
+			}
+			for _, d := range strings.Fields(list) {
+				d, ok := strings.CutPrefix(d, mod)
+				if !ok {
+					continue
+				}
+				for _, n := range r.never {
+					if under(d, n) && d != pkg {
+						t.Errorf("a test of %s imports %s, which a test of %s never does", pkg, d, r.pkg)
+					}
+				}
+			}
 		}
 	}
 }

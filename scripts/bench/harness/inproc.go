@@ -85,7 +85,7 @@ func cmdHash(args []string) error {
 	var sink byte
 	hashSchemas := func() error {
 		for _, s := range schemas {
-			h, err := lock.HashInputSchema(s)
+			h, err := lock.HashInputSchema(lock.Version1, s)
 			if err != nil {
 				return err
 			}
@@ -101,7 +101,7 @@ func cmdHash(args []string) error {
 		return nil
 	}
 	buildTools := func() error {
-		s, _, err := lock.DecodeServer(raws)
+		s, _, err := lock.DecodeServer(lock.Version1, raws)
 		if err != nil {
 			return err
 		}
@@ -192,7 +192,8 @@ func cmdRender(args []string) error {
 			return err
 		}
 		d := lock.Compare(la, lb)
-		s := render.Summary(d, live, false)
+		// As agentgate diff prints it: with the triage labels.
+		s := render.Summary(d, live, render.Labels(d, la, lb, live), false)
 		u := render.UnifiedDiff(a, b, "a/agentgate.lock", "b/agentgate.lock", false)
 		if s == "" || u == "" {
 			return errors.New("empty summary or diff")
