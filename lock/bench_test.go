@@ -29,7 +29,7 @@ func BenchmarkHashInputSchema(b *testing.B) {
 	s := schema4K(0)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		if _, err := HashInputSchema(s); err != nil {
+		if _, err := HashInputSchema(Version1, s); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,13 +81,13 @@ func bigLockfile(tb testing.TB) *Lockfile {
 			defs = append(defs, ToolDef{Name: fmt.Sprintf("tool_%03d", i), Description: &d,
 				InputSchema: []byte(fmt.Sprintf(`{"type":"object","properties":{"n":{"type":"integer","maximum":%d}}}`, i))})
 		}
-		srv, err := BuildServer(defs)
+		srv, err := BuildServer(Version1, defs, BuildOptions{})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		servers[fmt.Sprintf("server-%02d", s)] = srv
 	}
-	return New(servers, Stamp{By: "bench", At: time.Unix(0, 0)}, nil)
+	return New(Version1, servers, Stamp{By: "bench", At: time.Unix(0, 0)}, nil)
 }
 
 func BenchmarkParse(b *testing.B) {
@@ -132,7 +132,7 @@ func TestSurface10000(t *testing.T) {
 	for i := range defs {
 		defs[i] = ToolDef{Name: fmt.Sprintf("t%05d", i), InputSchema: schema4K(i)}
 	}
-	srv, err := BuildServer(defs)
+	srv, err := BuildServer(Version1, defs, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func BenchmarkHashInputSchemaGenerated(b *testing.B) {
 	s := schemaGenerated(0)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		if _, err := HashInputSchema(s); err != nil {
+		if _, err := HashInputSchema(Version1, s); err != nil {
 			b.Fatal(err)
 		}
 	}

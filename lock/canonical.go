@@ -75,15 +75,16 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[n:]
 }
 
-// Sha256Hex returns the SHA-256 of b as 64 lowercase hex digits.
-func Sha256Hex(b []byte) string {
+// sha256Hex returns the SHA-256 of b as 64 lowercase hex digits: the form
+// of every hash in a lockfile.
+func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
 // HashName returns nameHash: the lowercase hex SHA-256 of the name's UTF-8
 // bytes (the decoded string, not its JSON form).
-func HashName(name string) string { return Sha256Hex([]byte(name)) }
+func HashName(name string) string { return sha256Hex([]byte(name)) }
 
 // HashDescription returns descriptionHash: the lowercase hex SHA-256 of the
 // description's UTF-8 bytes, where an absent description (nil) hashes as the
@@ -92,7 +93,7 @@ func HashDescription(desc *string) string {
 	if desc == nil {
 		return emptyHash
 	}
-	return Sha256Hex([]byte(*desc))
+	return sha256Hex([]byte(*desc))
 }
 
 // Well-known hashes: SHA-256 of "" and of "{}".
@@ -101,12 +102,31 @@ const (
 	emptyObjectHash = "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
 )
 
-// HashInputSchema returns inputSchemaHash: the lowercase hex SHA-256 of the
-// RFC 8785 canonical form (see Canonicalize) of the raw inputSchema bytes as
-// the server sent them. An absent schema (nil or empty raw) and JSON null
-// hash as the two bytes {}. Any JSON value is accepted; input that is not
-// I-JSON is an error and produces no hash.
-func HashInputSchema(raw []byte) (string, error) {
+// HashInputSchema returns inputSchemaHash, under the rules of lockfile
+// version (Version1 or Version2; an error otherwise).
+//
+// Version 1: the lowercase hex SHA-256 of the RFC 8785 canonical form (see
+// Canonicalize) of the raw inputSchema bytes as the server sent them. An
+// absent schema (nil or empty raw) and JSON null hash as the two bytes {}.
+// Any JSON value is accepted; input that is not I-JSON is an error and
+// produces no hash.
+//
+// Version 2: the same, except that a schema holding an unpaired surrogate
+// escape (which version 1 refuses) hashes as the SHA-256 of its
+// DefinitionCanonical form (RFC 8785, the surrogate written as a lowercase
+// \udxxx escape).
+func HashInputSchema(version int, raw []byte) (string, error) {
+	if err := checkVersion(version); err != nil {
+		return "", err
+	}
+	if version == Version2 {
+		return hashSchemaV2(raw)
+	}
+	return hashSchema(raw)
+}
+
+// hashSchema is HashInputSchema of version 1.
+func hashSchema(raw []byte) (string, error) {
 	if len(raw) == 0 {
 		return emptyObjectHash, nil
 	}
@@ -126,7 +146,7 @@ func HashInputSchema(raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Sha256Hex(out), nil
+	return sha256Hex(out), nil
 }
 
 // SurfaceHash returns a server's surfaceHash: the lowercase hex SHA-256 of

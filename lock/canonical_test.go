@@ -12,7 +12,7 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// sha is the test's own SHA-256, independent of Sha256Hex.
+// sha is the test's own SHA-256, independent of sha256Hex.
 func sha(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
@@ -28,8 +28,8 @@ func TestWellKnownHashes(t *testing.T) {
 		if got := sha(in); got != want {
 			t.Errorf("sha256(%q) = %s, want %s", in, got, want)
 		}
-		if got := Sha256Hex([]byte(in)); got != want {
-			t.Errorf("Sha256Hex(%q) = %s, want %s", in, got, want)
+		if got := sha256Hex([]byte(in)); got != want {
+			t.Errorf("sha256Hex(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -130,8 +130,8 @@ func TestCanonicalizeRejects(t *testing.T) {
 			if !strings.HasPrefix(msg, "invalid JSON: ") || !strings.Contains(strings.ToLower(msg), tt.msg) {
 				t.Errorf("error %q, want it to start with %q and contain %q", msg, "invalid JSON: ", tt.msg)
 			}
-			if _, err := HashInputSchema([]byte(tt.in)); err == nil && tt.in != "" {
-				t.Errorf("HashInputSchema(%q) succeeded", tt.in)
+			if _, err := HashInputSchema(Version1, []byte(tt.in)); err == nil && tt.in != "" {
+				t.Errorf("HashInputSchema(Version1, %q) succeeded", tt.in)
 			}
 		})
 	}
@@ -203,15 +203,15 @@ func checkHashes(t *testing.T, in, want []byte) {
 	if string(want) == "null" {
 		wantHash = sha("{}")
 	}
-	if got, err := HashInputSchema(in); err != nil || got != wantHash {
-		t.Fatalf("HashInputSchema(%q) = %s, %v; want %s (sha256 of %q)", in, got, err, wantHash, want)
+	if got, err := HashInputSchema(Version1, in); err != nil || got != wantHash {
+		t.Fatalf("HashInputSchema(Version1, %q) = %s, %v; want %s (sha256 of %q)", in, got, err, wantHash, want)
 	}
 	tool := append(append([]byte(`{"name":"t","inputSchema":`), in...), '}')
-	d, err := DecodeTool(tool)
+	d, err := DecodeTool(Version1, tool)
 	if err != nil {
-		t.Fatalf("DecodeTool(%q): %v", tool, err)
+		t.Fatalf("DecodeTool(Version1, %q): %v", tool, err)
 	}
-	srv, err := BuildServer([]ToolDef{d})
+	srv, err := BuildServer(Version1, []ToolDef{d}, BuildOptions{})
 	if err != nil {
 		t.Fatalf("BuildServer for %q: %v", tool, err)
 	}

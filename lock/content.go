@@ -1,7 +1,5 @@
 package lock
 
-import "bytes"
-
 // SameContent reports whether a and b pin the same servers and tools: the
 // lockfile specification's comparison (by content, never by bytes, and
 // never by generatedBy or generatedAt). Layout, CRLF line ends and member
@@ -20,16 +18,4 @@ func SameContent(a, b *Lockfile) bool {
 		return false
 	}
 	return sameSurface(x, y)
-}
-
-// WithLF returns data with every CRLF line end made LF, for showing two
-// lockfiles' texts side by side: git checks out agentgate.lock with CRLF
-// under core.autocrlf=true, and a line diff would otherwise show every
-// line changed. Lockfile strings escape CR, so no CR inside a value is
-// touched. data itself is not changed.
-func WithLF(data []byte) []byte {
-	if !bytes.Contains(data, []byte("\r\n")) {
-		return data
-	}
-	return bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 }

@@ -36,9 +36,6 @@ func TestSameContentCRLF(t *testing.T) {
 	if !SameContent(a, b) {
 		t.Error("LF and CRLF lockfiles differ in content")
 	}
-	if !bytes.Equal(WithLF(crlf), lf) || !bytes.Equal(WithLF(lf), lf) {
-		t.Error("WithLF does not give the LF text")
-	}
 	if !bytes.Equal(Format(b), lf) {
 		t.Errorf("Format of the CRLF file is not the LF file:\n%s", Format(b))
 	}

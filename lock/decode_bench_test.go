@@ -13,7 +13,7 @@ import (
 // bytes that follow it.
 func TestDecodeToolSharesRaw(t *testing.T) {
 	raw := []byte(" {\"inputSchema\" :\t{\"b\": [1, 2], \"a\": {}} , \"name\": \"x\"}\n")
-	d, err := DecodeTool(raw)
+	d, err := DecodeTool(Version1, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func BenchmarkDecodeTool(b *testing.B) {
 	raw := tool4K(0)
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		if _, err := DecodeTool(raw); err != nil {
+		if _, err := DecodeTool(Version1, raw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkDecodeServer1000(b *testing.B) {
 	}
 	b.SetBytes(int64(n))
 	for b.Loop() {
-		if _, _, err := DecodeServer(raws); err != nil {
+		if _, _, err := DecodeServer(Version1, raws); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func BenchmarkBuildServer1000(b *testing.B) {
 	defs := make([]ToolDef, 1000)
 	n := 0
 	for i := range defs {
-		d, err := DecodeTool(tool4K(i))
+		d, err := DecodeTool(Version1, tool4K(i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func BenchmarkBuildServer1000(b *testing.B) {
 	}
 	b.SetBytes(int64(n))
 	for b.Loop() {
-		if _, err := BuildServer(defs); err != nil {
+		if _, err := BuildServer(Version1, defs, BuildOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

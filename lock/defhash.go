@@ -68,7 +68,7 @@ func DefinitionHash(raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Sha256Hex(c), nil
+	return sha256Hex(c), nil
 }
 
 // SetEntry is one definition of a listing, for SetHash: its name and its
@@ -121,7 +121,7 @@ func ListingSetHash(defs [][]byte) (string, error) {
 		if !ok || name.kind != '"' {
 			return "", fmt.Errorf("definition %d: no string name: a listing with such a definition has no set hash", i)
 		}
-		entries = append(entries, SetEntry{Name: name.s, Hash: Sha256Hex(appendRecipeCanonical(nil, v))})
+		entries = append(entries, SetEntry{Name: name.s, Hash: sha256Hex(appendRecipeCanonical(nil, v))})
 	}
 	return SetHash(entries), nil
 }
@@ -135,7 +135,7 @@ func InstructionsHash(instructions *string) *string {
 	if instructions == nil {
 		return nil
 	}
-	h := Sha256Hex(appendWHATWG(nil, *instructions))
+	h := sha256Hex(appendWHATWG(nil, *instructions))
 	return &h
 }
 

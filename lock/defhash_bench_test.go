@@ -40,7 +40,7 @@ func defs4K(tb testing.TB) []ToolDef {
 	tb.Helper()
 	var defs []ToolDef
 	for i := range 100 {
-		d, err := DecodeTool(toolDef4K(i, i%4 == 0))
+		d, err := DecodeTool(Version1, toolDef4K(i, i%4 == 0))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -58,19 +58,20 @@ func bigLockfileV2(tb testing.TB) *Lockfile {
 	for i := range 20 {
 		l.Prompts = append(l.Prompts, fmt.Appendf(nil, `{"name":"prompt_%02d","description":"Prompt %d.","arguments":[{"name":"city","required":true}]}`, i, i))
 	}
-	srv, err := BuildServerV2(defs, l, true)
+	srv, err := BuildServer(Version2, defs, BuildOptions{Listing: l, Definitions: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return NewV2(map[string]Server{"big": srv}, Stamp{By: "bench", At: time.Unix(0, 0)}, nil)
+	return New(Version2, map[string]Server{"big": srv}, Stamp{By: "bench", At: time.Unix(0, 0)}, nil)
 }
 
 // BenchmarkBuildServerV2 pins 100 tools of 4 KB (a quarter outside the
-// fast subset) and 20 prompts, definitions kept.
+// fast subset) and 20 prompts, definitions kept (BuildServer of
+// Version2).
 func BenchmarkBuildServerV2(b *testing.B) {
 	defs := defs4K(b)
 	for b.Loop() {
-		if _, err := BuildServerV2(defs, Listing{}, true); err != nil {
+		if _, err := BuildServer(Version2, defs, BuildOptions{Definitions: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -59,18 +59,18 @@ func TestSpecDocument(t *testing.T) {
 	}
 	var defs []ToolDef
 	for _, r := range list.Tools {
-		d, err := DecodeTool(r)
+		d, err := DecodeTool(Version1, r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defs = append(defs, d)
 	}
-	srv, err := BuildServer(defs)
+	srv, err := BuildServer(Version1, defs, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stamp := Stamp{By: "agentgate@v1.2.3", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}
-	got := Format(New(map[string]Server{"filesystem": srv}, stamp, nil))
+	got := Format(New(Version1, map[string]Server{"filesystem": srv}, stamp, nil))
 	want := codeBlockAfter(t, doc, "## The file")
 	if !bytes.Equal(got, []byte(want)) {
 		t.Errorf("worked example: code writes\n%s\ndoc shows\n%s", got, want)

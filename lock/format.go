@@ -1,7 +1,6 @@
 package lock
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -58,87 +57,96 @@ func timeKey(s string) (t time.Time, leap bool, ok bool) {
 // offset is applied: RFC 3339 allows leap seconds and a reader cannot know
 // every one of them.
 func validTime(s string) bool {
-	num := func(i, n int) int { // the n digits at s[i:], or -1
-		v := 0
-		for _, c := range []byte(s[i : i+n]) {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
 	if len(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' && s[10] != 't' || s[13] != ':' || s[16] != ':' {
 		return false
 	}
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	h, m, sec := num(11, 2), num(14, 2), num(17, 2)
-	if year < 0 || month < 1 || month > 12 || day < 1 || h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60 {
+	h, m, sec := digits(s[11:13]), digits(s[14:16]), digits(s[17:19])
+	if !validDate(s[:10]) || !inRange(h, 0, 23) || !inRange(m, 0, 59) || !inRange(sec, 0, 60) {
 		return false
 	}
-	if day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+	rest, ok := skipFraction(s[19:])
+	if !ok {
 		return false
 	}
-	rest := s[19:]
-	if len(rest) > 0 && rest[0] == '.' {
-		n := 1
-		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
-			n++
-		}
-		if n == 1 {
-			return false
-		}
-		rest = rest[n:]
-	}
-	utc := h*60 + m
-	switch {
-	case rest == "Z" || rest == "z":
-	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
-		oh, om := num(len(s)-5, 2), num(len(s)-2, 2)
-		if oh < 0 || oh > 23 || om < 0 || om > 59 {
-			return false
-		}
-		if rest[0] == '+' {
-			utc -= oh*60 + om
-		} else {
-			utc += oh*60 + om
-		}
-		utc = (utc%1440 + 1440) % 1440
-	default:
+	east, ok := zoneOffset(rest)
+	if !ok {
 		return false
 	}
+	utc := ((h*60+m-east)%1440 + 1440) % 1440 // the minute of the day in UTC
 	return sec < 60 || utc == 23*60+59
 }
 
-// StampNow returns the Stamp for a lockfile written by by (e.g.
-// "agentgate@v1.2.3") now. When getenv("SOURCE_DATE_EPOCH") is set and not
-// empty it must be a non-negative decimal number of seconds since the Unix
-// epoch and is used instead of now(), for reproducible builds. The time is
-// in UTC, truncated to milliseconds.
-func StampNow(by string, now func() time.Time, getenv func(string) string) (Stamp, error) {
-	t := now()
-	if v := getenv("SOURCE_DATE_EPOCH"); v != "" {
-		secs, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || secs < 0 || secs > 253402300799 || strings.HasPrefix(v, "+") {
-			return Stamp{}, fmt.Errorf("environment variable SOURCE_DATE_EPOCH=%q: want a decimal number of seconds since 1970-01-01T00:00:00Z", clip(v))
-		}
-		t = time.Unix(secs, 0)
+// validDate reports whether d, YYYY-MM-DD, is a day that exists.
+func validDate(d string) bool {
+	year, month, day := digits(d[0:4]), digits(d[5:7]), digits(d[8:10])
+	return year >= 0 && inRange(month, 1, 12) && day >= 1 &&
+		day <= time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// skipFraction returns rest after a leading fraction of a second ('.' and
+// one or more digits), or rest itself when it has none; ok is false for a
+// '.' with no digit.
+func skipFraction(rest string) (after string, ok bool) {
+	if rest == "" || rest[0] != '.' {
+		return rest, true
 	}
-	return Stamp{By: by, At: t.UTC().Truncate(time.Millisecond)}, nil
+	n := 1
+	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+		n++
+	}
+	return rest[n:], n > 1
 }
 
-// New returns a version 1 lockfile of the given servers, stamped with s,
-// unless prev (may be nil) has an equal surface (the same server names, and
-// for each the same surfaceHash and tools), in which case prev's generatedBy
-// and generatedAt are kept so that regenerating an unchanged surface changes
-// no byte. Tools are sorted by name; nil tool lists become empty ones. The
-// map and slices are copied. Version 2 members of servers and tools are
-// dropped (see NewV2).
-func New(servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
-	return newLockfile(Version, servers, s, prev)
+// zoneOffset returns the offset east of UTC, in minutes, of zone, which
+// must be Z, z, or +hh:mm / -hh:mm with hh 00-23 and mm 00-59.
+func zoneOffset(zone string) (east int, ok bool) {
+	if zone == "Z" || zone == "z" {
+		return 0, true
+	}
+	if len(zone) != 6 || zone[0] != '+' && zone[0] != '-' || zone[3] != ':' {
+		return 0, false
+	}
+	oh, om := digits(zone[1:3]), digits(zone[4:6])
+	if !inRange(oh, 0, 23) || !inRange(om, 0, 59) {
+		return 0, false
+	}
+	if zone[0] == '-' {
+		return -(oh*60 + om), true
+	}
+	return oh*60 + om, true
 }
 
-func newLockfile(version int, servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
+// digits returns the decimal value of s, or -1 when s holds anything but
+// the digits 0-9.
+func digits(s string) int {
+	v := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v
+}
+
+// inRange reports whether lo <= v <= hi.
+func inRange(v, lo, hi int) bool { return lo <= v && v <= hi }
+
+// New returns a lockfile of the given version (Version1 or Version2; New
+// panics on any other) holding servers, stamped with s, unless prev (may
+// be nil) is of the same version and has an equal surface (the same
+// server names and, for each, SameServer: every pin and definition of
+// that version), in which case prev's generatedBy and generatedAt are kept
+// so that regenerating an unchanged surface changes no byte. Tools are
+// sorted by name and nil tool lists become empty ones; in a version 2
+// lockfile prompts, resource templates and resources are sorted as Format
+// writes them and nil prompt and template lists become empty ones. The
+// map and slices are copied. In a version 1 lockfile the version 2
+// members of servers and tools are dropped.
+func New(version int, servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
+	if err := checkVersion(version); err != nil {
+		panic("lock.New: " + err.Error())
+	}
 	l := &Lockfile{
 		LockfileVersion: version,
 		GeneratedBy:     s.By,
@@ -152,7 +160,7 @@ func newLockfile(version int, servers map[string]Server, s Stamp, prev *Lockfile
 		}
 		slices.SortStableFunc(tools, compareTools)
 		srv.Tools = tools
-		if version == VersionV2 {
+		if version == Version2 {
 			srv = cloneV2(srv)
 		} else {
 			srv.ServerV2Fields = ServerV2Fields{}
@@ -173,25 +181,25 @@ func sameSurface(a, b map[string]Server) bool {
 	return maps.EqualFunc(a, b, SameServer)
 }
 
-// Format returns the canonical bytes of l: JSON with 2-space indentation,
+// Format returns the canonical bytes of l as the version l.LockfileVersion
+// says: a Lockfile of version 2 is written as version 2 (formatV2), any
+// other as version 1. As version 1: JSON with 2-space indentation,
 // members in the order lockfileVersion, generatedBy, generatedAt, servers;
 // surfaceHash, tools; name, nameHash, descriptionHash, inputSchemaHash;
 // servers sorted by name and tools by name as UTF-8 bytes; "servers": {}
 // and "tools": [] when empty; one trailing newline. lockfileVersion is
-// always written as 1 (Version). Strings escape '"', '\\', C0 and C1
+// written as 1 (Version1). Strings escape '"', '\\', C0 and C1
 // control characters, DEL, and invisible or bidirectional formatting
 // characters (see escapeRune) as \uXXXX or the short forms \b \t \n \f
 // \r (above U+FFFF: a \uXXXX\uXXXX surrogate pair); everything else,
 // including < > & and non-ASCII, is raw UTF-8. Invalid
 // UTF-8 in a string is written as U+FFFD (names from BuildServer and Parse
 // are always valid). Format(Parse(b)) == b for every b that Format wrote.
-//
-// A Lockfile with LockfileVersion 2 is written by FormatV2.
 func Format(l *Lockfile) []byte {
-	if l.LockfileVersion == VersionV2 {
-		return FormatV2(l)
+	if l.LockfileVersion == Version2 {
+		return formatV2(l)
 	}
-	return appendLockfile(make([]byte, 0, 256+estimateSize(l)), l, Version, func(b []byte, srv Server) []byte {
+	return appendLockfile(make([]byte, 0, 256+estimateSize(l)), l, Version1, func(b []byte, srv Server) []byte {
 		b = append(b, "{\n      \"surfaceHash\": "...)
 		b = appendString(b, srv.SurfaceHash)
 		b = append(b, ",\n      \"tools\": ["...)

@@ -55,13 +55,13 @@ func FuzzDecodeTool(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		d, err := DecodeTool(raw)
+		d, err := DecodeTool(Version1, raw)
 		if err != nil {
 			return
 		}
-		srv, err := BuildServer([]ToolDef{d})
+		srv, err := BuildServer(Version1, []ToolDef{d}, BuildOptions{})
 		if err != nil {
-			t.Fatalf("BuildServer after DecodeTool(%q): %v", raw, err)
+			t.Fatalf("BuildServer after DecodeTool(Version1, %q): %v", raw, err)
 		}
 		if srv.Tools[0].NameHash != HashName(d.Name) || d.Name == "" {
 			t.Fatalf("name %q", d.Name)
@@ -71,7 +71,7 @@ func FuzzDecodeTool(f *testing.F) {
 		if len(d.InputSchema) > 0 {
 			c, err := jcs.Transform(d.InputSchema)
 			if err != nil {
-				t.Fatalf("DecodeTool(%q) accepted a schema jcs rejects: %v", raw, err)
+				t.Fatalf("DecodeTool(Version1, %q) accepted a schema jcs rejects: %v", raw, err)
 			}
 			if string(c) != "null" {
 				want = sha(string(c))
@@ -81,7 +81,7 @@ func FuzzDecodeTool(f *testing.F) {
 			t.Fatalf("inputSchemaHash of %q = %s, want %s", raw, got, want)
 		}
 		// Parse accepts what Format writes, whatever the names.
-		out := Format(New(map[string]Server{d.Name: srv}, Stamp{By: d.Name}, nil))
+		out := Format(New(Version1, map[string]Server{d.Name: srv}, Stamp{By: d.Name}, nil))
 		l, err := Parse(out)
 		if err != nil {
 			t.Fatalf("Parse(Format(...)) for tool %q: %v\n%s", d.Name, err, out)

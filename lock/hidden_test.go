@@ -31,17 +31,17 @@ func lockfileWith(t *testing.T, names []string) []byte {
 	var defs []lock.ToolDef
 	for _, n := range names {
 		raw, _ := json.Marshal(map[string]string{"name": n})
-		d, err := lock.DecodeTool(raw)
+		d, err := lock.DecodeTool(lock.Version1, raw)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defs = append(defs, d)
 	}
-	srv, err := lock.BuildServer(defs)
+	srv, err := lock.BuildServer(lock.Version1, defs, lock.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf := lock.New(map[string]lock.Server{"s\u202e": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	lf := lock.New(lock.Version1, map[string]lock.Server{"s\u202e": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
 	return lock.Format(lf)
 }
 
@@ -137,7 +137,7 @@ func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
 	for _, n := range hiddenNames {
 		raw, _ := json.Marshal(map[string]any{"name": n, "description": "d" + n,
 			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{n: map[string]string{"description": all}}}})
-		d, err := lock.DecodeTool(raw)
+		d, err := lock.DecodeTool(lock.Version1, raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,11 +145,11 @@ func TestFormatV2EscapesEveryHiddenCharacter(t *testing.T) {
 	}
 	prompt, _ := json.Marshal(map[string]string{"name": "p" + all, "description": all})
 	instructions := "i" + all
-	srv, err := lock.BuildServerV2(defs, lock.Listing{Instructions: &instructions, Prompts: [][]byte{prompt}}, true)
+	srv, err := lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Listing: lock.Listing{Instructions: &instructions, Prompts: [][]byte{prompt}}, Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf := lock.NewV2(map[string]lock.Server{"s\u202e\U000E0041": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	lf := lock.New(lock.Version2, map[string]lock.Server{"s\u202e\U000E0041": srv}, lock.Stamp{By: "agentgate test", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
 	data := lock.Format(lf)
 	for i, r := range string(data) {
 		if r != '\n' && safetext.Kind(r) != "" {

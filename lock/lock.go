@@ -2,7 +2,10 @@
 // types, the hashing rules, a byte-deterministic writer, a strict reader
 // (one validating JSON scanner for reading, canonical form and hashing), a
 // structured comparison, a per-server three-way merge and an atomic file
-// write. It is usable as a library without the agentgate command.
+// write. It is usable as a library without the agentgate command: Parse
+// reads a lockfile of either version, DecodeServer (or DecodeTool and
+// BuildServer) hashes what a server listed, New assembles a lockfile of
+// the version asked for, and Format writes one as its own version says.
 //
 // The format is specified in docs/spec/lockfile.md (version 1) and
 // docs/spec/lockfile-v2.md (version 2); the doc comment of each hash
@@ -11,19 +14,33 @@ package lock
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
-// Version is the lockfileVersion New gives a lockfile: 1. This package
-// also reads and writes VersionV2 (see docs/spec/lockfile-v2.md).
-const Version = 1
+// The lockfile versions this package reads and writes: the values of
+// lockfileVersion, and the version argument of New, BuildServer,
+// DecodeServer, DecodeTool and HashInputSchema.
+const (
+	Version1 = 1 // docs/spec/lockfile.md: each tool's field hashes
+	Version2 = 2 // docs/spec/lockfile-v2.md: everything the model reads
+)
+
+// checkVersion returns nil for Version1 or Version2, and otherwise an
+// error naming version.
+func checkVersion(version int) error {
+	if version != Version1 && version != Version2 {
+		return fmt.Errorf("lockfile version %d: this package writes version %d or %d", version, Version1, Version2)
+	}
+	return nil
+}
 
 // FileName is the default lockfile name, at the repository root.
 const FileName = "agentgate.lock"
 
 // Lockfile is one agentgate.lock, format version 1 or 2 (LockfileVersion).
 type Lockfile struct {
-	LockfileVersion int               `json:"lockfileVersion"` // Version or VersionV2
+	LockfileVersion int               `json:"lockfileVersion"` // Version1 or Version2
 	GeneratedBy     string            `json:"generatedBy"`     // the writer, e.g. agentgate@v1.2.3; not compared
 	GeneratedAt     string            `json:"generatedAt"`     // RFC 3339 date-time; TimeLayout when written; not compared
 	Servers         map[string]Server `json:"servers"`         // by server name from the client configs
@@ -65,8 +82,8 @@ type ToolDef struct {
 	Raw         json.RawMessage // the whole tool object as listed
 	// Sent, when not nil, says that Description, InputSchema and Raw are
 	// the tool's text redacted (RedactDefinition), and holds the hashes
-	// of the tool as the server sent it, which BuildServer and
-	// BuildServerV2 pin instead of hashing the redacted text.
+	// of the tool as the server sent it, which BuildServer pins instead
+	// of hashing the redacted text.
 	Sent *SentHashes
 }
 

@@ -70,13 +70,13 @@ func twoServers(t testing.TB) map[string]Server {
 	for name, raws := range lists {
 		var defs []ToolDef
 		for _, raw := range raws {
-			d, err := DecodeTool([]byte(raw))
+			d, err := DecodeTool(Version1, []byte(raw))
 			if err != nil {
-				t.Fatalf("DecodeTool(%s): %v", raw, err)
+				t.Fatalf("DecodeTool(Version1, %s): %v", raw, err)
 			}
 			defs = append(defs, d)
 		}
-		srv, err := BuildServer(defs)
+		srv, err := BuildServer(Version1, defs, BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,19 +89,19 @@ var testStamp = Stamp{By: "agentgate@v0.0.0-test", At: time.Date(2026, 8, 3, 12,
 
 func TestWriterMatchesGolden(t *testing.T) {
 	golden := goldenFiles(t)
-	got := Format(New(twoServers(t), testStamp, nil))
+	got := Format(New(Version1, twoServers(t), testStamp, nil))
 	if !bytes.Equal(got, golden["two-servers.lock"]) {
-		t.Errorf("Format(New(...)) =\n%s\nwant testdata/golden/two-servers.lock", got)
+		t.Errorf("Format(New(Version1, ...)) =\n%s\nwant testdata/golden/two-servers.lock", got)
 	}
-	empty := Format(New(nil, testStamp, nil))
+	empty := Format(New(Version1, nil, testStamp, nil))
 	if !bytes.Equal(empty, golden["empty.lock"]) {
 		t.Errorf("no servers:\n%s", empty)
 	}
-	silent, err := BuildServer(nil)
+	silent, err := BuildServer(Version1, nil, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	zero := Format(New(map[string]Server{"silent": silent}, testStamp, nil))
+	zero := Format(New(Version1, map[string]Server{"silent": silent}, testStamp, nil))
 	if !bytes.Equal(zero, golden["zero-tools.lock"]) {
 		t.Errorf("zero tools:\n%s", zero)
 	}
@@ -110,12 +110,12 @@ func TestWriterMatchesGolden(t *testing.T) {
 
 func TestNewKeepsStampOfEqualSurface(t *testing.T) {
 	servers := twoServers(t)
-	prev, err := Parse(Format(New(servers, testStamp, nil)))
+	prev, err := Parse(Format(New(Version1, servers, testStamp, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	later := Stamp{By: "agentgate@v9.9.9", At: testStamp.At.Add(time.Hour)}
-	same := New(twoServers(t), later, prev)
+	same := New(Version1, twoServers(t), later, prev)
 	if same.GeneratedAt != "2026-08-03T12:00:00.000Z" || same.GeneratedBy != "agentgate@v0.0.0-test" {
 		t.Errorf("unchanged surface got a new stamp: %s %s", same.GeneratedBy, same.GeneratedAt)
 	}
@@ -123,44 +123,9 @@ func TestNewKeepsStampOfEqualSurface(t *testing.T) {
 		t.Error("regenerating an unchanged surface changed bytes")
 	}
 	delete(servers, "filesystem")
-	changed := New(servers, later, prev)
+	changed := New(Version1, servers, later, prev)
 	if changed.GeneratedAt != "2026-08-03T13:00:00.000Z" || changed.GeneratedBy != "agentgate@v9.9.9" {
 		t.Errorf("changed surface kept the old stamp: %s %s", changed.GeneratedBy, changed.GeneratedAt)
-	}
-}
-
-func TestStampNow(t *testing.T) {
-	now := func() time.Time { return time.Date(2026, 8, 3, 14, 0, 0, 123456789, time.FixedZone("X", 2*3600)) }
-	env := func(v string) func(string) string {
-		return func(k string) string {
-			if k == "SOURCE_DATE_EPOCH" {
-				return v
-			}
-			return ""
-		}
-	}
-	tests := []struct{ epoch, want, err string }{
-		{"", "2026-08-03T12:00:00.123Z", ""},
-		{"1785758400", "2026-08-03T12:00:00.000Z", ""},
-		{"0", "1970-01-01T00:00:00.000Z", ""},
-		{"-1", "", `SOURCE_DATE_EPOCH="-1": want a decimal number of seconds since 1970-01-01T00:00:00Z`},
-		{"1.5", "", `SOURCE_DATE_EPOCH="1.5"`},
-		{"+5", "", `SOURCE_DATE_EPOCH="+5"`},
-	}
-	for _, tt := range tests {
-		s, err := StampNow("agentgate@v1", now, env(tt.epoch))
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("epoch %q: error %v, want %q", tt.epoch, err, tt.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := New(nil, s, nil).GeneratedAt; got != tt.want || s.By != "agentgate@v1" {
-			t.Errorf("epoch %q: generatedAt %s, want %s", tt.epoch, got, tt.want)
-		}
 	}
 }
 
@@ -346,10 +311,10 @@ func TestParseToleratesLayout(t *testing.T) {
 func TestParseDuplicateAmongManyServers(t *testing.T) {
 	servers := map[string]Server{}
 	for i := range 40 {
-		srv, _ := BuildServer(nil)
+		srv, _ := BuildServer(Version1, nil, BuildOptions{})
 		servers[strings.Repeat("s", i+1)] = srv
 	}
-	data := string(Format(New(servers, testStamp, nil)))
+	data := string(Format(New(Version1, servers, testStamp, nil)))
 	if _, err := Parse([]byte(data)); err != nil {
 		t.Fatal(err)
 	}
@@ -444,9 +409,9 @@ func TestGeneratedAt(t *testing.T) {
 		for _, at := range []time.Time{time.Unix(0, 0), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
 			time.Date(2026, 8, 3, 14, 0, 0, 1e6, time.FixedZone("x", 2*3600)), time.Now()} {
 			st := Stamp{By: "agentgate@test", At: at}
-			lf := New(nil, st, nil)
+			lf := New(Version1, nil, st, nil)
 			if f.version == 2 {
-				lf = NewV2(nil, st, nil)
+				lf = New(Version2, nil, st, nil)
 			}
 			data := Format(lf)
 			l, err := Parse(data)

@@ -72,7 +72,7 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 	if stamp == nil || (theirs != nil && laterTime(theirs.GeneratedAt, stamp.GeneratedAt)) {
 		stamp = theirs
 	}
-	out := &Lockfile{LockfileVersion: Version, Servers: map[string]Server{}}
+	out := &Lockfile{LockfileVersion: Version1, Servers: map[string]Server{}}
 	if stamp != nil {
 		out.LockfileVersion, out.GeneratedBy, out.GeneratedAt = stamp.LockfileVersion, stamp.GeneratedBy, stamp.GeneratedAt
 	}
@@ -97,6 +97,17 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 			out.Servers[name] = *take
 		}
 	}
+	m.Conflicts = append(m.Conflicts, fileConflicts(out, o, t)...)
+	slices.SortFunc(m.Conflicts, func(a, b MergeConflict) int { return strings.Compare(a.Name, b.Name) })
+	m.Lockfile = out
+	return m
+}
+
+// fileConflicts takes out of out.Servers every server that pins a file
+// package (ecosystem file) at a path another server of out pins at a
+// different integrity, and returns a MergeConflict naming the file for
+// each, with ours and theirs from o and t.
+func fileConflicts(out *Lockfile, o, t map[string]Server) []MergeConflict {
 	byFile := map[string]map[string]bool{} // path -> integrity -> seen
 	for _, srv := range out.Servers {
 		if p := srv.Package; p != nil && p.Ecosystem == EcosystemFile {
@@ -106,6 +117,7 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 			byFile[p.Name][p.Integrity] = true
 		}
 	}
+	var conflicts []MergeConflict
 	for _, name := range slices.Sorted(maps.Keys(out.Servers)) {
 		p := out.Servers[name].Package
 		if p == nil || p.Ecosystem != EcosystemFile || len(byFile[p.Name]) < 2 {
@@ -113,12 +125,10 @@ func Merge(base, ours, theirs *Lockfile) Merged {
 		}
 		osrv, inO := o[name]
 		tsrv, inT := t[name]
-		m.Conflicts = append(m.Conflicts, MergeConflict{Name: name, Ours: present(osrv, inO), Theirs: present(tsrv, inT), File: p.Name})
+		conflicts = append(conflicts, MergeConflict{Name: name, Ours: present(osrv, inO), Theirs: present(tsrv, inT), File: p.Name})
 		delete(out.Servers, name)
 	}
-	slices.SortFunc(m.Conflicts, func(a, b MergeConflict) int { return strings.Compare(a.Name, b.Name) })
-	m.Lockfile = out
-	return m
+	return conflicts
 }
 
 func present(s Server, ok bool) *Server {

@@ -15,7 +15,7 @@ func mergeFixture() (tool func(name, d string) Tool, srv func(tools ...Tool) Ser
 	}
 	srv = func(tools ...Tool) Server { return Server{SurfaceHash: SurfaceHash(tools), Tools: tools} }
 	lf = func(at string, s map[string]Server) *Lockfile {
-		return &Lockfile{LockfileVersion: Version, GeneratedBy: "agentgate@" + at, GeneratedAt: at, Servers: s}
+		return &Lockfile{LockfileVersion: Version1, GeneratedBy: "agentgate@" + at, GeneratedAt: at, Servers: s}
 	}
 	return
 }
@@ -211,18 +211,18 @@ func FuzzMerge(f *testing.F) {
 }
 
 // TestMergeV2: version 2 lockfiles merge as whole servers, every v2 pin
-// kept, and the clean result is what NewV2 and Format write for the merged
-// servers (so what 'agentgate lock' writes); a change only in a v2 pin
-// (the instructions) counts as a change.
+// kept, and the clean result is what New(Version2, ...) and Format write
+// for the merged servers (so what 'agentgate lock' writes); a change only
+// in a v2 pin (the instructions) counts as a change.
 func TestMergeV2(t *testing.T) {
 	demo := v2Server(t, true)
 	other := demo
 	in := "Be careful."
 	other.InstructionsHash, other.Instructions = InstructionsHash(&in), &in
 	at := func(h int) Stamp { return Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, h, 0, 0, 0, time.UTC)} }
-	base := NewV2(map[string]Server{"a": demo, "b": demo}, at(12), nil)
-	ours := NewV2(map[string]Server{"a": other, "b": demo}, at(13), nil)
-	theirs := NewV2(map[string]Server{"a": demo, "b": other}, at(14), nil)
+	base := New(Version2, map[string]Server{"a": demo, "b": demo}, at(12), nil)
+	ours := New(Version2, map[string]Server{"a": other, "b": demo}, at(13), nil)
+	theirs := New(Version2, map[string]Server{"a": demo, "b": other}, at(14), nil)
 	for _, l := range []*Lockfile{base, ours, theirs} {
 		if _, err := Parse(Format(l)); err != nil {
 			t.Fatalf("fixture does not parse: %v", err)
@@ -233,7 +233,7 @@ func TestMergeV2(t *testing.T) {
 		t.Fatalf("conflicts: %v", m.Conflicts)
 	}
 	got := FormatMerged(m, "ours", "theirs", 7)
-	want := Format(NewV2(map[string]Server{"a": other, "b": other}, at(14), nil))
+	want := Format(New(Version2, map[string]Server{"a": other, "b": other}, at(14), nil))
 	if !bytes.Equal(got, want) {
 		t.Fatalf("merged:\n%s\nwant:\n%s", got, want)
 	}
@@ -241,7 +241,7 @@ func TestMergeV2(t *testing.T) {
 	in2 := "Be very careful."
 	third := demo
 	third.InstructionsHash, third.Instructions = InstructionsHash(&in2), &in2
-	m = Merge(base, ours, NewV2(map[string]Server{"a": third, "b": demo}, at(14), nil))
+	m = Merge(base, ours, New(Version2, map[string]Server{"a": third, "b": demo}, at(14), nil))
 	if len(m.Conflicts) != 1 || m.Conflicts[0].Name != "a" {
 		t.Fatalf("conflicts %v, want a", m.Conflicts)
 	}

@@ -88,7 +88,7 @@ func TestPackageRoundTrip(t *testing.T) {
 	d := sha512.Sum512([]byte("tarball"))
 	pkg := &Package{Ecosystem: EcosystemNPM, Name: "@scope/pkg", Version: "1.4.2", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(d[:])}
 	srv.Package = pkg
-	l := NewV2(map[string]Server{"demo": srv}, st, nil)
+	l := New(Version2, map[string]Server{"demo": srv}, st, nil)
 	pkg.Version = "9.9.9" // the lockfile owns a copy
 	data := Format(l)
 	if !strings.Contains(string(data), `"version": "1.4.2"`) {
@@ -106,7 +106,7 @@ func TestPackageRoundTrip(t *testing.T) {
 	if i, j, k := strings.Index(s, `"instructions":`), strings.Index(s, `"package":`), strings.Index(s, `"tools":`); !(i < j && j < k) {
 		t.Errorf("package not between instructions and tools:\n%s", s)
 	}
-	v1 := Format(New(map[string]Server{"demo": srv}, st, nil))
+	v1 := Format(New(Version1, map[string]Server{"demo": srv}, st, nil))
 	if strings.Contains(string(v1), "package") {
 		t.Errorf("a version 1 file got a package:\n%s", v1)
 	}
@@ -251,10 +251,10 @@ func TestComparePackages(t *testing.T) {
 	// Drift needs no tool change, but the stamp is not kept: the locked
 	// surface differs.
 	st := Stamp{By: "agentgate@next", At: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)}
-	if l := NewV2(newVersion.Servers, st, old); l.GeneratedBy != "agentgate@next" {
+	if l := New(Version2, newVersion.Servers, st, old); l.GeneratedBy != "agentgate@next" {
 		t.Errorf("a package change kept the old stamp")
 	}
-	if l := NewV2(old.Servers, st, old); l.GeneratedBy != "agentgate@test" {
+	if l := New(Version2, old.Servers, st, old); l.GeneratedBy != "agentgate@test" {
 		t.Errorf("an unchanged lockfile got a new stamp")
 	}
 }

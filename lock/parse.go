@@ -228,10 +228,10 @@ func (p *parser) lockfile() (*Lockfile, error) {
 	// lockfileVersion is judged before anything else about the content,
 	// since a later version may have added fields.
 	if have[0] == nil {
-		return nil, &VersionError{Supported: []int{Version, VersionV2}}
+		return nil, &VersionError{Supported: []int{Version1, Version2}}
 	}
 	if v := string(p.data[have[0].vs:have[0].ve]); v != "1" {
-		return nil, &VersionError{Found: v, Supported: []int{Version, VersionV2}}
+		return nil, &VersionError{Found: v, Supported: []int{Version1, Version2}}
 	}
 	if f.loneAt != 0 {
 		return nil, &ParseError{Line: line(p.data, f.loneAt-1), Msg: fmt.Sprintf(loneSurrogate, f.loneR)}
@@ -246,7 +246,7 @@ func (p *parser) lockfile() (*Lockfile, error) {
 			return nil, p.perr(f.offset(0), "", "missing field %q", k)
 		}
 	}
-	l := &Lockfile{LockfileVersion: Version}
+	l := &Lockfile{LockfileVersion: Version1}
 	var err error
 	if l.GeneratedBy, err = p.str(*have[1], at("generatedBy")); err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ const Redacted = "[redacted]"
 // reached BuildServer: those functions pin these, not hashes of the
 // redacted text. Description and InputSchema are descriptionHash and
 // inputSchemaHash (tools only); Definition is the definitionHash ("" when
-// the definition has none, which BuildServerV2 refuses).
+// the definition has none, which BuildServer refuses).
 type SentHashes struct {
 	Description, InputSchema, Definition string
 }

@@ -49,13 +49,13 @@ func redactedServer(t *testing.T, desc string) Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := DecodeToolV2(shown)
+	def, err := DecodeTool(Version2, shown)
 	if err != nil {
 		t.Fatal(err)
 	}
 	def.Sent = &SentHashes{Description: HashDescription(&desc), InputSchema: emptyObjectHash, Definition: sentDef}
 	instr, shownInstr := "key "+redactSecret, "key "+Redacted
-	srv, err := BuildServerV2([]ToolDef{def}, Listing{Instructions: &shownInstr, InstructionsSent: InstructionsHash(&instr)}, true)
+	srv, err := BuildServer(Version2, []ToolDef{def}, BuildOptions{Listing: Listing{Instructions: &shownInstr, InstructionsSent: InstructionsHash(&instr)}, Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func redactedServer(t *testing.T, desc string) Server {
 func TestRedactedLockfile(t *testing.T) {
 	desc := "Call me with " + redactSecret
 	srv := redactedServer(t, desc)
-	if srv.Tools[0].DescriptionHash != Sha256Hex([]byte(desc)) || *srv.InstructionsHash != Sha256Hex([]byte("key "+redactSecret)) {
+	if srv.Tools[0].DescriptionHash != sha256Hex([]byte(desc)) || *srv.InstructionsHash != sha256Hex([]byte("key "+redactSecret)) {
 		t.Errorf("hashes are not of the raw text: %+v", srv)
 	}
-	lf := NewV2(map[string]Server{"s": srv}, Stamp{By: "test", At: time.Unix(0, 0)}, nil)
-	data := FormatV2(lf)
+	lf := New(Version2, map[string]Server{"s": srv}, Stamp{By: "test", At: time.Unix(0, 0)}, nil)
+	data := Format(lf)
 	if strings.Contains(string(data), redactSecret) || !strings.Contains(string(data), `"description": "Call me with [redacted]"`) {
 		t.Fatalf("lockfile:\n%s", data)
 	}

@@ -383,64 +383,21 @@ func (f *scanner) object(open, depth int) int {
 	}
 	i := f.ws(in, open+1)
 	if i < len(in) && in[i] == '}' {
-		return f.closeObject(i+1, idx, open, dirty, base, keep, false)
+		return f.closeObject(i+1, idx, open, dirty, base, keep, false, true)
 	}
 	sorted, escaped := true, false
 	for {
-		if i >= len(in) || in[i] != '"' {
-			return f.unexpected(i, `'"'`)
-		}
-		ks := i + 1
-		end, flags := scanStr(in, i)
-		if end < 0 {
-			if end, flags = f.slowStr(i); end < 0 {
-				return -1
-			}
-		}
-		ke := end - 1
-		esc := flags&(strEscape|strSlow) != 0
-		if esc {
-			escaped = true // names compared after unescaping below
-		} else if flags != 0 && !fastKey(in[ks:ke]) {
-			f.slow++ // UTF-16 order differs from UTF-8 order
-		}
-		if i = f.ws(in, end); i >= len(in) || in[i] != ':' {
-			return f.unexpected(i, `':'`)
-		}
-		if i = f.ws(in, i+1); i >= len(in) {
-			return f.unexpected(i, "a value")
-		}
-		vs, v := i, int32(-1) // a verbatim value has no tape entry
-		if c := in[i]; c == '{' || c == '[' {
-			if depth >= maxDepth {
-				return f.fail(i, "invalid JSON: nested too deeply")
-			}
-			v = int32(len(f.tape))
-			if c == '{' {
-				i = f.object(i, depth+1)
-			} else {
-				i = f.array(i, depth+1)
-			}
-			if i < 0 {
-				f.at(in[ks:ke], 0)
-				return -1
-			}
-			if f.tape[v].kind == kindVerbatim {
-				f.tape, v = f.tape[:v], -1
-			}
-		} else if c == '"' {
-			if i, _ = scanStr(in, i); i < 0 {
-				if i, _ = f.slowStr(vs); i < 0 {
-					return -1
-				}
-			}
-		} else if i = f.scalar(i); i < 0 {
+		vs, ks, ke, esc := f.memberName(i)
+		if vs < 0 {
 			return -1
 		}
-		if depth == 1 && keep && (string(in[ks:ke]) == "name" || esc && unquote(in[ks-1:ke+1]) == "name") {
-			if f.names++; f.names == 1 && in[vs] == '"' {
-				f.name = in[vs:i]
-			}
+		escaped = escaped || esc // names compared after unescaping in closeObject
+		var v int32
+		if i, v = f.memberValue(vs, depth, ks, ke); i < 0 {
+			return -1
+		}
+		if depth == 1 && keep {
+			f.noteName(ks, ke, vs, i, esc)
 		}
 		// Field by field into the stack: a member built aside and copied
 		// costs a store-forwarding stall.
@@ -473,27 +430,107 @@ func (f *scanner) object(open, depth int) int {
 		case ',':
 			i = f.ws(in, i+1)
 		case '}':
-			if keep {
-				sorted = len(f.stack)-base <= 16
-			}
-			if !sorted {
-				if d, dup := f.sortMembers(f.stack[base:], keep); dup {
-					return f.duplicate(d)
-				}
-				f.dirty++
-			}
-			return f.closeObject(i+1, idx, open, dirty, base, keep, escaped)
+			return f.closeObject(i+1, idx, open, dirty, base, keep, escaped, sorted)
 		default:
 			return f.unexpected(i, "',' or '}'")
 		}
 	}
 }
 
+// memberName reads an object member's name at in[i] and the ':' after it,
+// and returns the offset of its value (the first byte after the ':' that
+// is not whitespace), or -1 after an error; in[ks:ke] is the name's
+// content, and esc says it holds an escape. A name whose UTF-16 order
+// differs from its UTF-8 order counts in slow.
+func (f *scanner) memberName(i int) (vs, ks, ke int, esc bool) {
+	in := f.in
+	if i >= len(in) || in[i] != '"' {
+		return f.unexpected(i, `'"'`), 0, 0, false
+	}
+	ks = i + 1
+	end, flags := scanStr(in, i)
+	if end < 0 {
+		if end, flags = f.slowStr(i); end < 0 {
+			return -1, 0, 0, false
+		}
+	}
+	ke = end - 1
+	esc = flags&(strEscape|strSlow) != 0
+	if !esc && flags != 0 && !fastKey(in[ks:ke]) {
+		f.slow++ // UTF-16 order differs from UTF-8 order
+	}
+	if i = f.ws(in, end); i >= len(in) || in[i] != ':' {
+		return f.unexpected(i, `':'`), 0, 0, false
+	}
+	if i = f.ws(in, i+1); i >= len(in) {
+		return f.unexpected(i, "a value"), 0, 0, false
+	}
+	return i, ks, ke, esc
+}
+
+// memberValue reads the value at in[i] of the member named in[ks:ke] of
+// an object at depth, and returns the offset after it (-1 after an error)
+// and its tape entry: -1 for a value canonical as it stands (a scalar, or
+// a verbatim container), which gets none.
+func (f *scanner) memberValue(i, depth, ks, ke int) (end int, v int32) {
+	in := f.in
+	switch c := in[i]; c {
+	case '{', '[':
+		if depth >= maxDepth {
+			return f.fail(i, "invalid JSON: nested too deeply"), -1
+		}
+		v = int32(len(f.tape))
+		if c == '{' {
+			end = f.object(i, depth+1)
+		} else {
+			end = f.array(i, depth+1)
+		}
+		if end < 0 {
+			f.at(in[ks:ke], 0)
+			return -1, -1
+		}
+		if f.tape[v].kind == kindVerbatim {
+			f.tape, v = f.tape[:v], -1
+		}
+		return end, v
+	case '"':
+		if end, _ = scanStr(in, i); end < 0 {
+			end, _ = f.slowStr(i)
+		}
+		return end, -1
+	}
+	return f.scalar(i), -1
+}
+
+// noteName records, for a top-level object, the member in[ks:ke] when it
+// is named "name": how many there were (names) and the value of the first
+// when that is a string (name, the text in[vs:ve]).
+func (f *scanner) noteName(ks, ke, vs, ve int, esc bool) {
+	in := f.in
+	if string(in[ks:ke]) == "name" || esc && unquote(in[ks-1:ke+1]) == "name" {
+		if f.names++; f.names == 1 && in[vs] == '"' {
+			f.name = in[vs:ve]
+		}
+	}
+}
+
 // closeObject records the object in[open:end] whose members are
-// stack[base:], and returns end. With escaped, some member names hold
-// escapes: they are compared after unescaping, and the object's canonical
-// form is jcs's.
-func (f *scanner) closeObject(end, idx, open, dirty, base int, keep, escaped bool) int {
+// stack[base:], and returns end, or -1 after an error (a repeated member
+// name). sorted says the members are in canonical order (an object that
+// keeps document order, keep, counts as sorted when it has at most 16
+// members, which object compared pairwise); otherwise they are sorted
+// here. With escaped, some member names hold escapes: they are compared
+// after unescaping, and the object's canonical form is jcs's.
+func (f *scanner) closeObject(end, idx, open, dirty, base int, keep, escaped, sorted bool) int {
+	if keep {
+		sorted = len(f.stack)-base <= 16
+	}
+	if !sorted {
+		if d, dup := f.sortMembers(f.stack[base:], keep); dup {
+			return f.duplicate(d)
+		}
+		f.dirty++
+	}
 	if escaped {
 		if d, dup := f.duplicateUnescaped(f.stack[base:]); dup {
 			return f.duplicate(d)

@@ -97,11 +97,11 @@ func TestFastRejectsDuplicates(t *testing.T) {
 			t.Errorf("fastHash accepted %s", in)
 		}
 		tool := `{"name":"t","annotations":` + in + `}`
-		if _, _, err := DecodeServer([]json.RawMessage{[]byte(tool)}); err == nil || !strings.Contains(err.Error(), "duplicate member name") {
-			t.Errorf("DecodeServer(%s) = %v, want a duplicate member name error", tool, err)
+		if _, _, err := DecodeServer(Version1, []json.RawMessage{[]byte(tool)}); err == nil || !strings.Contains(err.Error(), "duplicate member name") {
+			t.Errorf("DecodeServer(Version1, %s) = %v, want a duplicate member name error", tool, err)
 		}
-		if _, err := DecodeTool([]byte(tool)); err == nil || !strings.Contains(err.Error(), "duplicate member name") {
-			t.Errorf("DecodeTool(%s) = %v, want a duplicate member name error", tool, err)
+		if _, err := DecodeTool(Version1, []byte(tool)); err == nil || !strings.Contains(err.Error(), "duplicate member name") {
+			t.Errorf("DecodeTool(Version1, %s) = %v, want a duplicate member name error", tool, err)
 		}
 	}
 }
@@ -111,12 +111,12 @@ func TestFastRejectsDuplicates(t *testing.T) {
 // (a ToolDef once cached DecodeTool's hash, keyed on the slice).
 func TestBuildServerHashesWhatItIsGiven(t *testing.T) {
 	raw := []byte(`{"name":"t","inputSchema":{"type":"object","a":1}}`)
-	d, err := DecodeTool(raw)
+	d, err := DecodeTool(Version1, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.InputSchema[len(d.InputSchema)-2] = '3' // in place, in raw's bytes
-	if srv, err := BuildServer([]ToolDef{d}); err != nil || srv.Tools[0].InputSchemaHash != sha(`{"a":3,"type":"object"}`) {
+	if srv, err := BuildServer(Version1, []ToolDef{d}, BuildOptions{}); err != nil || srv.Tools[0].InputSchemaHash != sha(`{"a":3,"type":"object"}`) {
 		t.Errorf("edited in place: %+v, %v", srv, err)
 	}
 	d.InputSchema[len(d.InputSchema)-2] = '1'
@@ -134,7 +134,7 @@ func TestBuildServerHashesWhatItIsGiven(t *testing.T) {
 	} {
 		d2 := d
 		d2.InputSchema = tt.schema
-		srv, err := BuildServer([]ToolDef{d2})
+		srv, err := BuildServer(Version1, []ToolDef{d2}, BuildOptions{})
 		if tt.want == "" {
 			if err == nil {
 				t.Errorf("InputSchema %q: no error", tt.schema)

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
-// DecodeTool decodes one element of a tools/list result's "tools" array,
-// only as far as the three hashed fields, keeping raw as ToolDef.Raw.
+// DecodeTool decodes one element of a tools/list result's "tools" array
+// under the rules of lockfile version (Version1 or Version2; an error
+// otherwise), only as far as the three hashed fields, keeping raw as
+// ToolDef.Raw.
 //
 // The whole object must be I-JSON (see Canonicalize: no duplicate member
 // names at any depth, valid UTF-8, no lone surrogates, finite numbers).
@@ -21,11 +24,23 @@ import (
 // Member names are compared after unescaping. Errors are *ToolError and
 // name the field.
 //
+// Version 2 differs in one rule: a string may hold an unpaired surrogate
+// escape (\ud800 not part of a pair), as the tool definition hash accepts
+// it. Such a string decodes to WTF-8 (the three bytes UTF-8 would use for
+// the code point), so a description's descriptionHash is the SHA-256 of
+// its WTF-8 bytes, and an inputSchema holding one hashes as
+// HashInputSchema of version 2 says. A name must still be UTF-8: it is the
+// tool's identity (BuildServer refuses it).
+//
 // Raw and InputSchema share raw's bytes (no copy: a 10,000-tool listing is
 // held once): the caller must not modify raw afterwards.
-func DecodeTool(raw []byte) (ToolDef, error) {
+func DecodeTool(version int, raw []byte) (ToolDef, error) {
+	if err := checkVersion(version); err != nil {
+		return ToolDef{}, err
+	}
 	f := getScanner()
 	defer putScanner(f)
+	f.wtf8 = version == Version2
 	def, _, err := f.decodeTool(raw)
 	return def, err
 }
@@ -37,7 +52,7 @@ type schemaSum struct {
 	ok  bool
 }
 
-// decodeTool is DecodeTool. It also returns the hash of the inputSchema's
+// decodeTool is DecodeTool (of version 2 when f.wtf8 is set). It also returns the hash of the inputSchema's
 // canonical form when the input is in the scanner's fast subset, where the
 // scan computes it at little cost.
 func (f *scanner) decodeTool(raw []byte) (def ToolDef, sum schemaSum, err error) {
@@ -96,28 +111,9 @@ func (f *scanner) decodeTool(raw []byte) (def ToolDef, sum schemaSum, err error)
 	return def, sum, nil
 }
 
-// DecodeToolV2 is DecodeTool under lockfile version 2's rules, where a
-// string may hold an unpaired surrogate escape (\ud800 not part of a
-// pair), as the tool definition hash accepts it: such a string decodes to
-// WTF-8 (the three bytes UTF-8 would use for the code point), so a
-// description's descriptionHash is the SHA-256 of its WTF-8 bytes, and
-// an inputSchema holding one hashes as HashInputSchemaV2 says. Everything
-// else DecodeTool refuses is refused.
-func DecodeToolV2(raw []byte) (ToolDef, error) {
-	f := getScanner()
-	defer putScanner(f)
-	f.wtf8 = true
-	def, _, err := f.decodeTool(raw)
-	return def, err
-}
-
-// HashInputSchemaV2 is HashInputSchema under lockfile version 2's rules:
-// a schema holding an unpaired surrogate escape (which HashInputSchema
-// refuses) hashes as the SHA-256 of its DefinitionCanonical form (RFC 8785,
-// the surrogate written as a lowercase \udxxx escape); any other schema
-// as HashInputSchema.
-func HashInputSchemaV2(raw []byte) (string, error) {
-	h, err := HashInputSchema(raw)
+// hashSchemaV2 is HashInputSchema of version 2.
+func hashSchemaV2(raw []byte) (string, error) {
+	h, err := hashSchema(raw)
 	if err == nil {
 		return h, nil
 	}
@@ -125,63 +121,104 @@ func HashInputSchemaV2(raw []byte) (string, error) {
 	if cerr != nil || !strings.Contains(string(c), `\ud`) {
 		return "", err
 	}
-	return Sha256Hex(c), nil
+	return sha256Hex(c), nil
 }
 
-// DecodeServerV2 is DecodeServer under lockfile version 2's rules
-// (DecodeToolV2, HashInputSchemaV2, descriptions in WTF-8). Names must
-// still be UTF-8: a name is the tool's identity.
-func DecodeServerV2(raws []json.RawMessage) (Server, []ToolDef, error) {
-	defs := make([]ToolDef, len(raws))
-	for i, raw := range raws {
-		var err error
-		if defs[i], err = DecodeToolV2(raw); err != nil {
-			return Server{}, nil, fmt.Errorf("tools[%d]: %w", i, err)
-		}
-	}
-	srv, err := buildServer(defs, nil, true)
-	if err != nil {
+// DecodeServer decodes the raw tools one server listed and hashes them
+// under the rules of lockfile version (Version1 or Version2; an error
+// otherwise): DecodeTool of each, then the tools' field hashes and the
+// surfaceHash as BuildServer gives them (for version 2 without the
+// definition hashes and set hashes: BuildServer adds those), returning
+// the decoded tools too, in the order given. It is faster than the two
+// steps apart: for version 1 each inputSchema is hashed while it is
+// validated. A DecodeTool error is returned wrapped with the tool's index,
+// as "tools[i]: " and the *ToolError.
+func DecodeServer(version int, raws []json.RawMessage) (Server, []ToolDef, error) {
+	if err := checkVersion(version); err != nil {
 		return Server{}, nil, err
 	}
-	return srv, defs, nil
-}
-
-// DecodeServer decodes the raw tools one server listed and hashes them:
-// DecodeTool of each, then BuildServer of the results, which it also
-// returns in the order given. It is faster than the two steps apart: each
-// inputSchema is hashed while it is validated. A DecodeTool error is
-// returned wrapped with the tool's index, as "tools[i]: " and the
-// *ToolError.
-func DecodeServer(raws []json.RawMessage) (Server, []ToolDef, error) {
+	v2 := version == Version2
 	f := getScanner()
 	defer putScanner(f)
+	f.wtf8 = v2
 	defs := make([]ToolDef, len(raws))
-	sums := make([]schemaSum, len(raws))
+	var sums []schemaSum
+	if !v2 {
+		sums = make([]schemaSum, len(raws))
+	}
 	for i, raw := range raws {
 		var err error
-		if defs[i], sums[i], err = f.decodeTool(raw); err != nil {
+		var sum schemaSum
+		if defs[i], sum, err = f.decodeTool(raw); err != nil {
 			return Server{}, nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
+		if !v2 {
+			sums[i] = sum
+		}
 	}
-	srv, err := buildServer(defs, sums, false)
+	srv, err := buildServer(defs, sums, v2)
 	if err != nil {
 		return Server{}, nil, err
 	}
 	return srv, defs, nil
 }
 
-// BuildServer hashes the tools one server listed into a Server entry: each
-// tool's nameHash, descriptionHash and inputSchemaHash (see HashName,
-// HashDescription, HashInputSchema), the tools sorted by name as UTF-8 bytes,
-// and the surfaceHash over them (see SurfaceHash). Zero tools give a Server
-// with an empty, non-nil Tools. Errors are *ToolError: an empty name, text
-// that is not valid UTF-8, an inputSchema that is not I-JSON, or two tools
-// with one name.
-func BuildServer(defs []ToolDef) (Server, error) { return buildServer(defs, nil, false) }
+// BuildOptions is what BuildServer pins of a version 2 server besides its
+// tools. A version 1 server pins tools only: its BuildOptions must be the
+// zero value.
+type BuildOptions struct {
+	// Listing is what the server sent besides its tools.
+	Listing Listing
+	// Definitions keeps each definition's canonical form (Tool.Definition,
+	// Entry.Definition) and the instructions text beside their hashes.
+	Definitions bool
+}
+
+// zero reports whether o is the zero BuildOptions.
+func (o BuildOptions) zero() bool {
+	l := o.Listing
+	return !o.Definitions && l.Instructions == nil && l.Prompts == nil && l.ResourceTemplates == nil &&
+		l.Resources == nil && !l.LockResources && l.Sent == nil && l.InstructionsSent == nil
+}
+
+// BuildServer hashes the tools one server listed into a Server entry of a
+// lockfile of version (Version1 or Version2; an error otherwise).
+//
+// Version 1: each tool's nameHash, descriptionHash and inputSchemaHash (see
+// HashName, HashDescription, HashInputSchema), the tools sorted by name as
+// UTF-8 bytes, and the surfaceHash over them (see SurfaceHash). Zero tools
+// give a Server with an empty, non-nil Tools. Errors are *ToolError: an
+// empty name, text that is not valid UTF-8, an inputSchema that is not
+// I-JSON, or two tools with one name. opt must be the zero BuildOptions.
+//
+// Version 2: the same under version 2's rules (see DecodeTool: descriptions
+// and schemas may hold unpaired surrogates), plus the version 2 pins: each
+// tool's definitionHash (and, when opt.Definitions is set, its canonical
+// definition), the toolsSetHash, the instructions hash (and text), and the
+// prompts, resource templates and (when opt.Listing.LockResources)
+// resources of opt.Listing, each with its definition hash and definition.
+// Errors are *ToolError (Tool names the tool, prompt, template or
+// resource): besides version 1's, a definition that has no canonical form
+// (a repeated member name, invalid JSON), a prompt or template without a
+// string name, a template without a string uriTemplate, a resource without
+// a string uri and name, two prompts or templates of one name or two
+// resources of one uri on one server.
+func BuildServer(version int, defs []ToolDef, opt BuildOptions) (Server, error) {
+	if err := checkVersion(version); err != nil {
+		return Server{}, err
+	}
+	if version == Version2 {
+		return buildV2(defs, opt.Listing, opt.Definitions)
+	}
+	if !opt.zero() {
+		return Server{}, errors.New("a version 1 lockfile pins tools only: BuildOptions must be empty")
+	}
+	return buildServer(defs, nil, false)
+}
 
 // buildServer is BuildServer, taking sums[i], when set, as the hash of
 // defs[i]'s inputSchema; with v2, under lockfile version 2's rules
-// (DecodeServerV2).
+// (DecodeServer of Version2).
 func buildServer(defs []ToolDef, sums []schemaSum, v2 bool) (Server, error) {
 	tools := make([]Tool, 0, len(defs))
 	for i, d := range defs {
@@ -201,9 +238,9 @@ func buildServer(defs []ToolDef, sums []schemaSum, v2 bool) (Server, error) {
 		if sums != nil && sums[i].ok {
 			ih = hex.EncodeToString(sums[i].sum[:])
 		} else {
-			hash := HashInputSchema
+			hash := hashSchema
 			if v2 {
-				hash = HashInputSchemaV2
+				hash = hashSchemaV2
 			}
 			var err error
 			if ih, err = hash(d.InputSchema); err != nil {

@@ -1,7 +1,9 @@
 package lock
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -22,15 +24,15 @@ func TestDecodeTool(t *testing.T) {
 		{`{"name":"a","Name":"b"}`, "a", nil, ""}, // member names are case-sensitive
 	}
 	for _, tt := range tests {
-		d, err := DecodeTool([]byte(tt.raw))
+		d, err := DecodeTool(Version1, []byte(tt.raw))
 		if err != nil {
-			t.Errorf("DecodeTool(%s): %v", tt.raw, err)
+			t.Errorf("DecodeTool(Version1, %s): %v", tt.raw, err)
 			continue
 		}
 		if d.Name != tt.name || (d.Description == nil) != (tt.desc == nil) ||
 			(d.Description != nil && *d.Description != *tt.desc) || string(d.InputSchema) != tt.schema ||
 			string(d.Raw) != strings.TrimSpace(tt.raw) {
-			t.Errorf("DecodeTool(%s) = %+v", tt.raw, d)
+			t.Errorf("DecodeTool(Version1, %s) = %+v", tt.raw, d)
 		}
 	}
 }
@@ -53,24 +55,24 @@ func TestDecodeToolErrors(t *testing.T) {
 		{`{"name":"t"`, `tool "t": the tool definition is not valid I-JSON: invalid JSON: unexpected end of file, want ',' or '}'`},
 	}
 	for _, tt := range tests {
-		_, err := DecodeTool([]byte(tt.raw))
+		_, err := DecodeTool(Version1, []byte(tt.raw))
 		var te *ToolError
 		if !errors.As(err, &te) {
-			t.Errorf("DecodeTool(%s): error %v, want a *ToolError", tt.raw, err)
+			t.Errorf("DecodeTool(Version1, %s): error %v, want a *ToolError", tt.raw, err)
 			continue
 		}
 		if err.Error() != tt.msg {
-			t.Errorf("DecodeTool(%s):\n got %s\nwant %s", tt.raw, err, tt.msg)
+			t.Errorf("DecodeTool(Version1, %s):\n got %s\nwant %s", tt.raw, err, tt.msg)
 		}
 	}
 }
 
 func TestBuildServer(t *testing.T) {
 	desc := "Read a file."
-	srv, err := BuildServer([]ToolDef{
+	srv, err := BuildServer(Version1, []ToolDef{
 		{Name: "write", InputSchema: []byte(`{"type":"object","properties":{}}`)},
 		{Name: "read", Description: &desc},
-	})
+	}, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +84,9 @@ func TestBuildServer(t *testing.T) {
 	if len(srv.Tools) != 2 || srv.Tools[0] != read || srv.Tools[1] != write || srv.SurfaceHash != surface {
 		t.Errorf("BuildServer = %+v", srv)
 	}
-	empty, err := BuildServer(nil)
+	empty, err := BuildServer(Version1, nil, BuildOptions{})
 	if err != nil || empty.Tools == nil || len(empty.Tools) != 0 || empty.SurfaceHash != sha("[]") {
-		t.Errorf("BuildServer(nil) = %+v, %v", empty, err)
+		t.Errorf("BuildServer(Version1, nil, BuildOptions{}) = %+v, %v", empty, err)
 	}
 }
 
@@ -101,7 +103,7 @@ func TestBuildServerErrors(t *testing.T) {
 		{[]ToolDef{{Name: "s", InputSchema: []byte(`{"a":1,"a":2}`)}}, `tool "s": field "inputSchema": invalid JSON: duplicate member name "a"`},
 	}
 	for _, tt := range tests {
-		_, err := BuildServer(tt.defs)
+		_, err := BuildServer(Version1, tt.defs, BuildOptions{})
 		var te *ToolError
 		if !errors.As(err, &te) || err.Error() != tt.msg {
 			t.Errorf("BuildServer: error %v\nwant %s", err, tt.msg)
@@ -137,9 +139,48 @@ func TestHashRules(t *testing.T) {
 
 func mustHashSchema(t *testing.T, raw []byte) string {
 	t.Helper()
-	h, err := HashInputSchema(raw)
+	h, err := HashInputSchema(Version1, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// TestVersionArgument: every function that takes a lockfile version
+// refuses one this package does not write (naming it), New panics on one,
+// and a version 1 server refuses version 2's options instead of dropping
+// them.
+func TestVersionArgument(t *testing.T) {
+	raw := []byte(`{"name":"a"}`)
+	for _, v := range []int{0, 3, -1} {
+		want := fmt.Sprintf("lockfile version %d: this package writes version 1 or 2", v)
+		_, err1 := DecodeTool(v, raw)
+		_, _, err2 := DecodeServer(v, []json.RawMessage{raw})
+		_, err3 := BuildServer(v, nil, BuildOptions{})
+		_, err4 := HashInputSchema(v, nil)
+		for i, err := range []error{err1, err2, err3, err4} {
+			if err == nil || err.Error() != want {
+				t.Errorf("version %d, function %d: error %v, want %q", v, i, err, want)
+			}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+					t.Errorf("New(%d, ...): panic %v, want %q", v, r, want)
+				}
+			}()
+			New(v, nil, Stamp{}, nil)
+		}()
+	}
+	in := "hello"
+	for _, opt := range []BuildOptions{{Definitions: true}, {Listing: Listing{Instructions: &in}}, {Listing: Listing{LockResources: true}}} {
+		if _, err := BuildServer(Version1, nil, opt); err == nil || !strings.Contains(err.Error(), "version 1 lockfile pins tools only") {
+			t.Errorf("BuildServer(Version1, %+v): error %v", opt, err)
+		}
+	}
+	// The same options on version 2 pin what they say.
+	srv, err := BuildServer(Version2, nil, BuildOptions{Listing: Listing{Instructions: &in}, Definitions: true})
+	if err != nil || srv.Instructions == nil || *srv.Instructions != in || srv.InstructionsHash == nil {
+		t.Errorf("BuildServer(Version2) with instructions: %+v, %v", srv, err)
+	}
 }

@@ -11,9 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// VersionV2 is the lockfileVersion of the version 2 format.
-const VersionV2 = 2
-
 // ServerV2Fields are the members a version 2 lockfile adds to a server.
 type ServerV2Fields struct {
 	// ToolsSetHash is the set hash (SetHash) of the tools listing.
@@ -56,14 +53,15 @@ const (
 )
 
 // Listing is what one server sent besides its tools, as raw definitions
-// (each element's bytes exactly as received), for BuildServerV2.
+// (each element's bytes exactly as received), for BuildServer of a
+// version 2 server.
 type Listing struct {
 	Instructions      *string  // nil: the server sent no instructions string
 	Prompts           [][]byte // nil or empty: none (or not advertised)
 	ResourceTemplates [][]byte // nil or empty: none (or not advertised)
 	Resources         [][]byte // nil: resources are not locked
 	LockResources     bool     // lock Resources (an empty list when none)
-	// Sent holds, for each element above that reaches BuildServerV2
+	// Sent holds, for each element above that reaches BuildServer
 	// redacted (RedactDefinition), the definition hash of the element as
 	// the server sent it, which is pinned instead of the redacted text's;
 	// InstructionsSent is the same for Instructions (the instructions
@@ -79,19 +77,8 @@ type ElementRef struct {
 	Index int
 }
 
-// BuildServerV2 is BuildServer under version 2's rules (see
-// DecodeServerV2: descriptions and schemas may hold unpaired surrogates)
-// plus the version 2 pins: each tool's
-// definitionHash (and, when definitions is true, its canonical
-// definition), the toolsSetHash, the instructions hash (and text), and
-// the prompts, resource templates and (when l.LockResources) resources,
-// each with its definition hash and definition. Errors are *ToolError
-// (Tool names the tool, prompt, template or resource): a definition that
-// has no canonical form (a repeated member name, invalid JSON), a prompt
-// or template without a string name, a template without a string
-// uriTemplate, a resource without a string uri and name, two prompts or
-// templates of one name or two resources of one uri on one server.
-func BuildServerV2(defs []ToolDef, l Listing, definitions bool) (Server, error) {
+// buildV2 is BuildServer of a version 2 server.
+func buildV2(defs []ToolDef, l Listing, definitions bool) (Server, error) {
 	srv, err := buildServer(defs, nil, true)
 	if err != nil {
 		return Server{}, err
@@ -107,7 +94,7 @@ func BuildServerV2(defs []ToolDef, l Listing, definitions bool) (Server, error) 
 			return Server{}, &ToolError{Tool: d.Name, Msg: "the tool definition has no canonical form: " + err.Error()}
 		}
 		t := &srv.Tools[byName[d.Name]]
-		t.DefinitionHash = Sha256Hex(c)
+		t.DefinitionHash = sha256Hex(c)
 		if d.Sent != nil {
 			if d.Sent.Definition == "" {
 				return Server{}, &ToolError{Tool: d.Name, Msg: "the tool definition has no canonical form"}
@@ -213,7 +200,7 @@ func buildEntries(kind string, raws [][]byte, sent map[ElementRef]string, defini
 			}
 		}
 		c := appendRecipeCanonical(nil, v)
-		e.DefinitionHash = Sha256Hex(c)
+		e.DefinitionHash = sha256Hex(c)
 		if h, ok := sent[ElementRef{kind, i}]; ok {
 			e.DefinitionHash = h
 		}
@@ -244,19 +231,6 @@ func SameServer(a, b Server) bool {
 		slices.Equal(a.ResourceTemplates, b.ResourceTemplates) &&
 		(a.Resources == nil) == (b.Resources == nil) && slices.Equal(a.Resources, b.Resources) &&
 		samePackage(a.Package, b.Package)
-}
-
-// NewV2 is New for a version 2 lockfile: the same, with lockfileVersion 2,
-// every version 2 member kept (entries sorted, slices copied), and prev's
-// stamp kept only when prev is version 2 with an equal surface (every
-// version 2 pin and definition included).
-func NewV2(servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
-	return newLockfile(VersionV2, servers, s, prev)
-}
-
-// NewVersion returns New or NewV2, as version says (1 or 2).
-func NewVersion(version int, servers map[string]Server, s Stamp, prev *Lockfile) *Lockfile {
-	return newLockfile(version, servers, s, prev)
 }
 
 // cloneV2 copies srv's version 2 slices, sorted, so that the lockfile owns

@@ -21,20 +21,20 @@ func v2Server(t *testing.T, definitions bool) Server {
 	}
 	var defs []ToolDef
 	for _, r := range raws {
-		d, err := DecodeTool([]byte(r))
+		d, err := DecodeTool(Version1, []byte(r))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defs = append(defs, d)
 	}
 	in := "Always be careful.\nSecond line."
-	srv, err := BuildServerV2(defs, Listing{
+	srv, err := BuildServer(Version2, defs, BuildOptions{Listing: Listing{
 		Instructions:      &in,
 		Prompts:           [][]byte{[]byte(`{"name":"forecast","description":"Ask for a forecast.","arguments":[{"name":"city","required":true}]}`)},
 		ResourceTemplates: [][]byte{[]byte(`{"name":"file","uriTemplate":"file:///{path}","mimeType":"text/plain"}`)},
 		Resources:         [][]byte{[]byte(`{"name":"readme","uri":"file:///README"}`)},
 		LockResources:     true,
-	}, definitions)
+	}, Definitions: definitions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func v2Server(t *testing.T, definitions bool) Server {
 
 func v2File(t *testing.T, definitions bool) []byte {
 	st := Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}
-	return Format(NewV2(map[string]Server{"demo": v2Server(t, definitions)}, st, nil))
+	return Format(New(Version2, map[string]Server{"demo": v2Server(t, definitions)}, st, nil))
 }
 
 func TestV2RoundTrip(t *testing.T) {
@@ -88,14 +88,14 @@ func TestV2Hashes(t *testing.T) {
 		t.Errorf("instructionsHash %s", *srv.InstructionsHash)
 	}
 	// surfaceHash keeps its version 1 meaning.
-	v1, _ := BuildServer([]ToolDef{mustTool(t, `{"name":"delete_record","description":"Delete a record.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`), mustTool(t, `{"name":"echo","description":"Echo\u202e it.","inputSchema":{"type":"object"}}`)})
+	v1, _ := BuildServer(Version1, []ToolDef{mustTool(t, `{"name":"delete_record","description":"Delete a record.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`), mustTool(t, `{"name":"echo","description":"Echo\u202e it.","inputSchema":{"type":"object"}}`)}, BuildOptions{})
 	if v1.SurfaceHash != srv.SurfaceHash {
 		t.Errorf("surfaceHash %s, v1 %s", srv.SurfaceHash, v1.SurfaceHash)
 	}
 }
 
 func mustTool(t *testing.T, raw string) ToolDef {
-	d, err := DecodeTool([]byte(raw))
+	d, err := DecodeTool(Version1, []byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestV2BuildRefuses(t *testing.T) {
 		{ResourceTemplates: [][]byte{[]byte(`{"name":"t"}`)}},
 		{Resources: [][]byte{[]byte(`{"name":"r","uri":"u"}`), []byte(`{"name":"s","uri":"u"}`)}, LockResources: true},
 	} {
-		if _, err := BuildServerV2(nil, l, true); err == nil {
+		if _, err := BuildServer(Version2, nil, BuildOptions{Listing: l, Definitions: true}); err == nil {
 			t.Errorf("%+v: no error", l)
 		}
 	}
@@ -155,14 +155,14 @@ func TestV2BuildRefuses(t *testing.T) {
 func TestV1Unchanged(t *testing.T) {
 	srv := v2Server(t, true)
 	st := Stamp{By: "x", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}
-	v1 := Format(New(map[string]Server{"demo": srv}, st, nil))
-	plain, _ := BuildServer([]ToolDef{mustTool(t, `{"name":"delete_record","description":"Delete a record.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`), mustTool(t, `{"name":"echo","description":"Echo\u202e it.","inputSchema":{"type":"object"}}`)})
-	if want := Format(New(map[string]Server{"demo": plain}, st, nil)); string(v1) != string(want) {
+	v1 := Format(New(Version1, map[string]Server{"demo": srv}, st, nil))
+	plain, _ := BuildServer(Version1, []ToolDef{mustTool(t, `{"name":"delete_record","description":"Delete a record.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`), mustTool(t, `{"name":"echo","description":"Echo\u202e it.","inputSchema":{"type":"object"}}`)}, BuildOptions{})
+	if want := Format(New(Version1, map[string]Server{"demo": plain}, st, nil)); string(v1) != string(want) {
 		t.Errorf("v1 differs:\n%s\n%s", v1, want)
 	}
 }
 
-// TestV2Schema: what FormatV2 writes validates against
+// TestV2Schema: what Format writes for version 2 validates against
 // docs/spec/agentgate.lock.v2.schema.json, with and without definitions,
 // and the schema refuses an unknown member and a version 1 file.
 func TestV2Schema(t *testing.T) {
@@ -210,7 +210,7 @@ func FuzzParseV2(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		l, err := Parse(in)
-		if err != nil || l.LockfileVersion != VersionV2 {
+		if err != nil || l.LockfileVersion != Version2 {
 			return
 		}
 		b := Format(l)
@@ -230,7 +230,7 @@ func FuzzParseV2(f *testing.F) {
 // was read by the one scanner, Parse's strict first pass refused the file
 // agentgate itself had written ("lone surrogate \ud800").
 func TestV2UnpairedSurrogateRoundTrip(t *testing.T) {
-	srv, err := BuildServerV2(nil, Listing{Prompts: [][]byte{[]byte(`{"name":"p","description":"a\uD800b"}`)}}, true)
+	srv, err := BuildServer(Version2, nil, BuildOptions{Listing: Listing{Prompts: [][]byte{[]byte(`{"name":"p","description":"a\uD800b"}`)}}, Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestV2UnpairedSurrogateRoundTrip(t *testing.T) {
 	if want := `{"description":"a\ud800b","name":"p"}`; srv.Prompts[0].Definition != want || srv.Prompts[0].DefinitionHash != sha(want) {
 		t.Fatalf("definition %s (%s), want %s", srv.Prompts[0].Definition, srv.Prompts[0].DefinitionHash, want)
 	}
-	data := Format(NewV2(map[string]Server{"s": srv}, Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))
+	data := Format(New(Version2, map[string]Server{"s": srv}, Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))
 	if !bytes.Contains(data, []byte(`\ud800`)) {
 		t.Fatalf("the lockfile does not hold the escape:\n%s", data)
 	}

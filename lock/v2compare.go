@@ -99,9 +99,9 @@ func memberPath(path, key string) string {
 	return path + "." + key
 }
 
-// Ignored reports whether a change at path is under one of the member
+// ignored reports whether a change at path is under one of the member
 // paths in ignore (the path itself, or a member or element inside it).
-func Ignored(path string, ignore []string) bool {
+func ignored(path string, ignore []string) bool {
 	for _, m := range ignore {
 		if path == m || strings.HasPrefix(path, m+".") || strings.HasPrefix(path, m+"[") {
 			return true
@@ -112,15 +112,19 @@ func Ignored(path string, ignore []string) bool {
 
 // OnlyIgnored reports whether two canonical definitions (Tool.Definition,
 // Entry.Definition) differ, and only in members under the paths in ignore
-// (Ignored): such a change is not drift. It is false when either
-// definition is "" (not kept: which members changed is unknown).
+// (each a MemberChange.Path: the member itself, or a member or element
+// inside it): such a change is not drift. It is false when either
+// definition is "" (not kept: which members changed is unknown). It is
+// part of the comparison of definitions (DefinitionChanges), which is why
+// it lives here and not with the callers that read ignore from
+// agentgate.toml.
 func OnlyIgnored(old, new string, ignore []string) bool {
 	ch := DefinitionChanges(old, new)
 	if len(ch) == 0 {
 		return false
 	}
 	for _, c := range ch {
-		if !Ignored(c.Path, ignore) {
+		if !ignored(c.Path, ignore) {
 			return false
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// FormatV2 returns the canonical bytes of l as a version 2 lockfile (see
+// formatV2 returns the canonical bytes of l as a version 2 lockfile (see
 // docs/spec/lockfile-v2.md): Format's layout and string escaping, with
 // lockfileVersion 2 and, per server, the members surfaceHash,
 // toolsSetHash, instructionsHash (a hash or null), instructions (only when
@@ -20,9 +20,9 @@ import (
 // form, numbers as in the canonical form, and strings escaped as Format
 // escapes names (an unpaired surrogate as a lowercase \udxxx escape), so
 // that DefinitionCanonical of the written text is the canonical form
-// again. FormatV2(Parse(b)) == b for every b that FormatV2 wrote.
-func FormatV2(l *Lockfile) []byte {
-	return appendLockfile(make([]byte, 0, 256+estimateSize(l)+definitionsSize(l)), l, VersionV2, func(b []byte, srv Server) []byte {
+// again. Format(Parse(b)) == b for every b that Format wrote.
+func formatV2(l *Lockfile) []byte {
+	return appendLockfile(make([]byte, 0, 256+estimateSize(l)+definitionsSize(l)), l, Version2, func(b []byte, srv Server) []byte {
 		b = append(b, '{')
 		b = appendKey(b, 6, "surfaceHash", true)
 		b = appendString(b, srv.SurfaceHash)
@@ -142,7 +142,7 @@ func appendEntries(b []byte, key, kind string, es []Entry) []byte {
 
 // appendDefinition appends the canonical JSON text canon as indented JSON
 // whose closing bracket is at indent spaces. canon must be a canonical
-// form from DefinitionCanonical (a Lockfile from Parse or BuildServerV2);
+// form from DefinitionCanonical (a Lockfile from Parse or BuildServer);
 // text that does not parse is written as a JSON string, which Parse then
 // refuses.
 func appendDefinition(b []byte, canon string, indent int) []byte {

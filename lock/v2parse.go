@@ -99,7 +99,7 @@ func (p *v2parser) lockfile(root *rv) (*Lockfile, error) {
 	if err := p.fields(root, "", v2Root, nil); err != nil {
 		return nil, err
 	}
-	l := &Lockfile{LockfileVersion: VersionV2, Servers: map[string]Server{}}
+	l := &Lockfile{LockfileVersion: Version2, Servers: map[string]Server{}}
 	var err error
 	if l.GeneratedBy, err = p.str(root, "", "generatedBy"); err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func (p *v2parser) lockfile(root *rv) (*Lockfile, error) {
 	}
 	for i, name := range servers.keys {
 		path := pathKey("servers", name)
-		if utf8.ValidString(name) == false || strings.Contains(name, "\xed\xa0") {
+		if !utf8.ValidString(name) || strings.Contains(name, "\xed\xa0") {
 			return nil, p.errAt(servers.vals[i], path, "the server name holds an unpaired surrogate escape")
 		}
 		srv, err := p.server(servers.vals[i], path, name)
@@ -149,23 +149,8 @@ func (p *v2parser) server(obj *rv, path, name string) (Server, error) {
 	if srv.PromptsSetHash, err = p.hash(obj, path, "promptsSetHash"); err != nil {
 		return Server{}, err
 	}
-	if ih, _ := obj.member("instructionsHash"); ih.kind != 'n' {
-		h, err := p.hash(obj, path, "instructionsHash")
-		if err != nil {
-			return Server{}, err
-		}
-		srv.InstructionsHash = &h
-	}
-	if in, ok := obj.member("instructions"); ok {
-		if in.kind != '"' {
-			return Server{}, p.errAt(in, pathKey(path, "instructions"), "want a string, got %s", kindOf(in))
-		}
-		s := in.s
-		srv.Instructions = &s
-		if srv.InstructionsHash == nil || *InstructionsHash(&s) != *srv.InstructionsHash && !holdsRedacted(s) {
-			return Server{}, &IntegrityError{Line: line(p.data, in.off), Server: name, Field: "instructionsHash",
-				Msg: "is not the hash of the instructions kept beside it: the text or its hash was edited by hand or damaged"}
-		}
+	if err := p.instructions(obj, path, name, &srv); err != nil {
+		return Server{}, err
 	}
 	if pv, ok := obj.member("package"); ok {
 		if srv.Package, err = p.pkg(pv, pathKey(path, "package")); err != nil {
@@ -186,26 +171,55 @@ func (p *v2parser) server(obj *rv, path, name string) (Server, error) {
 			return Server{}, err
 		}
 	}
-	// Integrity of the server-level hashes.
-	integrity := func(field, want, got string) error {
-		if want == got {
-			return nil
-		}
-		v, _ := obj.member(field)
-		return &IntegrityError{Line: line(p.data, v.off), Server: name, Field: field,
-			Msg: "does not match the entries it covers: a hash was edited by hand or damaged, or entries were added or removed without regenerating"}
-	}
-	re := Rehash(srv)
-	if err := integrity("surfaceHash", re.SurfaceHash, srv.SurfaceHash); err != nil {
-		return Server{}, err
-	}
-	if err := integrity("toolsSetHash", re.ToolsSetHash, srv.ToolsSetHash); err != nil {
-		return Server{}, err
-	}
-	if err := integrity("promptsSetHash", re.PromptsSetHash, srv.PromptsSetHash); err != nil {
+	if err := p.setHashes(obj, name, srv); err != nil {
 		return Server{}, err
 	}
 	return srv, nil
+}
+
+// instructions reads the server's instructionsHash (null when it sent
+// none) and, when kept, its instructions text, which must hash to it
+// unless it was redacted.
+func (p *v2parser) instructions(obj *rv, path, name string, srv *Server) error {
+	if ih, _ := obj.member("instructionsHash"); ih.kind != 'n' {
+		h, err := p.hash(obj, path, "instructionsHash")
+		if err != nil {
+			return err
+		}
+		srv.InstructionsHash = &h
+	}
+	in, ok := obj.member("instructions")
+	if !ok {
+		return nil
+	}
+	if in.kind != '"' {
+		return p.errAt(in, pathKey(path, "instructions"), "want a string, got %s", kindOf(in))
+	}
+	s := in.s
+	srv.Instructions = &s
+	if srv.InstructionsHash == nil || *InstructionsHash(&s) != *srv.InstructionsHash && !holdsRedacted(s) {
+		return &IntegrityError{Line: line(p.data, in.off), Server: name, Field: "instructionsHash",
+			Msg: "is not the hash of the instructions kept beside it: the text or its hash was edited by hand or damaged"}
+	}
+	return nil
+}
+
+// setHashes checks the server-level hashes of srv, read from obj, against
+// the entries they cover (Rehash).
+func (p *v2parser) setHashes(obj *rv, name string, srv Server) error {
+	re := Rehash(srv)
+	for _, h := range []struct{ field, want, got string }{
+		{"surfaceHash", re.SurfaceHash, srv.SurfaceHash},
+		{"toolsSetHash", re.ToolsSetHash, srv.ToolsSetHash},
+		{"promptsSetHash", re.PromptsSetHash, srv.PromptsSetHash},
+	} {
+		if h.want != h.got {
+			v, _ := obj.member(h.field)
+			return &IntegrityError{Line: line(p.data, v.off), Server: name, Field: h.field,
+				Msg: "does not match the entries it covers: a hash was edited by hand or damaged, or entries were added or removed without regenerating"}
+		}
+	}
+	return nil
 }
 
 var (
@@ -262,27 +276,38 @@ func (p *v2parser) tools(obj *rv, spath, server string) ([]Tool, error) {
 				Msg: "is not the SHA-256 of the tool's name: the name or its hash was edited by hand or damaged"}
 		}
 		if def, ok := v.member("definition"); ok {
-			if t.Definition, err = p.definition(def, server, KindTool, t.Name, "", t.DefinitionHash); err != nil {
+			if t.Definition, err = p.toolDefinition(def, v, server, t); err != nil {
 				return nil, err
-			}
-			// The version 1 hashes must be those of the definition.
-			var desc *string
-			if d, ok := def.member("description"); ok && d.kind == '"' {
-				desc = &d.s
-			}
-			schema := []byte(nil)
-			if s, ok := def.member("inputSchema"); ok {
-				schema = appendRecipeCanonical(nil, s)
-			}
-			ih, herr := HashInputSchemaV2(schema)
-			if (HashDescription(desc) != t.DescriptionHash || herr != nil || ih != t.InputSchemaHash) && !holdsRedacted(t.Definition) {
-				return nil, &IntegrityError{Line: line(p.data, v.off), Server: server, Tool: t.Name, Field: "descriptionHash",
-					Msg: "descriptionHash or inputSchemaHash is not that of the tool's definition: the file was edited by hand or damaged"}
 			}
 		}
 		tools = append(tools, t)
 	}
 	return tools, nil
+}
+
+// toolDefinition checks the definition kept for tool t (the lockfile's
+// entry v) against the entry's hashes: its definition hash (definition),
+// and the version 1 hashes, which must be those of the definition unless
+// it was redacted. It returns the definition's canonical form.
+func (p *v2parser) toolDefinition(def, v *rv, server string, t Tool) (string, error) {
+	c, err := p.definition(def, server, KindTool, t.Name, "", t.DefinitionHash)
+	if err != nil {
+		return "", err
+	}
+	var desc *string
+	if d, ok := def.member("description"); ok && d.kind == '"' {
+		desc = &d.s
+	}
+	schema := []byte(nil)
+	if s, ok := def.member("inputSchema"); ok {
+		schema = appendRecipeCanonical(nil, s)
+	}
+	ih, herr := hashSchemaV2(schema)
+	if (HashDescription(desc) != t.DescriptionHash || herr != nil || ih != t.InputSchemaHash) && !holdsRedacted(c) {
+		return "", &IntegrityError{Line: line(p.data, v.off), Server: server, Tool: t.Name, Field: "descriptionHash",
+			Msg: "descriptionHash or inputSchemaHash is not that of the tool's definition: the file was edited by hand or damaged"}
+	}
+	return c, nil
 }
 
 // definition checks one kept definition against its entry and returns its
@@ -297,7 +322,7 @@ func (p *v2parser) definition(def *rv, server, kind, name, uri, hash string) (st
 	c := appendRecipeCanonical(nil, def)
 	// A redacted definition hashes to its definitionHash only as the
 	// server sent it, which the file does not hold.
-	if Sha256Hex(c) != hash && !holdsRedacted(string(c)) {
+	if sha256Hex(c) != hash && !holdsRedacted(string(c)) {
 		return "", ierr("is not the definition hash of the definition kept beside it: the definition or its hash was edited by hand or damaged")
 	}
 	if n, ok := def.member("name"); !ok || n.kind != '"' || n.s != name {

@@ -24,7 +24,7 @@ type CIReport struct {
 	Lockfile            string     `json:"lockfile"`
 	LockfileUncommitted bool       `json:"lockfileUncommitted"`
 	Servers             []CIServer `json:"servers"`
-	Errors              []CIError  `json:"errors"`
+	Errors              []Problem  `json:"errors"`
 }
 
 // CIServer is one server configured or locked.
@@ -35,7 +35,7 @@ type CIServer struct {
 	File   string   `json:"file"`   // the client config defining it; "" when no longer configured
 	Line   int      `json:"line"`   // the server's line in File; 0 when unknown
 	Tools  CITools  `json:"tools"`
-	Error  *CIError `json:"error"`
+	Error  *Problem `json:"error"`
 	// Version 2 lockfiles only: how the instructions changed (added,
 	// removed, changed) and the prompts, templates and resources that
 	// differ.
@@ -103,11 +103,25 @@ type CIToolChange struct {
 	Members []CIMember `json:"members,omitempty"`
 }
 
-// CIError is why a server (or the run) could not be verified.
-type CIError struct {
-	Message string   `json:"message"`
-	Stderr  string   `json:"stderr"` // last lines of a stdio server's stderr, redacted; "" if none
+// Problem is one error as every report carries it: what happened, and
+// what to do about it as values (Hints), never glued into the message.
+// The JSON reports (ci's, the commands' --format json, servers') write it
+// as {"message", "stderr", "hints": [...]}, hints [] for none; the text
+// formats as Text.
+type Problem struct {
+	Message string   `json:"message"` // one or more lines
+	Stderr  string   `json:"stderr"`  // last lines of a stdio server's stderr, redacted; "" if none
 	Hints   []string `json:"hints"`
+}
+
+// Text is p as the text formats (Markdown, SARIF) show it: the message,
+// then a "hint: " line per hint.
+func (p Problem) Text() string {
+	msg := p.Message
+	for _, h := range p.Hints {
+		msg += "\nhint: " + h
+	}
+	return strings.TrimPrefix(msg, "\n")
 }
 
 // CIMember is one changed member of a definition in ci's JSON report;
@@ -139,7 +153,7 @@ type CIRun struct {
 	Old        *lock.Lockfile              // the lockfile compared against; nil: none
 	Live       *lock.Lockfile              // the live surface (servers that failed keep Old's entry)
 	Diff       lock.Diff                   // Old -> Live
-	Failures   map[string]CIError          // server -> why it could not be verified
+	Failures   map[string]Problem          // server -> why it could not be verified
 	Labels     map[string][]triage.Finding // server -> triage labels of what differs
 }
 

@@ -15,18 +15,18 @@ func labelledLockfile(t *testing.T, tools ...map[string]any) *lock.Lockfile {
 	var defs []lock.ToolDef
 	for _, tl := range tools {
 		b, _ := json.Marshal(tl)
-		d, err := lock.DecodeTool(b)
+		d, err := lock.DecodeTool(lock.Version1, b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defs = append(defs, d)
 	}
 	in := "Use this server for notes."
-	srv, err := lock.BuildServerV2(defs, lock.Listing{Instructions: &in}, true)
+	srv, err := lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Listing: lock.Listing{Instructions: &in}, Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lock.NewV2(map[string]lock.Server{"notes": srv}, lock.Stamp{}, nil)
+	return lock.New(lock.Version2, map[string]lock.Server{"notes": srv}, lock.Stamp{}, nil)
 }
 
 // TestLabels: the labels of a version 2 lockfile change, from the

@@ -44,8 +44,8 @@ func Markdown(r *Review) string {
 	var head strings.Builder
 	fmt.Fprintf(&head, "### agentgate %s: %s\n\n", r.Command, mdResult[r.Result])
 	fmt.Fprintf(&head, "Live MCP tool surface compared with %s (%s).\n\n", mdCode(r.Lockfile), mdEscape(r.Against))
-	for _, msg := range r.Errors {
-		head.WriteString("**Error**:\n\n" + fenced("text", safetext.Visible(msg)) + "\n")
+	for _, p := range r.Errors {
+		head.WriteString("**Error**:\n\n" + fenced("text", safetext.Visible(p.Text())) + "\n")
 	}
 	if r.Uncommitted != "" {
 		fmt.Fprintf(&head, "**%s %s** (uncommitted lockfile change): commit the lockfile that `agentgate lock` wrote.\n\n",

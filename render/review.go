@@ -28,7 +28,7 @@ type Review struct {
 	Labels      map[string][]triage.Finding        // server -> triage labels of what differs (triage.Diff); nil for none
 	UnifiedDiff string                             // the lockfile's unified diff, without colour; "" when equal
 	Result      string                             // "in-sync", "drift", "invalid" or "unverified"
-	Errors      []string                           // why the run stopped before comparing (message, then "hint: " lines); agentgate's text
+	Errors      []Problem                          // why the run stopped before comparing; agentgate's text
 }
 
 // ServerStatus is one server configured or locked.

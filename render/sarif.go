@@ -130,9 +130,9 @@ func SARIF(r *Review) []byte {
 		Invocations: []sarifInvocation{{ExecutionSuccessful: r.Result != "invalid"}},
 		Results:     []sarifResult{},
 	}
-	for _, msg := range r.Errors {
+	for _, p := range r.Errors {
 		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
-			sarifNotification{Level: "error", Message: sarifText{safetext.Visible(msg)}})
+			sarifNotification{Level: "error", Message: sarifText{safetext.Visible(p.Text())}})
 	}
 	for _, f := range r.Findings() {
 		var locs []sarifLocation

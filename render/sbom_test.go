@@ -60,7 +60,7 @@ func sbomLockfile() (*lock.Lockfile, map[string][]byte) {
 		s.Package = p
 		return s
 	}
-	return &lock.Lockfile{LockfileVersion: lock.VersionV2, Servers: map[string]lock.Server{
+	return &lock.Lockfile{LockfileVersion: lock.Version2, Servers: map[string]lock.Server{
 		"memory":  srv(&lock.Package{Ecosystem: lock.EcosystemNPM, Name: "@modelcontextprotocol/server-memory", Version: "2026.1.26", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(sri512[:])}),
 		"private": srv(&lock.Package{Ecosystem: lock.EcosystemNPM, Name: "tool", Version: "1.0.0", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(sri512[:]), Registry: "http://127.0.0.1:4873/"}),
 		"fetch":   srv(&lock.Package{Ecosystem: lock.EcosystemPyPI, Name: "mcp-server-fetch", Version: "2025.4.7", Integrity: "sha256-" + base64.StdEncoding.EncodeToString(list[:])}),
@@ -166,7 +166,7 @@ func TestSBOMHostileNames(t *testing.T) {
 	sch := cycloneDXSchema(t)
 	sum := sha512.Sum512([]byte("x"))
 	name := "evil\",\"purl\":\"pkg:npm/x\n\u202e</script>"
-	lf := &lock.Lockfile{LockfileVersion: lock.VersionV2, Servers: map[string]lock.Server{name: {Tools: []lock.Tool{}}}}
+	lf := &lock.Lockfile{LockfileVersion: lock.Version2, Servers: map[string]lock.Server{name: {Tools: []lock.Tool{}}}}
 	srv := lf.Servers[name]
 	srv.Package = &lock.Package{Ecosystem: lock.EcosystemNPM, Name: "@a/" + name, Version: "1.0.0&x=1", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(sum[:])}
 	lf.Servers[name] = srv

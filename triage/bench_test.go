@@ -30,7 +30,7 @@ func BenchmarkHashLatest(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, r := range raws {
-			if _, _, err := lock.DecodeServer(r); err != nil {
+			if _, _, err := lock.DecodeServer(lock.Version1, r); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -45,7 +45,7 @@ func BenchmarkHookPlan(b *testing.B) {
 	}
 	for name, data := range map[string]string{
 		".mcp.json":      config20(""),
-		"agentgate.lock": string(lock.Format(lock.New(servers, lock.Stamp{By: "agentgate@bench"}, nil))),
+		"agentgate.lock": string(lock.Format(lock.New(lock.Version1, servers, lock.Stamp{By: "agentgate@bench"}, nil))),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			b.Fatal(err)

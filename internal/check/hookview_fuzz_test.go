@@ -117,11 +117,11 @@ func modelSurface(t testing.TB, launch any) lock.Server {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(map[string]string{"name": "t", "description": string(desc)})
-	d, err := lock.DecodeTool(raw)
+	d, err := lock.DecodeTool(lock.Version1, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lock.BuildServer([]lock.ToolDef{d})
+	srv, err := lock.BuildServer(lock.Version1, []lock.ToolDef{d}, lock.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

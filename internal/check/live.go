@@ -259,15 +259,16 @@ func CaptureResolved(e Env, resolved []config.Resolved, failures []Failure, opts
 }
 
 // decodeServer decodes and hashes the raw tools of one server, under
-// lockfile version 2's rules when v2 is set (lock.DecodeServerV2: a
-// description or schema may hold an unpaired surrogate); the tools sent
-// names (redacted by agentgate-mcp) are pinned by the hashes it gives.
+// lockfile version 2's rules when v2 is set (lock.DecodeServer of
+// Version2: a description or schema may hold an unpaired surrogate); the
+// tools sent names (redacted by agentgate-mcp) are pinned by the hashes it
+// gives.
 func decodeServer(raws []json.RawMessage, sent []wire.Sent, v2 bool) (lock.Server, map[string]lock.ToolDef, error) {
-	decode := lock.DecodeServer
+	version := lock.Version1
 	if v2 {
-		decode = lock.DecodeServerV2
+		version = lock.Version2
 	}
-	srv, defs, err := decode(raws)
+	srv, defs, err := lock.DecodeServer(version, raws)
 	if err != nil {
 		return lock.Server{}, nil, err
 	}
@@ -279,11 +280,7 @@ func decodeServer(raws []json.RawMessage, sent []wire.Sent, v2 bool) (lock.Serve
 		}
 	}
 	if redacted {
-		build := lock.BuildServer
-		if v2 {
-			build = func(defs []lock.ToolDef) (lock.Server, error) { return lock.BuildServerV2(defs, lock.Listing{}, false) }
-		}
-		if srv, err = build(defs); err != nil {
+		if srv, err = lock.BuildServer(version, defs, lock.BuildOptions{}); err != nil {
 			return lock.Server{}, nil, err
 		}
 	}

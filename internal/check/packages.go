@@ -47,7 +47,7 @@ func CheckPackages(p *config.Project, lf *lock.Lockfile) ([]PackageCheck, error)
 			return nil, err
 		}
 		if srv, found := PrevServer(lf, s.Name); found {
-			c.locked, c.v2 = srv.Package, lf.LockfileVersion == lock.VersionV2
+			c.locked, c.v2 = srv.Package, lf.LockfileVersion == lock.Version2
 		}
 		out = append(out, c)
 	}

@@ -45,7 +45,7 @@ func (l *Live) ToV2(p *config.Project) []Failure {
 		for _, r := range res.Resources {
 			lst.Resources = append(lst.Resources, r)
 		}
-		srv, err := lock.BuildServerV2(defs, lst, !p.Settings.NoDefinitions)
+		srv, err := lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Listing: lst, Definitions: !p.Settings.NoDefinitions})
 		if err != nil {
 			delete(l.Servers, name)
 			added = append(added, Failure{Server: name, File: l.files[name], Class: Unverified,

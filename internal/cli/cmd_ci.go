@@ -91,7 +91,7 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 			return invalid(fmt.Errorf("--fail-on %q: want high, medium or low", f))
 		}
 	}
-	rep := &render.CIReport{ReportVersion: render.CIReportVersion, Lockfile: lock.FileName, Servers: []render.CIServer{}, Errors: []render.CIError{}}
+	rep := &render.CIReport{ReportVersion: render.CIReportVersion, Lockfile: lock.FileName, Servers: []render.CIServer{}, Errors: []render.Problem{}}
 	out := e.stdout
 	if format != "text" {
 		out = io.Discard
@@ -116,7 +116,7 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 		rep.Result = ciResults[rep.ExitCode]
 		if ee := exitErrorOf(err); ee != nil && ee.Err != nil && (rep.ExitCode == ExitInvalid || len(rep.Servers) == 0) {
 			for _, p := range problemsOf(err) {
-				rep.Errors = append(rep.Errors, render.CIError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+				rep.Errors = append(rep.Errors, render.Problem{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
 			}
 		}
 		e.stdout.Write(render.JSON(rep))
@@ -157,7 +157,7 @@ func ci(e *env, fs *flag.FlagSet, out io.Writer, rep *render.CIReport, run *revi
 		rep.LockfileUncommitted = true
 		run.uncommitted, run.against = what, "working tree"
 		fmt.Fprintf(out, "agentgate: %s %s (uncommitted lockfile change):\n", ws.LockRel, what)
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(head), lock.WithLF(data), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (working tree)", color))
+		fmt.Fprint(out, render.UnifiedDiff(withLF(head), withLF(data), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (working tree)", color))
 		if annot != nil {
 			annotate(annot, ws.LockRel, 1, "agentgate: uncommitted lockfile change",
 				ws.LockRel+" "+what+"; commit the lockfile that 'agentgate lock' wrote")
@@ -225,7 +225,7 @@ func printCI(out io.Writer, ws *check.Workspace, c *comparison, rep *render.CIRe
 		if rep.LockfileUncommitted {
 			label = "working tree"
 		}
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old), "a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
+		fmt.Fprint(out, render.UnifiedDiff(withLF(data), c.shownData(c.old), "a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
 	}
 }
 
@@ -264,12 +264,12 @@ var ciStatusText = map[string]string{"in-sync": "in sync", "drift": "drift", "un
 // ciServers reports every server configured or locked, sorted by name
 // (render.CIServers).
 func ciServers(ws *check.Workspace, c *comparison) []render.CIServer {
-	run := render.CIRun{Old: c.old, Live: c.live, Diff: c.diff, Failures: map[string]render.CIError{}, Labels: c.labels}
+	run := render.CIRun{Old: c.old, Live: c.live, Diff: c.diff, Failures: map[string]render.Problem{}, Labels: c.labels}
 	for _, s := range ws.Project.Servers {
 		run.Configured = append(run.Configured, render.CIPlace{Name: s.Name, File: s.File, Line: s.Line})
 	}
 	for _, f := range c.cap.Failures {
-		run.Failures[f.Server] = render.CIError{Message: f.Msg, Stderr: f.Stderr, Hints: f.Hints}
+		run.Failures[f.Server] = render.Problem{Message: f.Msg, Stderr: f.Stderr, Hints: f.Hints}
 	}
 	return render.CIServers(run)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -83,6 +84,18 @@ func (c *comparison) shownData(old *lock.Lockfile) []byte {
 	return lock.Format(&lf)
 }
 
+// withLF returns data with every CRLF line end made LF, for showing two
+// lockfiles' texts side by side: git checks out agentgate.lock with CRLF
+// under core.autocrlf=true, and a line diff would otherwise show every
+// line changed. Lockfile strings escape CR, so no CR inside a value is
+// touched. data itself is not changed.
+func withLF(data []byte) []byte {
+	if !bytes.Contains(data, []byte("\r\n")) {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+}
+
 // drifted reports whether a verified server differs.
 func (c *comparison) drifted() bool { return !c.diff.Empty() }
 
@@ -103,17 +116,17 @@ func compareLive(e *env, fs *flag.FlagSet, ws *check.Workspace, old *lock.Lockfi
 		return nil, err
 	}
 	printSkipped(e, ws.Project)
-	version := lock.VersionV2 // what lock writes for a new file
+	version := lock.Version2 // what lock writes for a new file
 	if old != nil {
 		version = old.LockfileVersion
 	}
-	opts.Packages, opts.Root = version == lock.VersionV2, ws.Root
+	opts.Packages, opts.Root = version == lock.Version2, ws.Root
 	l, err := guardedCapture(e, fs, ws, capture, opts)
 	if err != nil {
 		return nil, err
 	}
 	warnHidden(e, l, old)
-	if version == lock.VersionV2 {
+	if version == lock.Version2 {
 		toV2(e, l, ws.Project)
 		for name, srv := range l.Servers {
 			if o, ok := check.PrevServer(old, name); ok {
@@ -121,7 +134,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *check.Workspace, old *lock.Lockfi
 			}
 		}
 	}
-	lf := lock.NewVersion(version, check.MergeEntries(ws.Project.Servers, l.Servers, old), st, old)
+	lf := lock.New(version, check.MergeEntries(ws.Project.Servers, l.Servers, old), st, old)
 	d := lock.Compare(old, lf)
 	return &comparison{old: old, live: lf, data: lock.Format(lf), diff: d, cap: l,
 		labels: labelDiff(ws.Project.Settings, d, old, lf, l.Defs)}, nil
@@ -228,7 +241,7 @@ func diff(e *env, fs *flag.FlagSet, out io.Writer, run *reviewRun) error {
 	color := e.useColor(out)
 	if c.drifted() {
 		fmt.Fprint(out, render.Summary(c.diff, c.cap.Defs, c.labels, color))
-		fmt.Fprint(out, render.UnifiedDiff(lock.WithLF(data), c.shownData(c.old),
+		fmt.Fprint(out, render.UnifiedDiff(withLF(data), c.shownData(c.old),
 			"a/"+ws.LockRel+" ("+label+")", "b/"+ws.LockRel+" (live)", color))
 	}
 	if len(c.cap.Failures) > 0 {

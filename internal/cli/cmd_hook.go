@@ -232,7 +232,7 @@ func writeHook(e *env, ws *check.Workspace, hv check.HeadView, c *comparison, ol
 	color := e.useColor(e.stdout)
 	d := lock.Compare(hv.Lf, c.live)
 	fmt.Fprint(e.stdout, render.Summary(d, c.cap.Defs, labelDiff(ws.Project.Settings, d, hv.Lf, c.live, c.cap.Defs), color))
-	fmt.Fprint(e.stdout, render.UnifiedDiff(lock.WithLF(hv.Data), c.shownData(hv.Lf), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (live)", color))
+	fmt.Fprint(e.stdout, render.UnifiedDiff(withLF(hv.Data), c.shownData(hv.Lf), "a/"+ws.LockRel+" (HEAD)", "b/"+ws.LockRel+" (live)", color))
 	fmt.Fprintf(e.stdout, "agentgate: wrote %s; review it, then run:\n  git add %s\n", ws.LockRel, ws.LockRel)
 	return drift(fmt.Errorf("the staged %s does not match the live surface; the working tree now has the live one", ws.LockRel),
 		"review the change above, then: git add "+ws.LockRel+" && git commit")

@@ -101,7 +101,7 @@ func runLock(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	warnHidden(e, l, run.prev)
-	if run.version == lock.VersionV2 {
+	if run.version == lock.Version2 {
 		toV2(e, l, run.ws.Project)
 	}
 	if len(l.Failures) > 0 {
@@ -160,7 +160,7 @@ func planLock(e *env, fs *flag.FlagSet) (*lockRun, error) {
 	if run.opts, err = captureOptions(e, fs, p.Settings); err != nil {
 		return nil, err
 	}
-	run.opts.Packages, run.opts.Root = run.version == lock.VersionV2, ws.Root
+	run.opts.Packages, run.opts.Root = run.version == lock.Version2, ws.Root
 	if run.st, err = stampNow(e); err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func printLockRows(e *env, rows []lockRow) {
 // the first time.
 func (run *lockRun) write(e *env, l *check.Live, servers map[string]lock.Server) error {
 	ws, prev := run.ws, run.prev
-	lf := lock.NewVersion(run.version, servers, run.st, prev)
+	lf := lock.New(run.version, servers, run.st, prev)
 	data := lock.Format(lf)
 	counts := fmt.Sprintf("%s, %s", plural(len(lf.Servers), "server"), plural(countTools(lf), "tool"))
 	if run.exists && bytes.Equal(data, run.prevData) {

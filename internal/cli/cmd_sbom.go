@@ -54,7 +54,7 @@ func runSBOM(e *env, fs *flag.FlagSet, args []string) error {
 	if !exists {
 		return invalid(fmt.Errorf("%s: no lockfile", ws.LockRel), "create it with 'agentgate lock --lockfile-version 2'")
 	}
-	if lf.LockfileVersion < lock.VersionV2 {
+	if lf.LockfileVersion < lock.Version2 {
 		return invalid(fmt.Errorf("%s: lockfile version %d pins no packages", ws.LockRel, lf.LockfileVersion),
 			"upgrade it with 'agentgate lock --lockfile-version 2', review the diff and commit it")
 	}

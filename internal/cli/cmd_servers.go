@@ -51,10 +51,10 @@ Examples:
 
 // serversReport is the --format json output (docs/config.md#agentgate-servers).
 type serversReport struct {
-	ReportVersion int             `json:"reportVersion"` // ServersReportVersion
-	Files         []string        `json:"files"`
-	Servers       []serverEntry   `json:"servers"`
-	Errors        []serversRepErr `json:"errors"`
+	ReportVersion int              `json:"reportVersion"` // ServersReportVersion
+	Files         []string         `json:"files"`
+	Servers       []serverEntry    `json:"servers"`
+	Errors        []render.Problem `json:"errors"`
 }
 
 type serverEntry struct {
@@ -90,11 +90,6 @@ type namedItem struct {
 	Value *string `json:"value,omitempty"`
 }
 
-type serversRepErr struct {
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
-}
-
 func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	format := flagValue[string](fs, "format")
 	if format != "text" && format != "json" {
@@ -108,7 +103,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	p, loadErr := config.Inspect(root)
-	rep := serversReport{ReportVersion: ServersReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []serversRepErr{}}
+	rep := serversReport{ReportVersion: ServersReportVersion, Files: []string{}, Servers: []serverEntry{}, Errors: []render.Problem{}}
 	if p != nil {
 		rep.Files = append(rep.Files, p.Files...)
 		rep.Servers = serverEntries(p)
@@ -120,7 +115,7 @@ func runServers(e *env, fs *flag.FlagSet, args []string) error {
 	if loadErr != nil {
 		cerrs, _ = loadErr.(config.Errors)
 		for _, ce := range cerrs {
-			rep.Errors = append(rep.Errors, serversRepErr{Message: ce.Error(), Hint: ce.Hint})
+			rep.Errors = append(rep.Errors, render.Problem{Message: ce.Error(), Hints: nonNil(ce.Hints())})
 		}
 	}
 	if format == "json" {

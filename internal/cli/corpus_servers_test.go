@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
 )
 
 // TestCorpusServers replays every real-world config of the config corpus
@@ -70,7 +71,7 @@ func TestCorpusServers(t *testing.T) {
 				// "error FILE:LINE: MSG" must be one reported error: the
 				// message names FILE:LINE: (then a column) and ends in MSG.
 				at, msg, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(w, "error "), "\n"), ": ")
-				if !slices.ContainsFunc(rep.Errors, func(e serversRepErr) bool {
+				if !slices.ContainsFunc(rep.Errors, func(e render.Problem) bool {
 					return strings.HasPrefix(e.Message, at+":") && strings.HasSuffix(e.Message, msg)
 				}) {
 					t.Errorf("no reported error at %s ending %q:\n%+v", at, msg, rep.Errors)

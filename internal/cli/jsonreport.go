@@ -18,8 +18,9 @@ import (
 // hook's servers carry their triage findings.
 const ReportVersion = 2
 
-// ServersReportVersion is the reportVersion of servers --format json.
-const ServersReportVersion = 1
+// ServersReportVersion is the reportVersion of servers --format json: 2
+// since its errors carry "hints" (an array) as every other report does.
+const ServersReportVersion = 2
 
 // jsonReportCommands are the commands whose --format json run() handles:
 // it discards their text output and prints one cmdReport instead.
@@ -36,7 +37,7 @@ type cmdReport struct {
 	Written       bool             `json:"written"`  // the command wrote the lockfile (lock, hook) or the config files (pin, wrap)
 	Servers       []reportServer   `json:"servers"`
 	Edits         []reportEdit     `json:"edits"`
-	Errors        []render.CIError `json:"errors"`
+	Errors        []render.Problem `json:"errors"`
 }
 
 // reportServer is one server as the command saw it.
@@ -79,7 +80,7 @@ func checkTextOrJSON(fs *flag.FlagSet) error {
 }
 
 func newCmdReport(cmd string) *cmdReport {
-	return &cmdReport{ReportVersion: ReportVersion, Command: cmd, Servers: []reportServer{}, Edits: []reportEdit{}, Errors: []render.CIError{}}
+	return &cmdReport{ReportVersion: ReportVersion, Command: cmd, Servers: []reportServer{}, Edits: []reportEdit{}, Errors: []render.Problem{}}
 }
 
 // addServer records a server; r may be nil (text mode).
@@ -120,7 +121,7 @@ func (r *cmdReport) write(w io.Writer, err error) {
 	r.Result = ciResults[r.ExitCode]
 	for _, p := range problemsOf(err) {
 		if len(p.lines) > 0 {
-			r.Errors = append(r.Errors, render.CIError{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+			r.Errors = append(r.Errors, render.Problem{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
 		}
 	}
 	w.Write(render.JSON(r))

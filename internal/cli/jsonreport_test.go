@@ -210,8 +210,20 @@ func TestServersReportSchema(t *testing.T) {
 	if err := sch.Validate(v); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if !bytes.Contains([]byte(stdout), []byte(`"reportVersion": 1`)) || !bytes.Contains([]byte(stdout), []byte(".vscode/mcp.json")) {
+	if !bytes.Contains([]byte(stdout), []byte(`"reportVersion": 2`)) || !bytes.Contains([]byte(stdout), []byte(".vscode/mcp.json")) {
 		t.Errorf("%s", stdout)
+	}
+	// The config error's hint reaches the report as a value, in "hints"
+	// as in every other report, and is the hint stderr prints.
+	var rep struct {
+		Errors []struct {
+			Message string   `json:"message"`
+			Hints   []string `json:"hints"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Errors) == 0 || len(rep.Errors[0].Hints) == 0 ||
+		!strings.Contains(stderr, "agentgate: hint: "+rep.Errors[0].Hints[0]) {
+		t.Errorf("errors %+v (%v), want the config error with its hint as on stderr:\n%s", rep.Errors, err, stderr)
 	}
 }
 

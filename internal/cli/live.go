@@ -284,13 +284,3 @@ func warnSuspicious(e *env, server string, defs map[string]lock.ToolDef, locked 
 		}
 	}
 }
-
-// stampNow is the generatedBy/generatedAt stamp: now, or SOURCE_DATE_EPOCH
-// when set (see lock.StampNow).
-func stampNow(e *env) (lock.Stamp, error) {
-	st, err := lock.StampNow(generatedBy(), e.now, e.getenv)
-	if err != nil {
-		return st, invalid(err, "unset SOURCE_DATE_EPOCH, or set it to an integer such as $(git log -1 --format=%ct)")
-	}
-	return st, nil
-}

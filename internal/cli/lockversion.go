@@ -22,21 +22,21 @@ func lockfileVersionFlag(fs *flag.FlagSet) {
 // version 2 file needs --force (it drops pins); an upgrade refreshes every
 // server, so it cannot be combined with --server.
 func settleVersion(fs *flag.FlagSet, prev *lock.Lockfile, lockRel string) (int, error) {
-	version := lock.VersionV2
+	version := lock.Version2
 	if prev != nil {
 		version = prev.LockfileVersion
 	}
 	switch want := flagValue[int](fs, "lockfile-version"); {
 	case want == 0:
-	case want != lock.Version && want != lock.VersionV2:
+	case want != lock.Version1 && want != lock.Version2:
 		return 0, invalid(fmt.Errorf("--lockfile-version %d: want 1 or 2", want))
-	case want == lock.Version && prev != nil && prev.LockfileVersion == lock.VersionV2 && !flagValue[bool](fs, "force"):
+	case want == lock.Version1 && prev != nil && prev.LockfileVersion == lock.Version2 && !flagValue[bool](fs, "force"):
 		return 0, invalid(fmt.Errorf("--lockfile-version 1: %s is lockfileVersion 2; writing version 1 drops the pins of whole tool definitions, instructions, prompts and resource templates", lockRel),
 			"to downgrade anyway, add --force; to keep version 2, leave out --lockfile-version")
 	default:
 		version = want
 	}
-	if prev != nil && prev.LockfileVersion != lock.VersionV2 && version == lock.VersionV2 && len(flagValue[[]string](fs, "server")) > 0 {
+	if prev != nil && prev.LockfileVersion != lock.Version2 && version == lock.Version2 && len(flagValue[[]string](fs, "server")) > 0 {
 		return 0, invalid(fmt.Errorf("--lockfile-version 2 with --server: upgrading %s to version 2 captures every server", lockRel),
 			"run 'agentgate lock --lockfile-version 2' without --server")
 	}
@@ -49,7 +49,7 @@ func formatChange(prev, lf *lock.Lockfile, lockRel string) string {
 	if prev == nil || prev.LockfileVersion == lf.LockfileVersion {
 		return ""
 	}
-	if lf.LockfileVersion == lock.Version {
+	if lf.LockfileVersion == lock.Version1 {
 		return fmt.Sprintf("agentgate: format change: %s downgraded from lockfileVersion 2 to 1 (--force): whole-definition, instructions, prompt and resource template pins dropped", lockRel)
 	}
 	var prompts, templates, resources, instr int

@@ -34,14 +34,14 @@ func pkgRepo(t *testing.T, servers map[string]any, pkgs map[string]*lock.Package
 	r := newRepo(t, true, servers)
 	locked := map[string]lock.Server{}
 	for name := range servers {
-		srv, err := lock.BuildServerV2(nil, lock.Listing{}, true)
+		srv, err := lock.BuildServer(lock.Version2, nil, lock.BuildOptions{Definitions: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		srv.Package = pkgs[name]
 		locked[name] = srv
 	}
-	r.write("agentgate.lock", string(lock.Format(lock.NewV2(locked, lock.Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))))
+	r.write("agentgate.lock", string(lock.Format(lock.New(lock.Version2, locked, lock.Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))))
 	r.commitAll()
 	return r
 }
@@ -203,9 +203,9 @@ func TestVerifyFilePackages(t *testing.T) {
 			} else {
 				r.write(".mcp.json", string(cfg))
 			}
-			srv, _ := lock.BuildServerV2(nil, lock.Listing{}, true)
+			srv, _ := lock.BuildServer(lock.Version2, nil, lock.BuildOptions{Definitions: true})
 			srv.Package = pin
-			r.write("agentgate.lock", string(lock.Format(lock.NewV2(map[string]lock.Server{"s": srv}, lock.Stamp{By: "x", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))))
+			r.write("agentgate.lock", string(lock.Format(lock.New(lock.Version2, map[string]lock.Server{"s": srv}, lock.Stamp{By: "x", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil))))
 			if c.body != "" {
 				r.write("sub/run.sh", c.body)
 			}

@@ -17,15 +17,15 @@ func writePackageLock(t *testing.T, r *testRepo, pkgs map[string]*lock.Package) 
 	t.Helper()
 	servers := map[string]lock.Server{}
 	for name, p := range pkgs {
-		srv, err := lock.BuildServerV2(nil, lock.Listing{}, true)
+		srv, err := lock.BuildServer(lock.Version2, nil, lock.BuildOptions{Definitions: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		srv.Package = p
 		servers[name] = srv
 	}
-	lf := lock.NewV2(servers, lock.Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil)
-	r.write("agentgate.lock", string(lock.FormatV2(lf)))
+	lf := lock.New(lock.Version2, servers, lock.Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}, nil)
+	r.write("agentgate.lock", string(lock.Format(lf)))
 }
 
 var (

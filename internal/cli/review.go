@@ -41,11 +41,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 	}
 	if ee := exitErrorOf(err); ee != nil && ee.Err != nil && (code == ExitInvalid || run.c == nil) {
 		for _, p := range problemsOf(err) {
-			msg := strings.Join(p.lines, "\n")
-			for _, h := range p.hints {
-				msg += "\nhint: " + h
-			}
-			r.Errors = append(r.Errors, strings.TrimPrefix(msg, "\n"))
+			r.Errors = append(r.Errors, render.Problem{Message: strings.Join(p.lines, "\n"), Hints: p.hints})
 		}
 	}
 	if run.c == nil {

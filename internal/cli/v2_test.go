@@ -71,10 +71,10 @@ func TestLockfileV2Lifecycle(t *testing.T) {
 	// Independent derivations: the instructions hash is sha256 of the
 	// text; the prompt's definitionHash is sha256 of its canonical form,
 	// written by hand.
-	if *srv.InstructionsHash != lock.Sha256Hex([]byte("Use search before delete_record.")) {
+	if *srv.InstructionsHash != sha256Hex("Use search before delete_record.") {
 		t.Errorf("instructionsHash %s", *srv.InstructionsHash)
 	}
-	if want := lock.Sha256Hex([]byte(`{"arguments":[{"name":"id","required":true}],"description":"Summarize a record.","name":"summarize"}`)); srv.Prompts[0].DefinitionHash != want {
+	if want := sha256Hex(`{"arguments":[{"name":"id","required":true}],"description":"Summarize a record.","name":"summarize"}`); srv.Prompts[0].DefinitionHash != want {
 		t.Errorf("prompt definitionHash %s, want %s", srv.Prompts[0].DefinitionHash, want)
 	}
 	out, _ = r.mustRun(ExitOK, "lock")

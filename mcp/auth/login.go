@@ -60,6 +60,61 @@ func (b Browser) open(authURL string) {
 	go cmd.Wait()
 }
 
+// callback is what the authorization server's redirect brought: a code,
+// or why it is refused.
+type callback struct {
+	code string
+	err  error
+}
+
+// callbackHandler serves the loopback redirect of a login whose state
+// agentgate sent and whose authorization server is issuer: the first
+// redirect to /callback is sent on done (which must have room for it),
+// with a short page for the browser.
+func callbackHandler(state, issuer string, done chan<- callback) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		res := checkCallback(r.URL.Query(), state, issuer)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if res.err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, "<p>agentgate: authorization failed: %s</p>\n", html.EscapeString(res.err.Error()))
+		} else {
+			fmt.Fprintf(w, "<p>agentgate: authorized. You can close this tab.</p>\n")
+		}
+		select {
+		case done <- res:
+		default:
+		}
+	})
+}
+
+// checkCallback reads the redirect's query q: the same state as sent, no
+// error, a code, and (RFC 9207) no other issuer.
+func checkCallback(q url.Values, state, issuer string) callback {
+	switch {
+	case q.Get("state") != state:
+		return callback{err: refused("authorization response", "the redirect came back with another state than agentgate sent (a forged or stale redirect)")}
+	case q.Get("error") != "":
+		msg := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			if len(d) > 200 {
+				d = d[:200] + "..."
+			}
+			msg += " (" + d + ")"
+		}
+		return callback{err: failed("authorization response", "the authorization server refused: %s", msg)}
+	case q.Get("code") == "":
+		return callback{err: refused("authorization response", "the redirect came back without a code")}
+	case q.Has("iss") && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(issuer, "/"):
+		return callback{err: refused("authorization response", "the redirect names issuer %q, not %q (RFC 9207)", q.Get("iss"), issuer)}
+	}
+	return callback{code: q.Get("code")}
+}
+
 // authorizationCode runs the authorization code grant with PKCE (S256) and
 // the resource parameter, redirecting to a loopback listener on a random
 // port of 127.0.0.1, and returns the stored entry's content.
@@ -105,59 +160,15 @@ func authorizationCode(ctx context.Context, hc *http.Client, d *Discovery, s Ser
 	}
 	au.RawQuery = q.Encode()
 
-	type result struct {
-		code string
-		err  error
-	}
-	done := make(chan result, 1)
-	srv := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/callback" {
-				http.NotFound(w, r)
-				return
-			}
-			q := r.URL.Query()
-			var res result
-			switch {
-			case q.Get("state") != state:
-				res.err = refused("authorization response", "the redirect came back with another state than agentgate sent (a forged or stale redirect)")
-			case q.Get("error") != "":
-				msg := q.Get("error")
-				if d := q.Get("error_description"); d != "" {
-					if len(d) > 200 {
-						d = d[:200] + "..."
-					}
-					msg += " (" + d + ")"
-				}
-				res.err = failed("authorization response", "the authorization server refused: %s", msg)
-			case q.Get("code") == "":
-				res.err = refused("authorization response", "the redirect came back without a code")
-			case q.Has("iss") && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(d.Metadata.Issuer, "/"):
-				res.err = refused("authorization response", "the redirect names issuer %q, not %q (RFC 9207)", q.Get("iss"), d.Metadata.Issuer)
-			default:
-				res.code = q.Get("code")
-			}
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			if res.err != nil {
-				w.WriteHeader(http.StatusBadRequest)
-				fmt.Fprintf(w, "<p>agentgate: authorization failed: %s</p>\n", html.EscapeString(res.err.Error()))
-			} else {
-				fmt.Fprintf(w, "<p>agentgate: authorized. You can close this tab.</p>\n")
-			}
-			select {
-			case done <- res:
-			default:
-			}
-		}),
-	}
+	done := make(chan callback, 1)
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: callbackHandler(state, d.Metadata.Issuer, done)}
 	go srv.Serve(ln)
 	defer srv.Close()
 
 	br.open(au.String())
 	timer := time.NewTimer(LoginTimeout)
 	defer timer.Stop()
-	var res result
+	var res callback
 	select {
 	case res = <-done:
 	case <-timer.C:

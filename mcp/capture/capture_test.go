@@ -22,9 +22,7 @@ import (
 // TestMain doubles as the fake MCP server: with AGENTGATE_FAKESERVER=1 the
 // test binary runs fakeserver.Main, so stdio tests spawn a real process.
 func TestMain(m *testing.M) {
-	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
-		os.Exit(fakeserver.Main(os.Args[1:]))
-	}
+	fakeserver.SelfServe()
 	if os.Getenv(capServerEnv) != "" {
 		os.Exit(capServerMain())
 	}
@@ -36,14 +34,7 @@ func TestMain(m *testing.M) {
 
 // fake is a stdio server definition that runs the fake with args.
 func fake(t testing.TB, name string, args ...string) config.Resolved {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return config.Resolved{Server: config.Server{
-		Name: name, File: ".mcp.json", Transport: config.Stdio,
-		Command: exe, Args: args, Env: map[string]string{"AGENTGATE_FAKESERVER": "1"},
-	}}
+	return fakeserver.Stdio(t, name, ".mcp.json", args...)
 }
 
 func capture1(t testing.TB, r config.Resolved, opts wire.Options) wire.Result {

@@ -96,7 +96,7 @@ func (x *echoRedactor) mayHold(raw []byte) bool {
 // element as the server sent it (res.InstructionsSent for the
 // instructions), so that hashes stay over the raw text while the text
 // itself never leaves this process. A changed element whose raw text
-// cannot be hashed (a tool lock.DecodeToolV2 refuses), or whose name
+// cannot be hashed (a tool lock.DecodeTool of version 2 refuses), or whose name
 // (template uriTemplate, resource uri) holds a secret, fails the server:
 // the error names the list and the element's index, never its text.
 func redactResult(res *wire.Result, held config.Resolved) error {
@@ -133,12 +133,12 @@ func redactResult(res *wire.Result, held config.Resolved) error {
 				// Under version 2's rules, which accept more (an unpaired
 				// surrogate): for version 1, agentgate refuses the
 				// redacted tool as it would the raw one.
-				def, err := lock.DecodeToolV2(raw)
+				def, err := lock.DecodeTool(lock.Version2, raw)
 				if err != nil {
 					return fail(l.stage, l.name, i, err)
 				}
 				sent.DescriptionHash = lock.HashDescription(def.Description)
-				if sent.InputSchemaHash, err = lock.HashInputSchemaV2(def.InputSchema); err != nil {
+				if sent.InputSchemaHash, err = lock.HashInputSchema(lock.Version2, def.InputSchema); err != nil {
 					return fail(l.stage, l.name, i, fmt.Errorf("tool %q: field \"inputSchema\": %v", def.Name, err))
 				}
 			}

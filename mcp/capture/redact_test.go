@@ -154,7 +154,7 @@ func BenchmarkRedactResult(b *testing.B) {
 func BenchmarkDecodeServer(b *testing.B) {
 	tools := benchTools(b, 1000, false)
 	for b.Loop() {
-		if _, _, err := lock.DecodeServer(tools); err != nil {
+		if _, _, err := lock.DecodeServer(lock.Version1, tools); err != nil {
 			b.Fatal(err)
 		}
 	}

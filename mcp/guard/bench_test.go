@@ -45,7 +45,7 @@ func benchProxy(b *testing.B, version int, raws []json.RawMessage) *proxy {
 func BenchmarkList1000(b *testing.B) {
 	raws := fakeserver.Generate(1000, 256)
 	msg := listingOf(raws)
-	for _, v := range []int{lock.Version, lock.VersionV2} {
+	for _, v := range []int{lock.Version1, lock.Version2} {
 		for _, path := range []string{"repeated", "changed", "plain"} {
 			b.Run("v"+strconv.Itoa(v)+"/"+path, func(b *testing.B) {
 				p := benchProxy(b, v, raws)
@@ -77,7 +77,7 @@ func BenchmarkList1000(b *testing.B) {
 // BenchmarkPing is guard's work on one ping: the request from the
 // client, the response from the server.
 func BenchmarkPing(b *testing.B) {
-	p := benchProxy(b, lock.Version, fakeserver.Generate(10, 256))
+	p := benchProxy(b, lock.Version1, fakeserver.Generate(10, 256))
 	b.ReportAllocs()
 	req := []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}` + "\n")
 	resp := []byte(`{"jsonrpc":"2.0","id":7,"result":{}}`)
@@ -137,7 +137,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 					pipes.Widen(serverOut, pipes.Capacity)
 					pipes.Widen(clientOut, pipes.Capacity)
 					up := Upstream{Out: serverOut, In: serverIn, Wait: func() error { return nil }}
-					opts := Options{Server: "fake", Pins: lockFor(b, lock.Version, raws)}
+					opts := Options{Server: "fake", Pins: lockFor(b, lock.Version1, raws)}
 					done := make(chan error, 1)
 					go func() { done <- Run(context.Background(), opts, clientIn, clientOut, up) }()
 					b.Cleanup(func() { toGuard.Close(); <-done })

@@ -15,7 +15,7 @@ import (
 // none.
 func TestCapabilitiesHint(t *testing.T) {
 	raws := loadTools(t)
-	pins := lockFor(t, lock.Version, raws[1:]) // echo is not pinned
+	pins := lockFor(t, lock.Version1, raws[1:]) // echo is not pinned
 	run := func(caps string) string {
 		c := startFake(t, Options{Server: "my server", Pins: pins}, "-tools", toolsFile(t))
 		c.request("0", "initialize", `{"protocolVersion":"2025-06-18","capabilities":`+caps+`,"clientInfo":{"name":"test","version":"1"}}`)

@@ -49,7 +49,7 @@ func TestClientMessagesRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logFile := filepath.Join(t.TempDir(), "received")
-			c := startFake(t, Options{Pins: lockFor(t, lock.Version, loadTools(t))}, "-tools", toolsFile(t), "-log", logFile)
+			c := startFake(t, Options{Pins: lockFor(t, lock.Version1, loadTools(t))}, "-tools", toolsFile(t), "-log", logFile)
 			c.initialize()
 			c.send(tc.msg)
 			if got := readWithin(c, 5*time.Second); !strings.HasPrefix(got, tc.want) || !strings.Contains(got, "it was not") {

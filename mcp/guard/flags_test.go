@@ -103,15 +103,15 @@ func loadWrapped(t testing.TB, dir string, args []string) seeThroughOutcome {
 func guardDir(t testing.TB, chdir func(string)) string {
 	t.Helper()
 	dir := t.TempDir()
-	_, defs, err := lock.DecodeServer(loadTools(t))
+	_, defs, err := lock.DecodeServer(lock.Version1, loadTools(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lock.BuildServer(defs)
+	srv, err := lock.BuildServer(lock.Version1, defs, lock.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf := lock.NewVersion(lock.Version, map[string]lock.Server{"s": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
+	lf := lock.New(lock.Version1, map[string]lock.Server{"s": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
 	if err := os.WriteFile(filepath.Join(dir, lock.FileName), lock.Format(lf), 0o644); err != nil {
 		t.Fatal(err)
 	}

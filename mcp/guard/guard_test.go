@@ -15,7 +15,7 @@ import (
 // of testdata/tools.json, spacing and member order kept).
 func TestPinnedToolsPassByteForByte(t *testing.T) {
 	raws := loadTools(t)
-	for _, v := range []int{lock.Version, lock.VersionV2} {
+	for _, v := range []int{lock.Version1, lock.Version2} {
 		c := startFake(t, Options{Pins: lockFor(t, v, raws)}, "-tools", toolsFile(t))
 		c.initialize()
 		got := toolsOf(t, c.request("1", "tools/list", ""))
@@ -43,7 +43,7 @@ func TestPinnedToolsPassByteForByte(t *testing.T) {
 func TestRugPullAfterListChanged(t *testing.T) {
 	raws := loadTools(t)
 	logFile := filepath.Join(t.TempDir(), "fake.log")
-	c := startFake(t, Options{Pins: lockFor(t, lock.Version, raws)},
+	c := startFake(t, Options{Pins: lockFor(t, lock.Version1, raws)},
 		"-tools", toolsFile(t), "-rugpull-after", "1", "-rugpull-tool", "echo", "-log", logFile)
 	c.initialize()
 	if got := toolsOf(t, c.request("1", "tools/list", "")); len(got) != 3 {
@@ -94,7 +94,7 @@ func TestRugPullAfterListChanged(t *testing.T) {
 // run. A second identical listing is not announced again.
 func TestWithheldNotification(t *testing.T) {
 	raws := loadTools(t)
-	c := startFake(t, Options{Pins: lockFor(t, lock.Version, raws)},
+	c := startFake(t, Options{Pins: lockFor(t, lock.Version1, raws)},
 		"-tools", toolsFile(t), "-rugpull-after", "1", "-rugpull-tool", "echo")
 	c.initialize()
 	c.request("1", "tools/list", "")

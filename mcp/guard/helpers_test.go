@@ -21,20 +21,13 @@ import (
 // the test binary runs fakeserver.Main, so that guard starts a real
 // process.
 func TestMain(m *testing.M) {
-	if os.Getenv("AGENTGATE_FAKESERVER") == "1" {
-		os.Exit(fakeserver.Main(os.Args[1:]))
-	}
+	fakeserver.SelfServe()
 	os.Exit(m.Run())
 }
 
 // fake is the fake server's command, with args.
 func fake(t testing.TB, args ...string) config.Resolved {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return config.Resolved{Server: config.Server{Name: "fake", File: "test", Transport: config.Stdio,
-		Command: exe, Args: args, Env: map[string]string{"AGENTGATE_FAKESERVER": "1"}}}
+	return fakeserver.Stdio(t, "fake", "test", args...)
 }
 
 // toolsFile is testdata/tools.json, absolute.
@@ -50,25 +43,21 @@ func toolsFile(t testing.TB) string {
 // as agentgate lock writes it, locking raw tools as server "fake".
 func lockFor(t testing.TB, version int, raws []json.RawMessage) *Pins {
 	t.Helper()
-	_, defs, err := lock.DecodeServer(raws)
+	_, defs, err := lock.DecodeServer(lock.Version1, raws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var srv lock.Server
-	if version == lock.VersionV2 {
-		srv, err = lock.BuildServerV2(defs, lock.Listing{}, true)
+	if version == lock.Version2 {
+		srv, err = lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Definitions: true})
 	} else {
-		srv, err = lock.BuildServer(defs)
+		srv, err = lock.BuildServer(lock.Version1, defs, lock.BuildOptions{})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf := lock.NewVersion(version, map[string]lock.Server{"fake": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
-	data := lock.Format(lf)
-	if version == lock.VersionV2 {
-		data = lock.FormatV2(lf)
-	}
-	back, err := lock.Parse(data)
+	lf := lock.New(version, map[string]lock.Server{"fake": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
+	back, err := lock.Parse(lock.Format(lf))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func FuzzMemo(f *testing.F) {
 			}
 		}
 	}
-	v1, v2 := lockFor(f, lock.Version, raws), lockFor(f, lock.VersionV2, raws)
+	v1, v2 := lockFor(f, lock.Version1, raws), lockFor(f, lock.Version2, raws)
 	f.Fuzz(func(t *testing.T, first, second []byte) {
 		// The pins and the mode are picked by the inputs' lengths, so
 		// that one run is one session of each path.
@@ -101,7 +101,7 @@ func FuzzMemo(f *testing.F) {
 func TestMemoRecalls(t *testing.T) {
 	raws := loadTools(t)
 	listing := listingOf(raws)
-	p := newProxy(Options{Server: "fake", Pins: lockFor(t, lock.VersionV2, raws)}, nil)
+	p := newProxy(Options{Server: "fake", Pins: lockFor(t, lock.Version2, raws)}, nil)
 	for _, tc := range []struct {
 		id     string
 		msg    string

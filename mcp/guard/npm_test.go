@@ -26,7 +26,7 @@ func TestNPMEverythingThroughGuard(t *testing.T) {
 	if res.Err != nil {
 		t.Fatalf("capture: %v\n%s", res.Err, res.StderrTail)
 	}
-	pins := lockFor(t, lock.VersionV2, res.Tools)
+	pins := lockFor(t, lock.Version2, res.Tools)
 	pins.Instructions = lock.InstructionsHash(res.Instructions)
 
 	up, err := StartStdio(r, nil)

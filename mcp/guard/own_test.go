@@ -55,7 +55,7 @@ func TestCallDecidedByCurrentListing(t *testing.T) {
 				}
 			}
 			args = append(args, tc.args...)
-			c := startFake(t, Options{Pins: lockFor(t, lock.Version, raws)}, args...)
+			c := startFake(t, Options{Pins: lockFor(t, lock.Version1, raws)}, args...)
 			c.initialize()
 			tc.first(c)
 			call := c.request("3", "tools/call", `{"name":"`+drifted+`","arguments":{"text":"hi"}}`)
@@ -96,7 +96,7 @@ func TestCallOfUnlistedPinnedTool(t *testing.T) {
 	logFile := filepath.Join(dir, "fake.log")
 	tools := filepath.Join(dir, "tools.json")
 	os.WriteFile(tools, []byte("["+string(raws[1])+"]"), 0o600) // notes only
-	c := startFake(t, Options{Pins: lockFor(t, lock.Version, raws)}, "-tools", tools, "-log", logFile)
+	c := startFake(t, Options{Pins: lockFor(t, lock.Version1, raws)}, "-tools", tools, "-log", logFile)
 	c.initialize()
 	if r := c.request("3", "tools/call", `{"name":"echo"}`); !strings.Contains(r, `"error":{"code":-32602`) || !strings.Contains(r, "not in the server's current listing") {
 		t.Errorf("call of a pinned tool the server does not list: %s", r)
@@ -113,7 +113,7 @@ func TestCallOfUnlistedPinnedTool(t *testing.T) {
 // and the client's tools/list gets a JSON-RPC error for it, not silence
 // (the pending request was already taken when the page was refused).
 func TestListingOverCapAnswered(t *testing.T) {
-	c := startFake(t, Options{Pins: lockFor(t, lock.Version, loadTools(t)), MaxTools: 2}, "-tools", toolsFile(t))
+	c := startFake(t, Options{Pins: lockFor(t, lock.Version1, loadTools(t)), MaxTools: 2}, "-tools", toolsFile(t))
 	c.initialize()
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if r := readWithin(c, 5*time.Second); !strings.HasPrefix(r, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,`) || !strings.Contains(r, "more elements than agentgate allows") {

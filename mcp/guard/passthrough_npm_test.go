@@ -141,7 +141,7 @@ func TestNPMEverythingPassThrough(t *testing.T) {
 	for _, raw := range raws {
 		tools = append(tools, json.RawMessage(raw))
 	}
-	pins := lockFor(t, lock.VersionV2, tools)
+	pins := lockFor(t, lock.Version2, tools)
 	for _, name := range []string{"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list", "trigger-long-running-operation"} {
 		if _, ok := pins.Tools[name]; !ok {
 			t.Fatalf("server-everything did not list %s to a client with the capabilities", name)

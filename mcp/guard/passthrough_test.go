@@ -17,7 +17,7 @@ func TestOtherMethodsPassUntouched(t *testing.T) {
 	srvOutR, srvOutW := io.Pipe() // server -> guard
 	srvInR, srvInW := io.Pipe()   // guard -> server
 	up := Upstream{Out: srvOutR, In: srvInW, Wait: func() error { return nil }}
-	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, loadTools(t))}, up)
+	c := startGuard(t, Options{Pins: lockFor(t, lock.Version1, loadTools(t))}, up)
 	server := bufio.NewReader(srvInR)
 	fromServer := func(line string) {
 		t.Helper()
@@ -59,7 +59,7 @@ func TestCancelledNotAwaited(t *testing.T) {
 	raws := loadTools(t)
 	// The server answers tools/list (guard lists before the call), not the
 	// call, and ends when its stdin closes.
-	c := startGuard(t, Options{Pins: lockFor(t, lock.Version, raws)}, pipeUpstream(raws, nil))
+	c := startGuard(t, Options{Pins: lockFor(t, lock.Version1, raws)}, pipeUpstream(raws, nil))
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
 	c.in.Close()

@@ -10,7 +10,7 @@ import (
 // name), and with a version 2 lockfile its prompts and resource templates
 // (by name) and its instructions.
 type Pins struct {
-	Version   int // lockfileVersion: lock.Version or lock.VersionV2
+	Version   int // lockfileVersion: lock.Version1 or lock.Version2
 	Tools     map[string]lock.Tool
 	Prompts   map[string]lock.Entry
 	Templates map[string]lock.Entry
@@ -63,7 +63,16 @@ func PinsOf(lf *lock.Lockfile, server string) (p *Pins, ok bool) {
 	return p, true
 }
 
-func (p *Pins) v2() bool { return p.Version >= lock.VersionV2 }
+func (p *Pins) v2() bool { return p.Version >= lock.Version2 }
+
+// version is the lockfile version whose rules a listing is hashed under:
+// Version2 for a version 2 lockfile, Version1 otherwise.
+func (p *Pins) version() int {
+	if p.v2() {
+		return lock.Version2
+	}
+	return lock.Version1
+}
 
 // verdict is the outcome of comparing one listed definition with the
 // pins: name is the definition's name ("" when it has none), drift is ""
@@ -84,15 +93,12 @@ func (v verdict) label(i int) string {
 }
 
 // checkTool compares one element of a tools/list result with the pinned
-// tool of its name, with the lockfile's own hashes: lock.BuildServer for
-// the version 1 field hashes (name, description, inputSchema), and with a
-// version 2 lockfile lock.BuildServerV2 for the definition hash too.
+// tool of its name, with the lockfile's own hashes: lock.DecodeTool and
+// lock.BuildServer under the lockfile's version, which give the version 1
+// field hashes (name, description, inputSchema) and, with a version 2
+// lockfile, the definition hash too.
 func (p *Pins) checkTool(raw []byte) verdict {
-	decode := lock.DecodeTool
-	if p.v2() {
-		decode = lock.DecodeToolV2 // what lock pins for version 2 (an unpaired surrogate)
-	}
-	def, err := decode(raw)
+	def, err := lock.DecodeTool(p.version(), raw)
 	if err != nil {
 		return verdict{drift: "not a tool definition agentgate can hash"}
 	}
@@ -102,12 +108,7 @@ func (p *Pins) checkTool(raw []byte) verdict {
 		v.drift = driftUnpinned
 		return v
 	}
-	var srv lock.Server
-	if p.v2() {
-		srv, err = lock.BuildServerV2([]lock.ToolDef{def}, lock.Listing{}, len(p.Ignore) > 0)
-	} else {
-		srv, err = lock.BuildServer([]lock.ToolDef{def})
-	}
+	srv, err := lock.BuildServer(p.version(), []lock.ToolDef{def}, lock.BuildOptions{Definitions: p.v2() && len(p.Ignore) > 0})
 	if err != nil || len(srv.Tools) != 1 {
 		v.drift = "definition cannot be hashed"
 		return v
@@ -135,7 +136,7 @@ func (p *Pins) checkTool(raw []byte) verdict {
 // lock.KindPrompt), resources/templates/list (lock.KindResourceTemplate)
 // or resources/list (lock.KindResource) result with the pinned entry of
 // its name (a resource: of its uri, which is then the verdict's name), by
-// the definition hash that lock.BuildServerV2 computes.
+// the definition hash that lock.BuildServer of version 2 computes.
 func (p *Pins) checkEntry(kind string, raw []byte) verdict {
 	var l lock.Listing
 	var pins map[string]lock.Entry
@@ -147,7 +148,7 @@ func (p *Pins) checkEntry(kind string, raw []byte) verdict {
 	default:
 		l.Resources, l.LockResources, pins = [][]byte{raw}, true, p.Resources
 	}
-	srv, err := lock.BuildServerV2(nil, l, len(p.Ignore) > 0)
+	srv, err := lock.BuildServer(lock.Version2, nil, lock.BuildOptions{Listing: l, Definitions: len(p.Ignore) > 0})
 	es := map[string][]lock.Entry{lock.KindPrompt: srv.Prompts, lock.KindResourceTemplate: srv.ResourceTemplates, lock.KindResource: srv.Resources}[kind]
 	if err != nil || len(es) != 1 {
 		return verdict{drift: "not a " + kind + " definition agentgate can hash"}

@@ -55,7 +55,7 @@ func TestRemoteServerGoesAway(t *testing.T) {
 			if res.Err != nil {
 				t.Fatalf("capture: %v", res.Err)
 			}
-			pins := lockFor(t, lock.VersionV2, res.Tools)
+			pins := lockFor(t, lock.Version2, res.Tools)
 			pins.Instructions = lock.InstructionsHash(res.Instructions)
 			blog := &testenv.SyncBuffer{}
 			conn, err := bridge.Open(context.Background(), r, bridge.Options{Log: blog})

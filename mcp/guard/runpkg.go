@@ -105,7 +105,7 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 	case err != nil:
 		return r, &PackageError{Msg: fmt.Sprintf("agentgate.lock pins %s package %s for server %q, but its command runs no package agentgate can attribute (%s)", k.Ecosystem, k.String(), server, unpin.Reason),
 			Hints: []string{lockHint(server)}}
-	case k == nil && pins.Version < lock.VersionV2:
+	case k == nil && pins.Version < lock.Version2:
 		say("agentgate.lock (lockfile version %d) pins no packages: %s started as configured; lock with --lockfile-version 2 to pin it", pins.Version, spec.String())
 		return r, nil
 	case k == nil:
@@ -117,6 +117,13 @@ func runPackage(ctx context.Context, r config.Resolved, server string, pins *Pin
 		return r, &PackageError{Msg: fmt.Sprintf("server %q runs %s package %s; agentgate.lock pins %s package %s", server, spec.Ecosystem, spec.String(), k.Ecosystem, k.String()),
 			Hints: []string{lockHint(server)}}
 	}
+	return runPinned(ctx, r, server, spec, k, say)
+}
+
+// runPinned is runPackage for a server whose command runs the package
+// agentgate.lock pins (k, recognised as spec): r with the locked version
+// (and, for npx, the checked install) in place of the configured one.
+func runPinned(ctx context.Context, r config.Resolved, server string, spec config.PackageSpec, k *lock.Package, say func(string, ...any)) (config.Resolved, error) {
 	if spec.Exact {
 		if locked, written, differs := spec.VersionDiffers(k.Version, k.Integrity); differs {
 			return r, &PackageError{Msg: fmt.Sprintf("server %q is configured to run %s; agentgate.lock pins %s (locked %s, configured %s)", server, spec.String(), k.String(), locked, written),

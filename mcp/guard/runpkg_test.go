@@ -109,18 +109,18 @@ func (s *pkgSession) end() int {
 func mailerLock(t testing.TB, dir string, pkg *lock.Package) string {
 	t.Helper()
 	tools := mailerTools(t, npmregistry.Mailer100)
-	_, defs, err := lock.DecodeServer(tools)
+	_, defs, err := lock.DecodeServer(lock.Version1, tools)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lock.BuildServerV2(defs, lock.Listing{}, true)
+	srv, err := lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.Package = pkg
-	lf := lock.NewVersion(lock.VersionV2, map[string]lock.Server{"mail": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
+	lf := lock.New(lock.Version2, map[string]lock.Server{"mail": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
 	path := filepath.Join(dir, lock.FileName)
-	if err := os.WriteFile(path, lock.FormatV2(lf), 0o644); err != nil {
+	if err := os.WriteFile(path, lock.Format(lf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -661,7 +661,7 @@ func BenchmarkRunPackageWarm(b *testing.B) {
 	}
 	dir := b.TempDir()
 	b.Chdir(dir)
-	pins := &Pins{Version: lock.VersionV2, Package: &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: v100.Integrity}}
+	pins := &Pins{Version: lock.Version2, Package: &lock.Package{Ecosystem: "npm", Name: npmregistry.Mailer, Version: "1.0.0", Integrity: v100.Integrity}}
 	r := config.Resolved{Server: config.Server{Name: "mail", Transport: config.Stdio, Command: "npx", Args: []string{"-y", npmregistry.Mailer}}}
 	if _, err := runPackage(context.Background(), r, "mail", pins, io.Discard); err != nil {
 		b.Fatal(err)

@@ -115,12 +115,7 @@ func (p *proxy) refusePending(pr pending, public, detail string) {
 // the memo t repeats (recall), whose outcome is reused.
 func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind, key string) {
 	if env.Error != nil {
-		if pr.own != nil {
-			p.logf("%s: the server answered with an error", pr.what())
-			pr.own.answer(false, nil)
-			return
-		}
-		p.send(t)
+		p.listError(t, pr)
 		return
 	}
 	if pr.own != nil {
@@ -136,39 +131,11 @@ func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind,
 		p.refusePending(pr, "the listing is larger than agentgate allows", fmt.Sprintf("a %s page larger than max-listing-bytes (%d)", pr.method, p.opts.MaxListingBytes))
 		return
 	}
-	var elems [][]byte // nil when recalled, until needed (elementsOf)
-	var verdicts []verdict
-	var arrAt, arrLen, n int // the array's offset in the result, its length, its elements
 	pins := p.opts.Pins
-	compare := pins != nil && (kind == kindTool || pins.v2()) && (kind != kindResource || pins.Resources != nil)
-	recalled := m != nil && m.kind == kind // the same kind compares the same way: verdicts are nil when not compared
-	if recalled {
-		verdicts, arrAt, arrLen, n = m.verdicts, m.arrAt, m.arrLen, len(m.elems)
-	} else {
-		arr, at, ok := arrayMember(env.Result, key)
-		arrAt, arrLen = at, len(arr)
-		if !ok {
-			p.refusePending(pr, "its result has no "+key+" array", "its result has no "+key+" array")
-			return
-		}
-		raws, ok := jsonrpc.ArrayElements(arr)
-		if !ok {
-			p.refusePending(pr, "its "+key+" array does not parse", "its "+key+" array does not parse")
-			return
-		}
-		if len(raws) > p.opts.MaxTools {
-			p.refusePending(pr, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
-			return
-		}
-		elems = make([][]byte, len(raws))
-		for i, e := range raws {
-			elems[i] = e
-		}
-		if compare {
-			verdicts = p.verdicts(kind, elems)
-		}
-		p.remember(t, env, kind, at, len(arr), elems, verdicts)
-		n = len(elems)
+	compare := p.compares(kind)
+	pg, ok := p.page(t, env, m, pr, kind, key, compare)
+	if !ok {
+		return
 	}
 	if !compare {
 		if kind == kindResource && pins != nil && pins.v2() {
@@ -177,13 +144,105 @@ func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind,
 		send(t)
 		return
 	}
-	bad := 0
-	for _, v := range verdicts {
-		if v.drift != "" {
-			bad++
-		}
+	bad := p.record(kind, pg.verdicts)
+	if bad == 0 {
+		p.logf("%s: %d %s(s) match agentgate.lock: %s", pr.what(), pg.n, kind, map[bool]string{false: "forwarded", true: "recorded"}[pr.own != nil])
+		send(t)
+		return
 	}
+	p.logDrift(kind, pg.verdicts)
+	switch p.mode {
+	case Warn:
+		send(t)
+	case Block:
+		if pr.own != nil {
+			return
+		}
+		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
+			pr.method, quote(p.opts.Server), bad, pg.n, kind))
+	default:
+		if pr.own != nil {
+			return
+		}
+		p.notifyWithheld(kind, pg.verdicts, pg.n)
+		if pg.recalled {
+			pg.elems = m.elementsOf(env)
+		}
+		send(withholding(t, env.ResultAt+pg.arrAt, pg.arrLen, pg.elems, pg.verdicts))
+	}
+}
+
+// listError passes on a list request's error answer, or, for a listing of
+// guard's own, tells the call waiting for it that it failed.
+func (p *proxy) listError(t []byte, pr pending) {
+	if pr.own != nil {
+		p.logf("%s: the server answered with an error", pr.what())
+		pr.own.answer(false, nil)
+		return
+	}
+	p.send(t)
+}
+
+// compares reports whether the pins compare listings of kind: tools with
+// any pins, the other kinds with version 2's, resources only when the
+// lockfile pins them.
+func (p *proxy) compares(kind string) bool {
+	pins := p.opts.Pins
+	return pins != nil && (kind == kindTool || pins.v2()) && (kind != kindResource || pins.Resources != nil)
+}
+
+// listPage is what list learnt of one page: its elements and their
+// verdicts (nil when the pins do not compare this kind), and where its
+// array is.
+type listPage struct {
+	elems    [][]byte // nil when recalled, until needed (memo.elementsOf)
+	verdicts []verdict
+	arrAt    int // the array's offset in the result
+	arrLen   int // its length
+	n        int // its elements
+	recalled bool
+}
+
+// page is the memo's outcome when m answered the same kind (it compares
+// the same way), else the page's key array split and, when compare, each
+// element's verdict, remembered for a repeat. A page that cannot be read
+// or holds more than MaxTools elements is refused (refusePending): ok is
+// false.
+func (p *proxy) page(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind, key string, compare bool) (pg listPage, ok bool) {
+	if m != nil && m.kind == kind {
+		return listPage{verdicts: m.verdicts, arrAt: m.arrAt, arrLen: m.arrLen, n: len(m.elems), recalled: true}, true
+	}
+	arr, at, ok := arrayMember(env.Result, key)
+	if !ok {
+		p.refusePending(pr, "its result has no "+key+" array", "its result has no "+key+" array")
+		return pg, false
+	}
+	raws, ok := jsonrpc.ArrayElements(arr)
+	if !ok {
+		p.refusePending(pr, "its "+key+" array does not parse", "its "+key+" array does not parse")
+		return pg, false
+	}
+	if len(raws) > p.opts.MaxTools {
+		p.refusePending(pr, "the listing has more elements than agentgate allows", fmt.Sprintf("a %s page with more than max-tools (%d) elements", pr.method, p.opts.MaxTools))
+		return pg, false
+	}
+	pg = listPage{elems: make([][]byte, len(raws)), arrAt: at, arrLen: len(arr), n: len(raws)}
+	for i, e := range raws {
+		pg.elems[i] = e
+	}
+	if compare {
+		pg.verdicts = p.verdicts(kind, pg.elems)
+	}
+	p.remember(t, env, kind, at, len(arr), pg.elems, pg.verdicts)
+	return pg, true
+}
+
+// record notes each named element of a compared page as seen, and as
+// withheld when it drifted (no longer withheld when it matches), and
+// returns how many drifted.
+func (p *proxy) record(kind string, verdicts []verdict) (bad int) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	w, seen := p.withheld[kind], p.seen[kind]
 	if w == nil {
 		w = map[string]bool{}
@@ -194,6 +253,9 @@ func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind,
 		p.seen[kind] = seen
 	}
 	for _, v := range verdicts {
+		if v.drift != "" {
+			bad++
+		}
 		if v.name == "" {
 			continue
 		}
@@ -204,12 +266,12 @@ func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind,
 			w[v.name] = true
 		}
 	}
-	p.mu.Unlock()
-	if bad == 0 {
-		p.logf("%s: %d %s(s) match agentgate.lock: %s", pr.what(), n, kind, map[bool]string{false: "forwarded", true: "recorded"}[pr.own != nil])
-		send(t)
-		return
-	}
+	return bad
+}
+
+// logDrift logs each element that drifted and what the mode does about
+// it, with the client-capabilities hint for an unpinned tool.
+func (p *proxy) logDrift(kind string, verdicts []verdict) {
 	action := map[Mode]string{Withhold: "withheld", Block: "listing blocked", Warn: "forwarded (--on-drift warn)"}[p.mode]
 	for i, v := range verdicts {
 		if v.drift == "" {
@@ -223,43 +285,31 @@ func (p *proxy) list(t []byte, env *jsonrpc.Envelope, m *memo, pr pending, kind,
 			}
 		}
 	}
-	switch p.mode {
-	case Warn:
-		send(t)
-	case Block:
-		if pr.own != nil {
-			return
+}
+
+// withholding is the message t with its listing's array (arrLen bytes at
+// start) holding only the elements whose verdict has no drift. The
+// returned slice has its newline just past its end, so that it is sent
+// in one write.
+func withholding(t []byte, start, arrLen int, elems [][]byte, verdicts []verdict) []byte {
+	out := make([]byte, 0, len(t)+1)
+	out = append(out, t[:start]...)
+	out = append(out, '[')
+	first := true
+	for i, e := range elems {
+		if verdicts[i].drift != "" {
+			continue
 		}
-		p.sendError(pr.id, codeInternal, fmt.Sprintf("agentgate guard blocked the %s of server %s: %d of %d %s definition(s) differ from agentgate.lock (review with 'agentgate diff')",
-			pr.method, quote(p.opts.Server), bad, n, kind))
-	default:
-		if pr.own != nil {
-			return
+		if !first {
+			out = append(out, ',')
 		}
-		p.notifyWithheld(kind, verdicts, n)
-		if recalled {
-			elems = m.elementsOf(env)
-		}
-		out := make([]byte, 0, len(t)+1)
-		start := env.ResultAt + arrAt
-		out = append(out, t[:start]...)
-		out = append(out, '[')
-		first := true
-		for i, e := range elems {
-			if verdicts[i].drift != "" {
-				continue
-			}
-			if !first {
-				out = append(out, ',')
-			}
-			first = false
-			out = append(out, e...)
-		}
-		out = append(out, ']')
-		out = append(out, t[start+arrLen:]...)
-		out = append(out, '\n')
-		send(out[:len(out)-1]) // with its newline past its end: one write
+		first = false
+		out = append(out, e...)
 	}
+	out = append(out, ']')
+	out = append(out, t[start+arrLen:]...)
+	out = append(out, '\n')
+	return out[:len(out)-1]
 }
 
 // arrayMember returns the raw value of the member key of the object obj

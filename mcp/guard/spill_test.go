@@ -26,7 +26,7 @@ import (
 // waiting when the file changes.
 func TestSpillRewrittenAfterCheck(t *testing.T) {
 	tool := `{"name":"big","description":"` + strings.Repeat("a", 2<<20) + ` end","inputSchema":{"type":"object"}}`
-	pins := lockFor(t, lock.Version, []json.RawMessage{json.RawMessage(tool)})
+	pins := lockFor(t, lock.Version1, []json.RawMessage{json.RawMessage(tool)})
 	listing := `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + tool + `]}}`
 	dir := t.TempDir()
 	outR, outW := io.Pipe() // the server's stdout

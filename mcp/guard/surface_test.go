@@ -18,16 +18,16 @@ import (
 // it (resources only when l.LockResources).
 func lockListing(t testing.TB, raws []json.RawMessage, l lock.Listing) *Pins {
 	t.Helper()
-	_, defs, err := lock.DecodeServer(raws)
+	_, defs, err := lock.DecodeServer(lock.Version1, raws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lock.BuildServerV2(defs, l, true)
+	srv, err := lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Listing: l, Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf := lock.NewVersion(lock.VersionV2, map[string]lock.Server{"fake": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
-	back, err := lock.Parse(lock.FormatV2(lf))
+	lf := lock.New(lock.Version2, map[string]lock.Server{"fake": srv}, lock.Stamp{By: "test", At: time.Unix(0, 0)}, nil)
+	back, err := lock.Parse(lock.Format(lf))
 	if err != nil {
 		t.Fatal(err)
 	}

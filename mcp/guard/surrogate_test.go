@@ -12,12 +12,12 @@ import (
 // guard's check as listed, and is drift once its text changes.
 func TestCheckToolUnpairedSurrogate(t *testing.T) {
 	const tool = `{"name":"lone","description":"half \ud83d of a face","inputSchema":{"type":"object"}}`
-	_, defs, err := lock.DecodeServerV2([]json.RawMessage{[]byte(tool)})
+	_, defs, err := lock.DecodeServer(lock.Version2, []json.RawMessage{[]byte(tool)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pins := lockListing(t, nil, lock.Listing{})
-	srv, err := lock.BuildServerV2(defs, lock.Listing{}, true)
+	srv, err := lock.BuildServer(lock.Version2, defs, lock.BuildOptions{Definitions: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,18 +71,18 @@ func TestSameLockfileBytesUnderEveryOSRules(t *testing.T) {
 		}
 		defs := make([]lock.ToolDef, len(res.Tools))
 		for i, raw := range res.Tools {
-			d, err := lock.DecodeTool(raw)
+			d, err := lock.DecodeTool(lock.Version1, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defs[i] = d
 		}
-		srv, err := lock.BuildServer(defs)
+		srv, err := lock.BuildServer(lock.Version1, defs, lock.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		st := lock.Stamp{By: "agentgate@test", At: time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)}
-		data := lock.Format(lock.New(map[string]lock.Server{"server": srv}, st, nil))
+		data := lock.Format(lock.New(lock.Version1, map[string]lock.Server{"server": srv}, st, nil))
 		if bytes.ContainsAny(data, "\r\\") || bytes.Contains(data, []byte("fakeserver")) {
 			t.Errorf("%s: the lockfile holds a CR, a backslash or the command:\n%s", c.goos, data)
 		}

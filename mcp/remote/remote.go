@@ -215,11 +215,35 @@ type httpFailure struct {
 
 func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	orig := req
+	req, own := t.outgoing(req)
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if own && t.auth != nil && resp.StatusCode == http.StatusUnauthorized {
+		if ch := ParseBearer(resp.Header.Values("WWW-Authenticate")); ch.Bearer {
+			resp = t.authorize(orig, resp, ch)
+		}
+	}
+	if resp.StatusCode >= 400 {
+		t.mu.Lock()
+		if t.failure == nil {
+			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String()}
+		}
+		t.mu.Unlock()
+	}
+	return t.bound(resp)
+}
+
+// outgoing is the request as sent: a clone without Referer (Go's client
+// sets it on a redirect: the previous URL, query, often a token,
+// included) and, to the configured origin only (own), with the
+// configured headers and the OAuth token; its body, with an exchange, is
+// recorded as sent.
+func (t *httpTripper) outgoing(req *http.Request) (out *http.Request, own bool) {
 	req = req.Clone(req.Context())
-	// Go's client sets Referer on a redirect: the previous URL, query
-	// (often a token) included.
 	req.Header.Del("Referer")
-	own := origin(req.URL) == t.origin
+	own = origin(req.URL) == t.origin
 	if own {
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
@@ -237,22 +261,14 @@ func (t *httpTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.exchange.Sent(data)
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	if own && t.auth != nil && resp.StatusCode == http.StatusUnauthorized {
-		if ch := ParseBearer(resp.Header.Values("WWW-Authenticate")); ch.Bearer {
-			resp = t.authorize(orig, resp, ch)
-		}
-	}
-	if resp.StatusCode >= 400 {
-		t.mu.Lock()
-		if t.failure == nil {
-			t.failure = &httpFailure{code: resp.StatusCode, method: req.Method, url: req.URL.String()}
-		}
-		t.mu.Unlock()
-	}
+	return req, own
+}
+
+// bound gives resp its bounded body (limitedBody) and, with check, the
+// checks of checked.go: an event stream's events as they are read, a
+// JSON body at once (a refused one fails the request here, after
+// onAmbiguous).
+func (t *httpTripper) bound(resp *http.Response) (*http.Response, error) {
 	stream := IsEventStream(resp.Header)
 	resp.Body = &limitedBody{rc: resp.Body, max: t.max, perLine: stream, onTooLarge: t.onTooLarge}
 	if !t.check {

@@ -55,7 +55,7 @@ func benchDefs(server string, from, to int) []lock.ToolDef {
 }
 
 func build(defs []lock.ToolDef) lock.Server {
-	s, err := lock.BuildServer(defs)
+	s, err := lock.BuildServer(lock.Version1, defs, lock.BuildOptions{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)
 		os.Exit(1)
@@ -96,7 +96,7 @@ func cmdGenRepo(args []string) error {
 		fmt.Fprintf(&cfg, "    %q: {\"command\": \"node\", \"args\": [\"servers/%s.js\"]}%s\n", name, name, sep)
 	}
 	cfg.WriteString("  }\n}\n")
-	lockData := lock.Format(lock.New(servers, lock.Stamp{By: "agentgate@bench", At: epoch}, nil))
+	lockData := lock.Format(lock.New(lock.Version1, servers, lock.Stamp{By: "agentgate@bench", At: epoch}, nil))
 
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
@@ -155,7 +155,7 @@ func cmdGenRepo(args []string) error {
 func lockPair(n int) (a, b []byte, live map[string]map[string]lock.ToolDef) {
 	half := n / 2
 	ev, fsys := benchDefs("everything", 0, half), benchDefs("filesystem", half, n)
-	a = lock.Format(lock.New(map[string]lock.Server{"everything": build(ev), "filesystem": build(fsys)},
+	a = lock.Format(lock.New(lock.Version1, map[string]lock.Server{"everything": build(ev), "filesystem": build(fsys)},
 		lock.Stamp{By: "agentgate@bench", At: epoch}, nil))
 
 	ev2 := make([]lock.ToolDef, 0, len(ev))
@@ -175,7 +175,7 @@ func lockPair(n int) (a, b []byte, live map[string]map[string]lock.ToolDef) {
 	extra.Name = "tool_08000_new"
 	live["filesystem"][extra.Name] = extra
 	fs2 := append(append([]lock.ToolDef{}, fsys...), extra)
-	b = lock.Format(lock.New(map[string]lock.Server{"everything": build(ev2), "filesystem": build(fs2)},
+	b = lock.Format(lock.New(lock.Version1, map[string]lock.Server{"everything": build(ev2), "filesystem": build(fs2)},
 		lock.Stamp{By: "agentgate@bench", At: epoch.Add(time.Hour)}, nil))
 	return a, b, live
 }

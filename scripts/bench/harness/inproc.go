@@ -85,7 +85,7 @@ func cmdHash(args []string) error {
 	var sink byte
 	hashSchemas := func() error {
 		for _, s := range schemas {
-			h, err := lock.HashInputSchema(s)
+			h, err := lock.HashInputSchema(lock.Version1, s)
 			if err != nil {
 				return err
 			}
@@ -101,7 +101,7 @@ func cmdHash(args []string) error {
 		return nil
 	}
 	buildTools := func() error {
-		s, _, err := lock.DecodeServer(raws)
+		s, _, err := lock.DecodeServer(lock.Version1, raws)
 		if err != nil {
 			return err
 		}
