@@ -110,28 +110,8 @@ func CaptureAll(ctx context.Context, servers []config.Resolved, opts wire.Option
 // and report meanwhile. wait returns once every process started is gone;
 // the caller must call it.
 func Capture(ctx context.Context, servers []config.Resolved, opts wire.Options) (results []wire.Result, wait func()) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = wire.DefaultTimeout
-	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = wire.DefaultConcurrency
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = wire.DefaultMaxResponseBytes
-	}
-	if opts.MaxPages <= 0 {
-		opts.MaxPages = wire.DefaultMaxPages
-	}
-	if opts.MaxListingBytes <= 0 {
-		opts.MaxListingBytes = wire.DefaultMaxListingBytes
-	}
-	if opts.MaxTools <= 0 {
-		opts.MaxTools = wire.DefaultMaxTools
-	}
+	opts = opts.WithDefaults()
 	prog := &progress{w: opts.Progress, wait: opts.Waiting, after: opts.WaitAfter}
-	if prog.after <= 0 {
-		prog.after = wire.DefaultWaitAfter
-	}
 	runs := &registry.Runs{} // npm config get, go env: asked once per run
 	results = make([]wire.Result, len(servers))
 	sem := make(chan struct{}, opts.Concurrency)

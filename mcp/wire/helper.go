@@ -200,7 +200,7 @@ func (h Helper) CaptureAll(ctx context.Context, servers []config.Resolved, opts 
 func responseLimit(servers []config.Resolved, opts Options) int64 {
 	var sum int64
 	for _, s := range servers {
-		n := cmp.Or(s.MaxListingBytes, opts.MaxListingBytes, DefaultMaxListingBytes)
+		n := opts.ForServer(s.Server).MaxListingBytes
 		sum += n + 1<<20 // the result's own framing, error text and stderr tail
 	}
 	return max(DefaultMaxHelperResponse, sum)
