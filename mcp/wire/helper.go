@@ -144,7 +144,7 @@ type Helper struct {
 	Detach func(wait func() error)
 }
 
-// CaptureAll is mcp/capture's CaptureAll run in agentgate-mcp: it starts
+// CaptureAll is mcp/capture's Capture run in agentgate-mcp: it starts
 // h.Path, writes the request to its stdin, reads the results from its
 // stdout and copies progress lines from its stderr to opts.Progress.
 // Results come in the order of servers, with raw tools byte for byte and
