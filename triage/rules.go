@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
 )
 
 // A rule is one row of the word rules: an intent class of text a server
@@ -56,7 +58,7 @@ var vocab = map[string]string{
 	"call":     `(?:call|calls|calling|invoke|invokes|invoking|use|uses|using|run|runs|running|trigger|triggering|execute|executing)`,
 }
 
-var vocabRe = lazy(`\{[a-z0-9]+\}`)
+var vocabRe = lazyre.New(`\{[a-z0-9]+\}`)
 
 func expand(p string) string {
 	return vocabRe().ReplaceAllStringFunc(p, func(k string) string {
@@ -379,12 +381,6 @@ func (r *rule) mayMatch(text string) bool {
 		}
 	}
 	return false
-}
-
-// lazy returns a function that compiles src on its first call, so that
-// the agentgate binary starts without paying for the expression.
-func lazy(src string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // inScope reports whether a piece at path is one a rule of scope reads.

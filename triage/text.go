@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/internal/safetext"
 )
 
@@ -310,7 +311,7 @@ func Normalize(s string) string {
 
 // windowsPath is a word that starts a Windows path: a drive, the home
 // directory or a profile variable, then backslashes.
-var windowsPath = lazy(`(?:^|[^a-z0-9])(?:[a-z]:|%[a-z_]+%|\$env:[a-z_]+|\$home|~)\\+[^\\ ]|\\+users\\+`)
+var windowsPath = lazyre.New(`(?:^|[^a-z0-9])(?:[a-z]:|%[a-z_]+%|\$env:[a-z_]+|\$home|~)\\+[^\\ ]|\\+users\\+`)
 
 // windowsPaths writes the backslashes of Windows paths as slashes
 // ("c:\users\me\.aws\credentials" reads as "c:/users/me/.aws/credentials"),
@@ -329,7 +330,7 @@ func windowsPaths(s string) string {
 	return strings.Join(words, " ")
 }
 
-var backslashes = lazy(`\\+`)
+var backslashes = lazyre.New(`\\+`)
 
 // asciiPrototype is r's TR39 skeleton when it is printable ASCII
 // letters or digits, else "".
