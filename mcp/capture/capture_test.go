@@ -60,21 +60,11 @@ func equalRaw(a, b []json.RawMessage) bool {
 	return slices.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
 
-// fakeLog reads a fake's -log file: the methods it received and the pids
-// it reported (its own first, then its child's).
+// fakeLog reads a fake's -log file (fakeserver.ReadLog; a fake that
+// never started logged nothing).
 func fakeLog(t testing.TB, path string) (methods []string, pids []int) {
 	t.Helper()
-	data, _ := os.ReadFile(path)
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, _ := strings.Cut(line, " ")
-		switch k {
-		case "method":
-			methods = append(methods, v)
-		case "pid", "child":
-			n, _ := strconv.Atoi(v)
-			pids = append(pids, n)
-		}
-	}
+	methods, pids, _ = fakeserver.ReadLog(path)
 	return methods, pids
 }
 
@@ -345,4 +335,12 @@ func TestParallelResultsInOrderWithProgress(t *testing.T) {
 	if n := strings.Count(prog.String(), "\n"); n != 5*4 {
 		t.Errorf("want 4 progress lines per server, got %d:\n%s", n, prog.String())
 	}
+}
+
+// CaptureAll is Capture, then its wait: every process started is gone
+// when it returns.
+func CaptureAll(ctx context.Context, servers []config.Resolved, opts wire.Options) []wire.Result {
+	results, wait := Capture(ctx, servers, opts)
+	wait()
+	return results
 }
