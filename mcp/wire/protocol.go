@@ -40,8 +40,11 @@ package wire
 // hint inside "msg" as a "\nhint: ..." line, which a newer agentgate
 // prints as part of the message, under it, instead of as an
 // "agentgate: hint: " line; a newer agentgate-mcp sends "hints", which an
-// older agentgate ignores, so the message arrives without its hint.
-// Nothing fails either way, and no exit code changes.
+// older agentgate ignores, so the message arrives without its hint. The
+// same holds for the hint of a listing over a limit (which setting to
+// raise), which agentgate once chose from the message's text and
+// agentgate-mcp now sends in "hints": an older agentgate-mcp's arrives
+// without it. Nothing fails either way, and no exit code changes.
 //
 // The fields "protocol" and "agentgate" of the request, the greeting and
 // the header, and the greeting's place (the first line, written before
