@@ -427,6 +427,16 @@ func writeHeader(w io.Writer, h responseHeader) error {
 	return nil
 }
 
+// overLimitError is a response larger than agentgate reads.
+type overLimitError struct{ msg string }
+
+func (e *overLimitError) Error() string { return e.msg }
+
+// overLimit returns an *overLimitError with the formatted message.
+func overLimit(format string, args ...any) error {
+	return &overLimitError{fmt.Sprintf(format, args...)}
+}
+
 // readResults reads, from r after the greeting, what agentgate-mcp writes
 // for a request for servers (at most limit bytes) up to the end of the
 // last tool: rest is what follows, which must be nothing (agentgate reads
@@ -437,7 +447,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 	var h responseHeader
 	if err := dec.Decode(&h); err != nil {
 		if lr.N <= 0 {
-			return nil, nil, fmt.Errorf("the response is larger than %d bytes", limit)
+			return nil, nil, overLimit("the response is larger than %d bytes", limit)
 		}
 		return nil, nil, fmt.Errorf("the response does not start with a JSON header: %v", err)
 	}
@@ -463,7 +473,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 		for _, l := range lists(&Result{}, &wr) {
 			for _, n := range *l.sizes {
 				if n < 0 || n > limit-total {
-					return nil, nil, fmt.Errorf("the response declares more than %d bytes of tools", limit)
+					return nil, nil, overLimit("the response declares more than %d bytes of tools", limit)
 				}
 				total += n
 			}
@@ -472,7 +482,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 	blob := make([]byte, total)
 	if _, err := io.ReadFull(rest, blob); err != nil {
 		if lr.N <= 0 {
-			return nil, nil, fmt.Errorf("the response is larger than %d bytes", limit)
+			return nil, nil, overLimit("the response is larger than %d bytes", limit)
 		}
 		return nil, nil, fmt.Errorf("the response ends before its %d bytes of tools: %v", total, err)
 	}
