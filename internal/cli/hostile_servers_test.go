@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/render"
 )
@@ -42,22 +42,9 @@ func hostileToolsFile(t *testing.T, content string) string {
 // -log file.
 func fakeLogPIDs(t *testing.T, path string) []int {
 	t.Helper()
-	f, err := os.Open(path)
+	_, pids, err := fakeserver.ReadLog(path)
 	if err != nil {
 		t.Fatalf("the fake never started (no log %s): %v", path, err)
-	}
-	defer f.Close()
-	var pids []int
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "pid "); ok {
-			n, _ := strconv.Atoi(rest)
-			pids = append(pids, n)
-		}
-		if rest, ok := strings.CutPrefix(sc.Text(), "child "); ok {
-			n, _ := strconv.Atoi(rest)
-			pids = append(pids, n)
-		}
 	}
 	return pids
 }

@@ -60,21 +60,11 @@ func equalRaw(a, b []json.RawMessage) bool {
 	return slices.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
 
-// fakeLog reads a fake's -log file: the methods it received and the pids
-// it reported (its own first, then its child's).
+// fakeLog reads a fake's -log file (fakeserver.ReadLog; a fake that
+// never started logged nothing).
 func fakeLog(t testing.TB, path string) (methods []string, pids []int) {
 	t.Helper()
-	data, _ := os.ReadFile(path)
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, _ := strings.Cut(line, " ")
-		switch k {
-		case "method":
-			methods = append(methods, v)
-		case "pid", "child":
-			n, _ := strconv.Atoi(v)
-			pids = append(pids, n)
-		}
-	}
+	methods, pids, _ = fakeserver.ReadLog(path)
 	return methods, pids
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/agentgate/agentgate/internal/cli"
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"github.com/agentgate/agentgate/mcp/auth"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -57,8 +56,6 @@ func conformanceMain() (code int, ok bool) {
 	ctx, stop := signalContext()
 	defer stop()
 	switch filepath.Base(os.Args[0]) {
-	case "agentgate":
-		return cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr), true
 	case "agentgate-mcp":
 		if len(os.Args) > 1 && os.Args[1] == "auth" {
 			return auth.Serve(ctx, os.Stdin, os.Stdout, os.Stderr, os.Getenv), true
@@ -145,7 +142,15 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	for _, name := range []string{"agentgate", "agentgate-mcp", "agentgate-toolcall"} {
+	// agentgate itself is the real binary (mcp/ may not import
+	// internal/cli, not even in a test); agentgate-mcp is this test
+	// binary, so that the capture under test is this package's.
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "agentgate"), "./cmd/agentgate")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/agentgate: %v\n%s", err, out)
+	}
+	for _, name := range []string{"agentgate-mcp", "agentgate-toolcall"} {
 		if err := os.Symlink(exe, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}

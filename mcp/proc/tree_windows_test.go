@@ -4,11 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentgate/agentgate/internal/testing/fakeserver"
 	"github.com/agentgate/agentgate/internal/testing/testenv"
 	"golang.org/x/sys/windows"
 )
@@ -75,20 +75,10 @@ func TestTreeEndsWithItsHolder(t *testing.T) {
 	}
 }
 
-// fakeLog reads a fake's -log file: the pids it reported (its own first,
-// then its child's).
+// fakeLog reads a fake's -log file (fakeserver.ReadLog; a fake that
+// never started logged nothing).
 func fakeLog(t testing.TB, path string) (methods []string, pids []int) {
 	t.Helper()
-	data, _ := os.ReadFile(path)
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, _ := strings.Cut(line, " ")
-		switch k {
-		case "method":
-			methods = append(methods, v)
-		case "pid", "child":
-			n, _ := strconv.Atoi(v)
-			pids = append(pids, n)
-		}
-	}
+	methods, pids, _ = fakeserver.ReadLog(path)
 	return methods, pids
 }

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/mcp/launcher"
 
 	"github.com/BurntSushi/toml"
@@ -373,7 +374,7 @@ func yarnToken(tok, ident string) string {
 	return ""
 }
 
-var yarnEnvRE = lazyRegexp(`\$\{([A-Za-z0-9_]+)(:?-([^}]*))?\}`)
+var yarnEnvRE = lazyre.New(`\$\{([A-Za-z0-9_]+)(:?-([^}]*))?\}`)
 
 // expandYarn replaces ${NAME}, ${NAME-default} and ${NAME:-default} as
 // Yarn's configuration reader does (":-" also replaces an empty value).

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
 )
 
 // npmConfig is the part of npm's configuration that decides where a
@@ -114,7 +116,7 @@ func (r *Resolver) readNPMRC(path string) (npmLayer, bool) {
 	return l, true
 }
 
-var envExprRE = lazyRegexp(`(\\*)\$\{([^${}?]+)(\?)?\}`)
+var envExprRE = lazyre.New(`(\\*)\$\{([^${}?]+)(\?)?\}`)
 
 // expandEnv is @npmcli/config's env-replace: an odd number of backslashes
 // escapes the reference.

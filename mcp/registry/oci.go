@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/mcp/launcher"
 
 	"github.com/agentgate/agentgate/mcp/remote"
@@ -78,7 +79,7 @@ func parseOCIRef(name, version string) ociRef {
 	return r
 }
 
-var digestRE = lazyRegexp(`^sha256:[0-9a-f]{64}$`)
+var digestRE = lazyre.New(`^sha256:[0-9a-f]{64}$`)
 
 func (r *Resolver) resolveOCI(ctx context.Context, spec launcher.PackageSpec) (Package, error) {
 	ref := parseOCIRef(spec.Name, spec.Version)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/mcp/launcher"
 
 	"github.com/agentgate/agentgate/mcp/pep440"
@@ -59,7 +60,7 @@ type pep691 struct {
 	} `json:"files"`
 }
 
-var sha256HexRE = lazyRegexp(`^[0-9a-f]{64}$`)
+var sha256HexRE = lazyre.New(`^[0-9a-f]{64}$`)
 
 type pyRelease struct {
 	raw    string

@@ -66,7 +66,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -462,10 +461,4 @@ func redactString(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// lazyRegexp compiles expr on first use: agentgate-mcp starts for every
-// capture, and a package-level regexp costs about 100 KB at init.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"golang.org/x/mod/semver"
 )
 
@@ -25,7 +26,7 @@ type semVersion struct {
 
 const maxSafeInt = 1<<53 - 1
 
-var looseVersionRE = lazyRegexp(`^[v=\s]*(\d+)\.(\d+)\.(\d+)(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$`)
+var looseVersionRE = lazyre.New(`^[v=\s]*(\d+)\.(\d+)\.(\d+)(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$`)
 
 // strictSemver reports whether v is a version as SemVer 2.0.0
 // (semver.org) writes it and as npm publishes it (npm publish cleans a
@@ -164,7 +165,7 @@ type partial struct {
 	pre                 string
 }
 
-var partialRE = lazyRegexp(`^[v=\s]*(\d+|[xX*])(?:\.(\d+|[xX*])(?:\.(\d+|[xX*])(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$`)
+var partialRE = lazyre.New(`^[v=\s]*(\d+|[xX*])(?:\.(\d+|[xX*])(?:\.(\d+|[xX*])(?:-?((?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:\d+|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)?)?$`)
 
 func parsePartial(s string) (partial, bool) {
 	m := partialRE().FindStringSubmatch(s)
@@ -205,9 +206,9 @@ func ver(major, minor, patch int64, pre string) semVersion {
 }
 
 var (
-	hyphenRE  = lazyRegexp(`^\s*(\S+)\s+-\s+(\S+)\s*$`)
-	opSpaceRE = lazyRegexp(`(~>?|\^|[<>]=?|=)\s+`)
-	tokenRE   = lazyRegexp(`^(~>?|\^|<=|>=|<|>|=)?(.*)$`)
+	hyphenRE  = lazyre.New(`^\s*(\S+)\s+-\s+(\S+)\s*$`)
+	opSpaceRE = lazyre.New(`(~>?|\^|[<>]=?|=)\s+`)
+	tokenRE   = lazyre.New(`^(~>?|\^|<=|>=|<|>|=)?(.*)$`)
 )
 
 // parseRange parses a node-semver range (loose). ok is false when npm's

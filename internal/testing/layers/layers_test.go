@@ -345,3 +345,43 @@ func TestSilent(t *testing.T) {
 		}
 	}
 }
+
+// testNever is what the tests of a package (its _test.go files, in the
+// package and external) never import directly: the tests of a lower room
+// test it through its own API or a built binary, not through the
+// commands above it (a capture test once ran internal/cli's Main).
+var testNever = []rule{
+	{"mcp/...", []string{"internal/cli", "internal/mcpmain", "render"}},
+	{"lock", []string{"internal/cli", "internal/mcpmain", "internal/check", "render", "mcp/..."}},
+	{"render", []string{"internal/cli", "internal/mcpmain", "internal/check"}},
+}
+
+// TestTestImports: the rules of testNever hold.
+func TestTestImports(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...")
+	cmd.Dir = testenv.RepoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, list, _ := strings.Cut(line, "|")
+		pkg := strings.TrimPrefix(name, mod)
+		for _, r := range testNever {
+			if !under(pkg, r.pkg) {
+				continue
+			}
+			for _, d := range strings.Fields(list) {
+				d, ok := strings.CutPrefix(d, mod)
+				if !ok {
+					continue
+				}
+				for _, n := range r.never {
+					if under(d, n) && d != pkg {
+						t.Errorf("a test of %s imports %s, which a test of %s never does", pkg, d, r.pkg)
+					}
+				}
+			}
+		}
+	}
+}
