@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentgate/agentgate/internal/reporoot"
 )
 
 // errNoRepository is discover's answer when neither the directory nor any
@@ -23,9 +25,10 @@ type layout struct {
 // discover finds the repository containing path, as git and go-git's
 // PlainOpenWithOptions (DetectDotGit, EnableDotGitCommonDir) do: the
 // nearest directory, path itself or a parent (path's directory if path is
-// a file), with a .git entry. A .git directory is the git directory; a
-// .git file must hold "gitdir: DIR" on its first line (a linked worktree
-// or a submodule), DIR relative to the directory holding the file. When
+// a file), with a .git entry, by internal/reporoot's one walk. A .git
+// directory is the git directory; a .git file must hold "gitdir: DIR" on
+// its first line (a linked worktree or a submodule), DIR relative to the
+// directory holding the file. When
 // the git directory has a commondir file, its first line names the common
 // directory (relative to the git directory), which must exist. (Open then
 // reads HEAD: a git directory without one is errNoRepository, as for
@@ -36,23 +39,14 @@ func discover(path string) (layout, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		dir = filepath.Dir(dir)
 	}
-	var fi os.FileInfo
-	for {
-		var err error
-		fi, err = os.Stat(filepath.Join(dir, ".git"))
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return layout{}, err
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return layout{}, errNoRepository
-		}
-		dir = parent
+	dir, fi, err := reporoot.Find(dir)
+	if errors.Is(err, reporoot.ErrNone) {
+		return layout{}, errNoRepository
 	}
-	l := layout{root: filepath.Clean(dir), gitDir: filepath.Join(dir, ".git")}
+	if err != nil {
+		return layout{}, err
+	}
+	l := layout{root: dir, gitDir: filepath.Join(dir, ".git")}
 	if !fi.IsDir() {
 		b, err := os.ReadFile(l.gitDir)
 		if err != nil {

@@ -32,6 +32,11 @@ import (
 // emitted from the scan where that is obvious (see scanner) and is
 // otherwise github.com/gowebpki/jcs v1.0.2's, the reference implementation.
 // Both give identical bytes (FuzzCanonicalize).
+//
+// No command of agentgate calls it (they hash: HashInputSchema streams
+// the same form into SHA-256), so `go tool deadcode` lists it; it stays as
+// the library's canonical form, the one the hash functions' doc comments
+// cite, and as the tests' view of the fast path against jcs.
 func Canonicalize(raw []byte) ([]byte, error) {
 	f := getScanner()
 	defer putScanner(f)

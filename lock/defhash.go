@@ -107,25 +107,6 @@ func SetHash(entries []SetEntry) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ListingSetHash returns the set hash (see SetHash) of a listing given as
-// the raw definitions of all its pages. Every definition must have a
-// string "name"; otherwise there is no set hash and the error says so.
-func ListingSetHash(defs [][]byte) (string, error) {
-	entries := make([]SetEntry, 0, len(defs))
-	for i, raw := range defs {
-		v, err := parseRecipe(raw)
-		if err != nil {
-			return "", fmt.Errorf("definition %d: %w", i, err)
-		}
-		name, ok := v.member("name")
-		if !ok || name.kind != '"' {
-			return "", fmt.Errorf("definition %d: no string name: a listing with such a definition has no set hash", i)
-		}
-		entries = append(entries, SetEntry{Name: name.s, Hash: sha256Hex(appendRecipeCanonical(nil, v))})
-	}
-	return SetHash(entries), nil
-}
-
 // InstructionsHash returns the instructions hash: the lowercase hex
 // SHA-256 of the instructions' UTF-8 bytes, exactly as received (no
 // canonicalisation, no Unicode normalisation; an unpaired surrogate held

@@ -5,29 +5,6 @@ import (
 	"hash"
 )
 
-// fastCanonical appends the canonical form of in to dst. ok is false when in
-// is not I-JSON or is outside the fast subset (see scanner).
-func fastCanonical(dst, in []byte) (out []byte, ok bool) {
-	f := getScanner()
-	defer putScanner(f)
-	if f.parse(in) != nil || f.slow > 0 {
-		return dst, false
-	}
-	return f.emit(dst, 0, nil), true
-}
-
-// fastHash returns the SHA-256 of the canonical form of in, and whether that
-// form is null. ok is false when in is not I-JSON or is outside the fast
-// subset.
-func fastHash(in []byte) (sum [32]byte, null, ok bool) {
-	f := getScanner()
-	defer putScanner(f)
-	if f.parse(in) != nil || f.slow > 0 {
-		return sum, false, false
-	}
-	return f.hashValue(0), f.isNull(0), true
-}
-
 // isNull reports whether tape[idx] is the literal null.
 func (f *scanner) isNull(idx int) bool {
 	e := f.tape[idx]

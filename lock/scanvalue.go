@@ -353,20 +353,15 @@ func unquote(v []byte) string {
 	return string(append(b, content...))
 }
 
-// nonPlain8 returns, for the 8 bytes packed little-endian in x, a mask with
-// the high bit of a byte set where the byte is not plainByte: below 0x20,
-// at or above 0x80, '"' or '\\' (SWAR tests for a zero byte, as in "Bit
-// Twiddling Hacks"). Bytes above a flagged byte may be flagged wrongly, by
-// a borrow, but the lowest flag is exact: bits.TrailingZeros64(m)/8 is the
-// index of the first such byte.
-func nonPlain8(x uint64) uint64 {
-	_, m := specials8(x)
-	return m
-}
-
-// specials8 returns nonPlain8(x) and, with the same exactness, the mask of
-// its '"' bytes. A byte c below 0x20 or at or above 0x80 is one where c-0x20
-// or c has its high bit set; only a byte below 0x20 borrows from the next.
+// specials8 returns, for the 8 bytes packed little-endian in x, m: a mask
+// with the high bit of a byte set where the byte is not plainByte: below
+// 0x20, at or above 0x80, '"' or '\\' (SWAR tests for a zero byte, as in
+// "Bit Twiddling Hacks"). Bytes above a flagged byte may be flagged
+// wrongly, by a borrow, but the lowest flag is exact:
+// bits.TrailingZeros64(m)/8 is the index of the first such byte. quotes is,
+// with the same exactness, the mask of its '"' bytes. A byte c below 0x20
+// or at or above 0x80 is one where c-0x20 or c has its high bit set; only a
+// byte below 0x20 borrows from the next.
 func specials8(x uint64) (quotes, m uint64) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q := x ^ (ones * '"')
@@ -374,9 +369,6 @@ func specials8(x uint64) (quotes, m uint64) {
 	quotes = (q - ones) &^ q
 	return quotes & highs, ((x - ones*0x20) | x | quotes | (b-ones)&^b) & highs
 }
-
-// plain8 reports whether all 8 bytes packed in x are plainByte.
-func plain8(x uint64) bool { return nonPlain8(x) == 0 }
 
 // canonicalUEscape reports whether b starts with \u00hh (lowercase hex) for
 // a control character that has no short escape: the only \u form RFC 8785

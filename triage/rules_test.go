@@ -44,7 +44,9 @@ func TestRequired(t *testing.T) {
 // TestBenignWording: wording a real server could use, near the rows
 // added in round 5 (consent, obedience to content, concealment,
 // impersonation, persistence, third parties, rules for other tools,
-// hosts), gets no high label.
+// hosts) and round 6 (asking the user, waiting, sources, approval,
+// defaults, copies, other tools' output and arguments), gets no high
+// label.
 func TestBenignWording(t *testing.T) {
 	for _, s := range []string{
 		"If the user asks to run code, this tool executes it in a sandbox.",
@@ -86,6 +88,29 @@ func TestBenignWording(t *testing.T) {
 		"The summary only shows the final results of the job.",
 		"Click through pagination until the last page.",
 		"Route requests through the corporate proxy at proxy.corp.",
+		// near the round-6 rows
+		"Prompting the user for a file name opens a native dialog.",
+		"Asking the user for a missing argument is better than guessing.",
+		"While the crawl is running, poll check_crawl_status for progress.",
+		"During the wait, the tool returns a job id you can check later.",
+		"Do not cite sources that the search did not return.",
+		"Write the summary in your own words and cite the sources.",
+		"Drafts are shown to the user for approval before they are sent.",
+		"Changes to protected branches need a review before they are merged.",
+		"Owner of the repository; defaults to the authenticated user.",
+		"Send the message to the channel, and to the thread if thread_ts is given.",
+		"Logs its arguments to stderr when DEBUG is set.",
+		"Any tool that returns an error sets isError to true.",
+		"Before a tool of this server is called, the session is checked.",
+		"Takes the role of a reviewer for this prompt only.",
+		"Overrides the default request timeout and retries.",
+		"Include the contents of the file you want reviewed in the code parameter.",
+		"The query should be the user's original question, rephrased as a search.",
+		"Results are delivered as JSON or Markdown.",
+		"Pre-approved templates can be used without editing.",
+		"Ignores the limit parameter when a cursor is given.",
+		"Requests above the rate limit are queued, not dropped.",
+		"Pass the user's question to the search tool as the query.",
 	} {
 		n := tool(t, map[string]any{"name": "t", "description": s})
 		if got := Change(nil, n, none); hasHigh(got) {

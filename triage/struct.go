@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/internal/safetext"
 )
 
@@ -175,7 +176,7 @@ const (
 
 // urlRe finds URLs, "www." names, e-mail addresses (group 1) and
 // candidate host names (group 2, which hostBounded then checks).
-var urlRe = lazy(`(?i)(\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b)|\b(` + hostName + `)\b`)
+var urlRe = lazyre.New(`(?i)(\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b)|\b(` + hostName + `)\b`)
 
 // hostBounded reports whether s[lo:hi] stands alone as a host name: not
 // part of a longer dotted name, path, package scope or identifier
@@ -365,4 +366,4 @@ func newParams(kind string, ov, nv any) []Label {
 	return out
 }
 
-var templateVar = lazy(`\{([^}]*)\}`)
+var templateVar = lazyre.New(`\{([^}]*)\}`)

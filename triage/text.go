@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/agentgate/agentgate/internal/lazyre"
 	"github.com/agentgate/agentgate/internal/safetext"
 )
 
@@ -256,8 +257,9 @@ func (t *texts) pathsAt(i, j int) string {
 
 var fold = cases.Fold()
 
-// Normalize is the text the word rules read: hidden characters
-// (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
+// Normalize is the text the word rules read: Unicode tag characters
+// (U+E0020 to U+E007E) decoded to the ASCII they spell, other hidden
+// characters (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
 // letter whose Unicode TR39 confusable prototype is ASCII replaced by it
 // (Cyrillic "о" reads as "o"), curly quotes made straight, Markdown
 // emphasis ("*", "**") removed, every run of white space one space, and
@@ -265,6 +267,12 @@ var fold = cases.Fold()
 func Normalize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
+		if r >= 0xE0020 && r <= 0xE007E {
+			// A tag character spells the ASCII character 0xE0000
+			// below it: what it hides is read as text too.
+			b.WriteRune(r - 0xE0000)
+			continue
+		}
 		if r == utf8.RuneError || safetext.Kind(r) != "" {
 			continue
 		}
@@ -303,7 +311,7 @@ func Normalize(s string) string {
 
 // windowsPath is a word that starts a Windows path: a drive, the home
 // directory or a profile variable, then backslashes.
-var windowsPath = lazy(`(?:^|[^a-z0-9])(?:[a-z]:|%[a-z_]+%|\$env:[a-z_]+|\$home|~)\\+[^\\ ]|\\+users\\+`)
+var windowsPath = lazyre.New(`(?:^|[^a-z0-9])(?:[a-z]:|%[a-z_]+%|\$env:[a-z_]+|\$home|~)\\+[^\\ ]|\\+users\\+`)
 
 // windowsPaths writes the backslashes of Windows paths as slashes
 // ("c:\users\me\.aws\credentials" reads as "c:/users/me/.aws/credentials"),
@@ -322,7 +330,7 @@ func windowsPaths(s string) string {
 	return strings.Join(words, " ")
 }
 
-var backslashes = lazy(`\\+`)
+var backslashes = lazyre.New(`\\+`)
 
 // asciiPrototype is r's TR39 skeleton when it is printable ASCII
 // letters or digits, else "".

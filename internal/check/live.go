@@ -307,14 +307,7 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 			"in CI, use a client that needs no browser: grant = \"client_credentials\" in [servers." + s.Name + ".oauth] of agentgate.toml (see docs/AUTH.md)"}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		t := wire.DefaultTimeout.String()
-		if o.Timeout > 0 {
-			t = o.Timeout.String()
-		}
-		if s.Timeout > 0 {
-			t = s.Timeout.String()
-		}
-		return []string{fmt.Sprintf("the server did not answer within %s; raise it with --timeout 60s, AGENTGATE_TIMEOUT, or timeout in agentgate.toml (a cold npx start can take over 10s)", t)}
+		return []string{fmt.Sprintf("the server did not answer within %s; raise it with --timeout 60s, AGENTGATE_TIMEOUT, or timeout in agentgate.toml (a cold npx start can take over 10s)", o.ForServer(s).Timeout)}
 	}
 	if errors.Is(err, context.Canceled) {
 		return []string{"the run was interrupted; run it again"}

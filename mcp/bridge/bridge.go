@@ -145,10 +145,7 @@ func Open(ctx context.Context, r config.Resolved, opts Options) (*Conn, error) {
 		opts.MaxResponseBytes = wire.DefaultMaxResponseBytes
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = r.Timeout
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = wire.DefaultTimeout
+		opts.Timeout = wire.Options{}.ForServer(r.Server).Timeout
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard

@@ -48,7 +48,7 @@
 // with SIGKILL; when the server exits by itself, its group is killed at
 // once. On Windows the server runs in a Job Object instead (CTRL_BREAK for
 // TERM, the job's termination for KILL; see docs/PLATFORMS.md). No process
-// started by capture outlives CaptureAll (for Capture: its wait).
+// started by capture outlives Capture's wait.
 //
 // The command is looked up as the server's client would on this OS (see
 // package mcp/command): PATHEXT, and .cmd and .bat run through cmd.exe,
@@ -95,43 +95,16 @@ import (
 	"github.com/agentgate/agentgate/mcp/wire"
 )
 
-// CaptureAll captures every server in parallel (bounded by Concurrency) and
-// returns one Result per server, in the order given. Every process started
-// (and its children) is gone when it returns, including on ctx cancellation.
-func CaptureAll(ctx context.Context, servers []config.Resolved, opts wire.Options) []wire.Result {
-	results, wait := Capture(ctx, servers, opts)
-	wait()
-	return results
-}
-
-// Capture is CaptureAll returning as soon as every server has answered (or
-// failed), while the stdio servers that answered are still being shut down
-// (stdin, then TERM, then KILL: see the package doc): the caller can write
-// and report meanwhile. wait returns once every process started is gone;
-// the caller must call it.
+// Capture captures every server in parallel (bounded by Concurrency) and
+// returns one Result per server, in the order given, as soon as every
+// server has answered (or failed), while the stdio servers that answered
+// are still being shut down (stdin, then TERM, then KILL: see the package
+// doc): the caller can write and report meanwhile. wait returns once every
+// process started (and its children) is gone, including on ctx
+// cancellation; the caller must call it.
 func Capture(ctx context.Context, servers []config.Resolved, opts wire.Options) (results []wire.Result, wait func()) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = wire.DefaultTimeout
-	}
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = wire.DefaultConcurrency
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = wire.DefaultMaxResponseBytes
-	}
-	if opts.MaxPages <= 0 {
-		opts.MaxPages = wire.DefaultMaxPages
-	}
-	if opts.MaxListingBytes <= 0 {
-		opts.MaxListingBytes = wire.DefaultMaxListingBytes
-	}
-	if opts.MaxTools <= 0 {
-		opts.MaxTools = wire.DefaultMaxTools
-	}
+	opts = opts.WithDefaults()
 	prog := &progress{w: opts.Progress, wait: opts.Waiting, after: opts.WaitAfter}
-	if prog.after <= 0 {
-		prog.after = wire.DefaultWaitAfter
-	}
 	runs := &registry.Runs{} // npm config get, go env: asked once per run
 	results = make([]wire.Result, len(servers))
 	sem := make(chan struct{}, opts.Concurrency)

@@ -336,3 +336,11 @@ func TestParallelResultsInOrderWithProgress(t *testing.T) {
 		t.Errorf("want 4 progress lines per server, got %d:\n%s", n, prog.String())
 	}
 }
+
+// CaptureAll is Capture, then its wait: every process started is gone
+// when it returns.
+func CaptureAll(ctx context.Context, servers []config.Resolved, opts wire.Options) []wire.Result {
+	results, wait := Capture(ctx, servers, opts)
+	wait()
+	return results
+}

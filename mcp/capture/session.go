@@ -61,16 +61,8 @@ type listing struct {
 // captureOne returns (a failure's stderr tail is then complete).
 func captureOne(ctx context.Context, r config.Resolved, opts wire.Options, prog *progress, runs *registry.Runs, closing *sync.WaitGroup) wire.Result {
 	start := time.Now()
+	opts = opts.ForServer(r.Server)
 	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: wire.StageStart}
-	if r.Timeout > 0 {
-		s.timeout = r.Timeout
-	}
-	if r.MaxListingBytes > 0 {
-		s.opts.MaxListingBytes = r.MaxListingBytes
-	}
-	if r.MaxTools > 0 {
-		s.opts.MaxTools = r.MaxTools
-	}
 	sctx, cancel := context.WithCancelCause(ctx)
 	s.cancel = cancel
 	tctx, cancelT := context.WithTimeout(sctx, s.timeout)

@@ -27,6 +27,11 @@ func TestFindRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A .git link leading nowhere is no .git (internal/reporoot's rule,
+	// gitint's): the walk goes on up to repo.
+	if err := os.Symlink(filepath.Join(base, "missing"), filepath.Join(deep, ".git")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ dir, want string }{
 		{repo, repo},
 		{deep, repo},

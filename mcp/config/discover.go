@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/internal/reporoot"
 )
 
 // projectFiles are the client configs discovered at the repository root,
@@ -94,7 +96,8 @@ func ignored(patterns []string, rel string) bool {
 }
 
 // FindRoot walks up from dir to the directory containing ".git" (a
-// directory, or a file in worktrees and submodules) and returns it as an
+// directory, or a file in worktrees and submodules), by
+// internal/reporoot's rule, the one gitint uses, and returns it as an
 // absolute path. Outside a git repository it returns dir, made absolute.
 func FindRoot(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
@@ -106,16 +109,14 @@ func FindRoot(dir string) (string, error) {
 	} else if !fi.IsDir() {
 		return "", fmt.Errorf("find repository root: %s is not a directory", dir)
 	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs, nil
-		}
-		d = parent
+	root, _, err := reporoot.Find(abs)
+	switch {
+	case errors.Is(err, reporoot.ErrNone):
+		return abs, nil
+	case err != nil:
+		return "", fmt.Errorf("find repository root: %w", err)
 	}
+	return root, nil
 }
 
 // source is one config file to read.

@@ -22,7 +22,9 @@ import (
 func TestNPMEverythingThroughGuard(t *testing.T) {
 	bin := testenv.NPMBin(t, "mcp-server-everything")
 	r := config.Resolved{Server: config.Server{Name: "everything", Transport: config.Stdio, Command: bin, Args: []string{"stdio"}}}
-	res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{})[0]
+	results, wait := capture.Capture(context.Background(), []config.Resolved{r}, wire.Options{})
+	wait()
+	res := results[0]
 	if res.Err != nil {
 		t.Fatalf("capture: %v\n%s", res.Err, res.StderrTail)
 	}

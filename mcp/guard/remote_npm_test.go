@@ -51,7 +51,9 @@ func TestRemoteServerGoesAway(t *testing.T) {
 			port, stop := testenv.StartNPMServerStop(t, ev, tc.mode)
 			r := config.Resolved{Server: config.Server{Name: "remote", File: "test", Transport: tc.transport,
 				URL: "http://127.0.0.1:" + strconv.Itoa(port) + tc.path}}
-			res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{})[0]
+			results, wait := capture.Capture(context.Background(), []config.Resolved{r}, wire.Options{})
+			wait()
+			res := results[0]
 			if res.Err != nil {
 				t.Fatalf("capture: %v", res.Err)
 			}

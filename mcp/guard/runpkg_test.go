@@ -130,7 +130,9 @@ func mailerLock(t testing.TB, dir string, pkg *lock.Package) string {
 func mailerTools(t testing.TB, pkg string) []json.RawMessage {
 	t.Helper()
 	r := config.Resolved{Server: config.Server{Name: "mail", Transport: config.Stdio, Command: "node", Args: []string{filepath.Join(npmregistry.Dir(t, pkg), "server.js")}}}
-	res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{})[0]
+	results, wait := capture.Capture(context.Background(), []config.Resolved{r}, wire.Options{})
+	wait()
+	res := results[0]
 	if res.Err != nil {
 		t.Fatalf("capture %s: %v", pkg, res.Err)
 	}

@@ -62,7 +62,9 @@ func TestSameLockfileBytesUnderEveryOSRules(t *testing.T) {
 		for k, v := range c.env {
 			r.Env[k] = v
 		}
-		res := capture.CaptureAll(context.Background(), []config.Resolved{r}, wire.Options{Timeout: 20 * time.Second})[0]
+		results, wait := capture.Capture(context.Background(), []config.Resolved{r}, wire.Options{Timeout: 20 * time.Second})
+		wait()
+		res := results[0]
 		if res.Err != nil {
 			t.Fatalf("%s: %v", c.goos, res.Err)
 		}

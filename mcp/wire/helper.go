@@ -149,7 +149,7 @@ type Helper struct {
 	Detach func(wait func() error)
 }
 
-// CaptureAll is mcp/capture's CaptureAll run in agentgate-mcp: it starts
+// CaptureAll is mcp/capture's Capture run in agentgate-mcp: it starts
 // h.Path, writes the request to its stdin, reads the results from its
 // stdout and copies progress lines from its stderr to opts.Progress.
 // Results come in the order of servers, with raw tools byte for byte and
@@ -205,7 +205,7 @@ func (h Helper) CaptureAll(ctx context.Context, servers []config.Resolved, opts 
 func responseLimit(servers []config.Resolved, opts Options) int64 {
 	var sum int64
 	for _, s := range servers {
-		n := cmp.Or(s.MaxListingBytes, opts.MaxListingBytes, DefaultMaxListingBytes)
+		n := opts.ForServer(s.Server).MaxListingBytes
 		sum += n + 1<<20 // the result's own framing, error text and stderr tail
 	}
 	return max(DefaultMaxHelperResponse, sum)

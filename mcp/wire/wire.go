@@ -32,6 +32,8 @@ import (
 	"io"
 	"runtime/debug"
 	"time"
+
+	"github.com/agentgate/agentgate/mcp/config"
 )
 
 // Defaults for the zero values of Options and Server.Timeout.
@@ -82,6 +84,42 @@ type Options struct {
 	// Root is the repository root, absolute: a file package (a script or
 	// binary inside the repository) is named relative to it.
 	Root string
+}
+
+// WithDefaults returns o with each bound that is zero (or negative) set
+// to its default above: Timeout, Concurrency, MaxResponseBytes, MaxPages,
+// MaxListingBytes, MaxTools and WaitAfter. It is the one place these
+// defaults are filled in.
+func (o Options) WithDefaults() Options {
+	o.Timeout = orDefault(o.Timeout, DefaultTimeout)
+	o.Concurrency = orDefault(o.Concurrency, DefaultConcurrency)
+	o.MaxResponseBytes = orDefault(o.MaxResponseBytes, DefaultMaxResponseBytes)
+	o.MaxPages = orDefault(o.MaxPages, DefaultMaxPages)
+	o.MaxListingBytes = orDefault(o.MaxListingBytes, DefaultMaxListingBytes)
+	o.MaxTools = orDefault(o.MaxTools, DefaultMaxTools)
+	o.WaitAfter = orDefault(o.WaitAfter, DefaultWaitAfter)
+	return o
+}
+
+// ForServer returns the options one server runs with: the server's own
+// Timeout, MaxListingBytes and MaxTools (agentgate.toml's
+// [servers.NAME]) where set (positive), else o's, else the defaults
+// (WithDefaults). It is the one rule of which bound applies to a server:
+// capture runs each server with it, the helper sizes its response by it
+// and a timeout's hint names it.
+func (o Options) ForServer(s config.Server) Options {
+	o.Timeout = orDefault(s.Timeout, o.Timeout)
+	o.MaxListingBytes = orDefault(s.MaxListingBytes, o.MaxListingBytes)
+	o.MaxTools = orDefault(s.MaxTools, o.MaxTools)
+	return o.WithDefaults()
+}
+
+// orDefault is v if positive, else d.
+func orDefault[T int | int64 | time.Duration](v, d T) T {
+	if v > 0 {
+		return v
+	}
+	return d
 }
 
 // Result is the outcome for one server.

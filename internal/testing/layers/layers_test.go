@@ -75,6 +75,7 @@ var rules = []rule{
 	{"internal/safetext", []string{"..."}},
 	{"internal/lazyre", []string{"..."}},
 	{"internal/atomicfile", []string{"..."}},
+	{"internal/reporoot", []string{"..."}},
 	{"internal/sys/...", []string{"..."}},
 	{"cmd/agentgate", lean},
 	{"cmd/git-agentgate", lean},
