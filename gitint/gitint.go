@@ -322,8 +322,8 @@ type hintError struct {
 func (e *hintError) Error() string { return e.err.Error() }
 func (e *hintError) Unwrap() error { return e.err }
 
-// Hint tells the user what to do about e.
-func (e *hintError) Hint() string { return e.hint }
+// Hints tells the user what to do about e.
+func (e *hintError) Hints() []string { return []string{e.hint} }
 
 // hinted returns err with hint.
 func hinted(err error, hint string) error { return &hintError{err, hint} }

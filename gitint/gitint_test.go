@@ -64,8 +64,8 @@ func TestOpenOutsideRepository(t *testing.T) {
 	if !errors.Is(err, ErrNotRepository) {
 		t.Fatalf("Open outside a repository: err = %v, want ErrNotRepository", err)
 	}
-	var h interface{ Hint() string }
-	if !strings.Contains(err.Error(), dir) || !errors.As(err, &h) || !strings.Contains(h.Hint(), "git init") || strings.Contains(err.Error(), "hint") {
+	var h interface{ Hints() []string }
+	if !strings.Contains(err.Error(), dir) || !errors.As(err, &h) || !strings.Contains(strings.Join(h.Hints(), "\n"), "git init") || strings.Contains(err.Error(), "hint") {
 		t.Errorf("error %q should name %s and carry a hint as a value", err, dir)
 	}
 }

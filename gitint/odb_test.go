@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,8 +204,8 @@ func TestFastReaderVerifiesObjects(t *testing.T) {
 		t.Fatal("fast reader returned an object whose content does not hash to its id")
 	}
 	data, ok, err := mustOpen(t, dir).FileAt("HEAD", "agentgate.lock")
-	var h interface{ Hint() string }
-	if err == nil || !strings.Contains(err.Error(), id.String()) || !errors.As(err, &h) || h.Hint() != "run: git fsck" {
+	var h interface{ Hints() []string }
+	if err == nil || !strings.Contains(err.Error(), id.String()) || !errors.As(err, &h) || !slices.Equal(h.Hints(), []string{"run: git fsck"}) {
 		t.Fatalf("FileAt of a damaged blob = %q, %v, %v; want an error naming %s with a hint", data, ok, err, id)
 	}
 }

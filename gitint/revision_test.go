@@ -96,9 +96,9 @@ func TestFileAtUnsupportedRevision(t *testing.T) {
 	r := mustOpen(t, dir)
 	for _, rev := range []string{"HEAD@{1}", "main@{upstream}", "@{-1}", "HEAD^{tree}", "HEAD~1x", "HEAD:f", "HEAD~1..HEAD", "HEAD...main"} {
 		_, _, err := r.FileAt(rev, "f")
-		var h interface{ Hint() string }
+		var h interface{ Hints() []string }
 		if err == nil || !errors.Is(err, errUnsupportedRevision) || !strings.Contains(err.Error(), "not a revision form agentgate reads") ||
-			strings.Contains(err.Error(), "unknown revision") || !errors.As(err, &h) || !strings.Contains(h.Hint(), "git rev-parse") {
+			strings.Contains(err.Error(), "unknown revision") || !errors.As(err, &h) || !strings.Contains(strings.Join(h.Hints(), "\n"), "git rev-parse") {
 			t.Errorf("FileAt(%q): %v (hint %v), want the unsupported-form error and a git rev-parse hint", rev, err, h)
 		}
 	}

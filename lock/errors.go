@@ -36,9 +36,9 @@ func (e *ToolError) Error() string {
 	return b.String()
 }
 
-// Hint tells the user what to do about e.
-func (e *ToolError) Hint() string {
-	return "the MCP server sent a tool definition agentgate cannot pin; report it to the server's maintainers"
+// Hints tells the user what to do about e.
+func (e *ToolError) Hints() []string {
+	return []string{"the MCP server sent a tool definition agentgate cannot pin; report it to the server's maintainers"}
 }
 
 // ParseError is a lockfile that is not well-formed version 1: invalid JSON,
@@ -65,9 +65,9 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
-// Hint tells the user what to do about e.
-func (e *ParseError) Hint() string {
-	return "agentgate.lock is written by `agentgate lock`; do not edit it by hand: run `agentgate lock` to regenerate it"
+// Hints tells the user what to do about e.
+func (e *ParseError) Hints() []string {
+	return []string{"agentgate.lock is written by `agentgate lock`; do not edit it by hand: run `agentgate lock` to regenerate it"}
 }
 
 // VersionError is a lockfile whose lockfileVersion this build does not read.
@@ -110,14 +110,14 @@ func (e *VersionError) Newer() bool {
 	return len(s) > len(max) || len(s) == len(max) && s > max
 }
 
-// Hint tells the user what to do about e: upgrade agentgate for a newer
+// Hints tells the user what to do about e: upgrade agentgate for a newer
 // file; regenerate a damaged one.
-func (e *VersionError) Hint() string {
+func (e *VersionError) Hints() []string {
 	if e.Newer() {
-		return "a newer agentgate wrote this file: upgrade agentgate to read it (an older one cannot convert it, and `agentgate lock --force` refuses to replace it)"
+		return []string{"a newer agentgate wrote this file: upgrade agentgate to read it (an older one cannot convert it, and `agentgate lock --force` refuses to replace it)"}
 	}
-	return "lockfileVersion must be the JSON number of a version this agentgate reads (" + e.versions(" or ") +
-		"); the file was edited by hand or damaged: regenerate it with `agentgate lock --force` and review the diff"
+	return []string{"lockfileVersion must be the JSON number of a version this agentgate reads (" + e.versions(" or ") +
+		"); the file was edited by hand or damaged: regenerate it with `agentgate lock --force` and review the diff"}
 }
 
 // IntegrityError is a lockfile that is well-formed but inconsistent: a hash
@@ -152,12 +152,12 @@ func (e *IntegrityError) Error() string {
 	return b.String()
 }
 
-// Hint tells the user what to do about e.
-func (e *IntegrityError) Hint() string {
+// Hints tells the user what to do about e.
+func (e *IntegrityError) Hints() []string {
 	if e.Field == "" {
-		return "resolve the merge by regenerating the file: `git checkout --theirs agentgate.lock` (or --ours), then `agentgate lock`, and review the diff"
+		return []string{"resolve the merge by regenerating the file: `git checkout --theirs agentgate.lock` (or --ours), then `agentgate lock`, and review the diff"}
 	}
-	return "the file was edited by hand or damaged; regenerate it with `agentgate lock` and review the diff before committing"
+	return []string{"the file was edited by hand or damaged; regenerate it with `agentgate lock` and review the diff before committing"}
 }
 
 // clip shortens s for an error message.

@@ -277,7 +277,7 @@ func TestParseRefuses(t *testing.T) {
 			if tt.msg != "" && err.Error() != tt.msg {
 				t.Errorf("error\n got %s\nwant %s", err, tt.msg)
 			}
-			if h, ok := err.(interface{ Hint() string }); !ok || !strings.Contains(h.Hint(), "agentgate lock") {
+			if h, ok := err.(interface{ Hints() []string }); !ok || !strings.Contains(strings.Join(h.Hints(), "\n"), "agentgate lock") {
 				t.Errorf("error %T has no hint naming the fix", err)
 			}
 		})
@@ -446,7 +446,7 @@ func TestVersionErrorNewer(t *testing.T) {
 		if e.Newer() != newer {
 			t.Errorf("VersionError{Found: %s}.Newer() = %v, want %v", found, e.Newer(), newer)
 		}
-		if hint := e.Hint(); strings.Contains(hint, "upgrade agentgate") != newer || strings.Contains(hint, "regenerate it with") == newer {
+		if hint := strings.Join(e.Hints(), "\n"); strings.Contains(hint, "upgrade agentgate") != newer || strings.Contains(hint, "regenerate it with") == newer {
 			t.Errorf("Found %s: hint %q", found, hint)
 		}
 	}

@@ -63,7 +63,10 @@ func Markdown(r *Review) string {
 				detail = mdEscape(serverChange(d))
 			}
 			if s.Status == "unverified" {
-				msg, _, _ := strings.Cut(s.Error, "\n")
+				msg := ""
+				if s.Error != nil {
+					msg, _, _ = strings.Cut(s.Error.Message, "\n")
+				}
 				detail = mdEscape(safetext.VisibleLine(msg))
 			}
 			fmt.Fprintf(&head, "| %s | %s | %d | %s |\n", mdEscape(safetext.VisibleLine(s.Name)), mdStatus[s.Status], s.Tools, detail)

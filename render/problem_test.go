@@ -14,7 +14,7 @@ import (
 func TestReviewHints(t *testing.T) {
 	r := &Review{Command: "ci", Lockfile: "agentgate.lock", Result: "unverified",
 		Errors:  []Problem{{Message: "the run stopped", Hints: []string{"do x"}}},
-		Servers: []ServerStatus{{Name: "s", Status: "unverified", File: ".mcp.json", Error: "timeout", Hints: []string{"do y"}}}}
+		Servers: []ServerStatus{{Name: "s", Status: "unverified", File: ".mcp.json", Error: &Problem{Message: "timeout", Hints: []string{"do y"}}}}}
 	if got := string(SARIF(r)); !strings.Contains(got, `the run stopped\nhint: do x`) {
 		t.Errorf("SARIF loses the run's hint:\n%s", got)
 	}

@@ -38,8 +38,7 @@ type ServerStatus struct {
 	File   string   // client config defining it, slash-separated, relative to the repository root; "" when no longer configured
 	Line   int      // the server's line in File; 0 when unknown
 	Tools  int      // live tools; locked tools when removed or unverified
-	Error  string   // unverified: why
-	Hints  []string // unverified: what to do, one hint each (agentgate's text)
+	Error  *Problem // unverified: why, and what to do (agentgate's text); nil otherwise
 }
 
 // Rule is one kind of finding. Every report format uses these identifiers
@@ -137,8 +136,12 @@ func (r *Review) Findings() []Finding {
 	for _, s := range r.Servers {
 		b := &serverFindings{r: r, s: s, name: quoted(s.Name), labels: r.Labels[s.Name]}
 		if s.Status == "unverified" {
-			msg := "server " + b.name + " could not be verified: " + safetext.Visible(s.Error)
-			for _, h := range s.Hints {
+			var p Problem
+			if s.Error != nil {
+				p = *s.Error
+			}
+			msg := "server " + b.name + " could not be verified: " + safetext.Visible(p.Message)
+			for _, h := range p.Hints {
 				msg += "\nhint: " + safetext.Visible(h)
 			}
 			b.add(b.at("server-unverified", "", msg))

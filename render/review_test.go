@@ -52,7 +52,7 @@ func hostileReview() *Review {
 		Against: "working tree", Uncommitted: "differs from HEAD", Result: "drift",
 		Servers: []ServerStatus{
 			{Name: "down`<b>", Status: "unverified", File: ".vscode/mcp.json", Line: 7, Tools: 2,
-				Error: "timeout after 30s\nsecond line", Hints: []string{"raise --timeout"}},
+				Error: &Problem{Message: "timeout after 30s\nsecond line", Hints: []string{"raise --timeout"}}},
 			{Name: "fs", Status: "drift", File: ".mcp.json", Line: 3, Tools: 2},
 			{Name: "gone", Status: "drift", Tools: 0},
 			{Name: "new|srv", Status: "drift", File: "sub dir/.mcp.json", Line: 12, Tools: 1},

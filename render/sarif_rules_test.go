@@ -11,7 +11,7 @@ import (
 // file it as a security alert; every surface finding keeps both.
 func TestSARIFUnverifiedIsNotASecurityAlert(t *testing.T) {
 	r := &Review{Command: "ci", Version: "v1.0.0", Lockfile: "agentgate.lock", Result: "unverified",
-		Servers: []ServerStatus{{Name: "github", Status: "unverified", File: ".mcp.json", Line: 2, Error: "missing variable GITHUB_TOKEN"}}}
+		Servers: []ServerStatus{{Name: "github", Status: "unverified", File: ".mcp.json", Line: 2, Error: &Problem{Message: "missing variable GITHUB_TOKEN"}}}}
 	var log struct {
 		Runs []struct {
 			Tool struct {

@@ -31,9 +31,9 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("another program holds %s open and the OS refuses to replace it (%v)", e.Path, e.Err)
 }
 
-// Hint says how to fix it.
-func (e *BusyError) Hint() string {
-	return "close " + e.Path + " in your editor (or pause the virus scanner or sync client holding it), then run the command again"
+// Hints says how to fix it.
+func (e *BusyError) Hints() []string {
+	return []string{"close " + e.Path + " in your editor (or pause the virus scanner or sync client holding it), then run the command again"}
 }
 
 // Unwrap returns the last rename error, for errors.Is and errors.As.

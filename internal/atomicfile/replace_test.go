@@ -51,7 +51,7 @@ func TestWriteFileRetriesBusyTarget(t *testing.T) {
 	err := WriteFile(path, []byte("newer\n"), 0o644)
 	var be *BusyError
 	if !errors.As(err, &be) || be.Path != path || !strings.Contains(err.Error(), "another program holds "+path+" open") ||
-		!strings.Contains(be.Hint(), "close "+path) {
+		!strings.Contains(strings.Join(be.Hints(), "\n"), "close "+path) {
 		t.Fatalf("error %v", err)
 	}
 	if *calls != 1+len(replaceWaits) {

@@ -8,7 +8,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"slices"
 )
 
@@ -73,21 +72,20 @@ func Classify(c Class, err error) error {
 	return &Error{Class: c, Err: err, classified: true}
 }
 
-// HintOf returns err's Hint() when it has one, else def.
+// HintOf returns the first of HintsOf(err), else def.
 func HintOf(err error, def string) string {
-	var h interface{ Hint() string }
-	if errors.As(err, &h) && h.Hint() != "" {
-		return h.Hint()
+	if h := HintsOf(err); len(h) > 0 {
+		return h[0]
 	}
 	return def
 }
 
 // HintsOf returns what to tell the user to do about err: the hints of
 // every error in its chain, outermost first, each once. Library errors
-// carry hints as values, never as text in the message: Hint() string
-// (lock, gitint) or Hints() []string (mcp/config, mcp/command, an *Error;
-// a captured server's *wire.Error carries them in its Hints field, read by
-// captureResolved).
+// carry hints as values, never as text in the message: a method Hints()
+// []string (lock, gitint, internal/atomicfile, mcp/config, mcp/command, an
+// *Error; a captured server's *wire.Error carries them in its Hints field,
+// read by CaptureResolved).
 func HintsOf(err error) []string {
 	var hints []string
 	add := func(h string) {
@@ -97,10 +95,7 @@ func HintsOf(err error) []string {
 	}
 	var walk func(error)
 	walk = func(err error) {
-		switch h := err.(type) {
-		case interface{ Hint() string }:
-			add(h.Hint())
-		case interface{ Hints() []string }:
+		if h, ok := err.(interface{ Hints() []string }); ok {
 			for _, x := range h.Hints() {
 				add(x)
 			}

@@ -6,7 +6,6 @@ package check
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/agentgate/agentgate/mcp/config"
 	"github.com/agentgate/agentgate/mcp/wire"
@@ -48,9 +47,7 @@ func HelperHints(e Env, he *wire.HelperError) []string {
 	case errors.Is(he, wire.ErrNoHelper):
 		hints = []string{install,
 			"agentgate runs live servers through agentgate-mcp; it looks for it in " + wire.HelperEnv + ", next to agentgate, then on PATH"}
-	case strings.Contains(he.Msg, "signal: killed") || strings.Contains(he.Msg, "response is larger than") ||
-		strings.Contains(he.Msg, "declares more than"):
-		// Not a broken install: the listings were too much for this machine.
+	case he.Overloaded:
 		hints = []string{"agentgate-mcp was killed or answered more than it may (often: out of memory on huge listings); " +
 			"lower max-listing-bytes, max-tools or concurrency in agentgate.toml, and find the server with 'agentgate lock --server NAME'"}
 	case errors.Is(he, wire.ErrHelperVersion):

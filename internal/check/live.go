@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgate/agentgate/mcp/config/syntax"
-
 	"github.com/agentgate/agentgate/gitint"
 	"github.com/agentgate/agentgate/lock"
 	"github.com/agentgate/agentgate/mcp/config"
@@ -301,7 +299,8 @@ func Where(s config.Server) string {
 	return s.File
 }
 
-// captureHint suggests the fix for a capture error.
+// captureHint suggests the fix for a capture error, after the hints the
+// error carries itself (wire.Error.Hints).
 func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []string {
 	if errors.Is(err, wire.ErrAuth) {
 		return []string{"agentgate auth login " + s.Name,
@@ -316,19 +315,8 @@ func captureHint(err error, s config.Server, o wire.Options, hasStderr bool) []s
 	if errors.Is(err, wire.ErrPackage) {
 		return []string{"agentgate could not pin the package this server runs (docs/spec/lockfile-v2.md, Packages; the registry settings it reads: docs/config.md, Package registries); fix what the message names and run again, or exclude the server in agentgate.toml"}
 	}
-	var we *wire.Error
-	if errors.Is(err, wire.ErrTooLarge) && errors.As(err, &we) {
-		switch {
-		case strings.Contains(we.Msg, "max-listing-bytes"):
-			return []string{fmt.Sprintf("if the server really lists this much, raise its limit in agentgate.toml: [servers.%s] max-listing-bytes = \"512MiB\" (default %d MiB)",
-				syntax.TOMLKey(s.Name), wire.DefaultMaxListingBytes>>20)}
-		case strings.Contains(we.Msg, "max-tools"):
-			return []string{fmt.Sprintf("if the server really lists this many tools, raise its limit in agentgate.toml: [servers.%s] max-tools = 50000 (default %d)",
-				syntax.TOMLKey(s.Name), wire.DefaultMaxTools)}
-		default:
-			return []string{fmt.Sprintf("one page of the listing is over %d MiB: the server sends more than any MCP client should read; report it to the server's maintainers, or exclude it in agentgate.toml",
-				wire.DefaultMaxResponseBytes>>20)}
-		}
+	if errors.Is(err, wire.ErrTooLarge) {
+		return nil // mcp/capture names the limit to raise in the error's Hints
 	}
 	if s.Transport == config.Stdio && hasStderr {
 		return []string{"the server's own stderr (last lines) tells why; run the command configured in " + s.File + " by hand, from the repository root, to reproduce"}

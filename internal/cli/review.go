@@ -48,11 +48,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 		return r
 	}
 	for _, s := range ciServers(run.ws, run.c) {
-		st := render.ServerStatus{Name: s.Name, Status: s.Status, File: s.File, Line: s.Line, Tools: s.Tools.Count}
-		if s.Error != nil {
-			st.Error, st.Hints = s.Error.Message, s.Error.Hints
-		}
-		r.Servers = append(r.Servers, st)
+		r.Servers = append(r.Servers, render.ServerStatus{Name: s.Name, Status: s.Status, File: s.File, Line: s.Line, Tools: s.Tools.Count, Error: s.Error})
 	}
 	r.Diff = run.c.diff
 	r.Live = run.c.cap.Defs

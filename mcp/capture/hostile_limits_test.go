@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,15 @@ func TestHostileListingCaps(t *testing.T) {
 	if !errors.Is(res[1].Err, wire.ErrTooLarge) || !strings.Contains(res[1].Err.Error(), "more than 100 tools after 11 pages") {
 		t.Errorf("many: %v", res[1].Err)
 	}
+	// Each names the setting to raise, for its server, as a hint (a value
+	// that travels to agentgate, which prints it as a hint line).
+	for i, want := range []string{
+		fmt.Sprintf(`[servers.big] max-listing-bytes = "512MiB" (default %d MiB)`, wire.DefaultMaxListingBytes>>20),
+		fmt.Sprintf(`[servers.many] max-tools = 50000 (default %d)`, wire.DefaultMaxTools)} {
+		if h := errHints(res[i].Err); len(h) != 1 || !strings.Contains(h[0], want) {
+			t.Errorf("%s: hints %q, want one naming %s", res[i].Server, h, want)
+		}
+	}
 	if res[2].Err != nil || len(res[2].Tools) != 120 {
 		t.Errorf("ok: %v, %d tools", res[2].Err, len(res[2].Tools))
 	}
@@ -38,4 +48,13 @@ func TestHostileListingCaps(t *testing.T) {
 	if !errors.Is(res[0].Err, wire.ErrTooLarge) {
 		t.Errorf("run option MaxTools: %v", res[0].Err)
 	}
+}
+
+// errHints is the Hints of err's *wire.Error, or nil.
+func errHints(err error) []string {
+	var e *wire.Error
+	if errors.As(err, &e) {
+		return e.Hints
+	}
+	return nil
 }

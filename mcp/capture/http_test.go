@@ -2,6 +2,7 @@ package capture
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -230,6 +231,9 @@ func TestHTTPResponseTooLarge(t *testing.T) {
 			res := capture1(t, remoteServer("big", tc.tr, srv.URL+tc.path), wire.Options{MaxResponseBytes: 100000})
 			if !errors.Is(res.Err, wire.ErrTooLarge) || !strings.Contains(res.Err.Error(), "larger than 100000 bytes") {
 				t.Errorf("got %v", res.Err)
+			}
+			if h := errHints(res.Err); len(h) != 1 || !strings.Contains(h[0], fmt.Sprintf("one page of the listing is over %d MiB", wire.DefaultMaxResponseBytes>>20)) {
+				t.Errorf("hints %q, want the one for a page over the limit", h)
 			}
 		})
 	}

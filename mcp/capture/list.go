@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/agentgate/agentgate/mcp/config/syntax"
 	"github.com/agentgate/agentgate/mcp/jsonrpc"
 	"github.com/agentgate/agentgate/mcp/wire"
 )
@@ -79,11 +80,14 @@ func (s *session) listAll(ctx context.Context, method mcp.MCPMethod, key string,
 			return nil, s.errorAt(stage, wire.ErrRPC, "page %d: server replied with JSON-RPC error %d: %s", *page, resp.Error.Code, resp.Error.Message)
 		}
 		if int64(len(resp.Result)) > s.opts.MaxResponseBytes {
-			return nil, s.errorAt(stage, wire.ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, stage)
+			return nil, s.tooLargeAt(stage)
 		}
 		if total := s.listed.Add(int64(len(resp.Result))); total > s.opts.MaxListingBytes {
-			return nil, s.errorAt(stage, wire.ErrTooLarge, "the listing is larger than %d bytes after %d pages (the limit per server: max-listing-bytes in agentgate.toml)",
+			e := s.errorAt(stage, wire.ErrTooLarge, "the listing is larger than %d bytes after %d pages (the limit per server: max-listing-bytes in agentgate.toml)",
 				s.opts.MaxListingBytes, *page)
+			e.Hints = []string{fmt.Sprintf("if the server really lists this much, raise its limit in agentgate.toml: [servers.%s] max-listing-bytes = \"512MiB\" (default %d MiB)",
+				syntax.TOMLKey(s.r.Name), wire.DefaultMaxListingBytes>>20)}
+			return nil, e
 		}
 		// Members are matched by exact name (a struct would also take
 		// "Tools"); jsonrpc.CheckMembersOf already refused repeats and case variants.
@@ -96,8 +100,11 @@ func (s *session) listAll(ctx context.Context, method mcp.MCPMethod, key string,
 		}
 		tools = append(tools, items...)
 		if len(tools) > s.opts.MaxTools {
-			return nil, s.errorAt(stage, wire.ErrTooLarge, "the server listed more than %d %s after %d pages (the limit per server: max-tools in agentgate.toml)",
+			e := s.errorAt(stage, wire.ErrTooLarge, "the server listed more than %d %s after %d pages (the limit per server: max-tools in agentgate.toml)",
 				s.opts.MaxTools, key, *page)
+			e.Hints = []string{fmt.Sprintf("if the server really lists this many tools, raise its limit in agentgate.toml: [servers.%s] max-tools = 50000 (default %d)",
+				syntax.TOMLKey(s.r.Name), wire.DefaultMaxTools)}
+			return nil, e
 		}
 		next, err := cursorOf(rawCursor)
 		if err != nil {
@@ -133,7 +140,15 @@ func (s *session) ambiguous(err error) *wire.Error {
 	return s.errorf(wire.ErrProtocol, "%v; agentgate pins only what every client reads the same way", err)
 }
 
-// tooLarge is the error for a page over MaxResponseBytes.
-func (s *session) tooLarge() *wire.Error {
-	return s.errorf(wire.ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, s.stage)
+// tooLarge is the error for a page of the current stage over
+// MaxResponseBytes.
+func (s *session) tooLarge() *wire.Error { return s.tooLargeAt(s.stage) }
+
+// tooLargeAt is the error for a page of stage over MaxResponseBytes, with
+// its hint: no setting raises that limit.
+func (s *session) tooLargeAt(stage wire.Stage) *wire.Error {
+	e := s.errorAt(stage, wire.ErrTooLarge, "a response is larger than %d bytes (the limit per %s page)", s.opts.MaxResponseBytes, stage)
+	e.Hints = []string{fmt.Sprintf("one page of the listing is over %d MiB: the server sends more than any MCP client should read; report it to the server's maintainers, or exclude it in agentgate.toml",
+		wire.DefaultMaxResponseBytes>>20)}
+	return e
 }

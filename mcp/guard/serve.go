@@ -173,9 +173,9 @@ func readPins(path, server string, allow bool, stderr io.Writer) (*Pins, int) {
 	lf, err := lock.Parse(data)
 	if err != nil {
 		hint := "agentgate writes this file; if it was edited by hand or damaged (by a merge?), regenerate it with 'agentgate lock --force' and review the diff"
-		var h interface{ Hint() string }
-		if errors.As(err, &h) && h.Hint() != "" && errors.As(err, new(*lock.VersionError)) {
-			hint = h.Hint()
+		var ve *lock.VersionError
+		if errors.As(err, &ve) {
+			hint = ve.Hints()[0]
 		}
 		return problem(fmt.Sprintf("%s: %v", path, err), hint)
 	}

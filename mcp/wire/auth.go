@@ -89,5 +89,5 @@ func (h Helper) runWith(ctx context.Context, args []string, stdin io.Reader, std
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		return ee.ExitCode(), nil
 	}
-	return 0, &HelperError{Path: h.Path, Msg: err.Error(), Kind: ErrHelperFailed}
+	return 0, &HelperError{Path: h.Path, Msg: err.Error(), Kind: ErrHelperFailed, Overloaded: killed(err)}
 }

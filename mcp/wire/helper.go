@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -58,6 +59,10 @@ type HelperError struct {
 	Msg        string // what went wrong (redacted)
 	StderrTail string // the helper's last stderr lines (redacted)
 	Kind       error  // ErrNoHelper, ErrHelperVersion, ErrHelperFailed or context.Canceled
+	// Overloaded is set when the helper was killed by SIGKILL (as the
+	// kernel's out-of-memory killer does) or answered more than agentgate
+	// reads: not a broken install, but listings too large for the machine.
+	Overloaded bool
 }
 
 // Error is Msg, preceded by the helper's path when it was found.
@@ -282,6 +287,7 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 			werr = nil
 		}
 		tail := sink.tail()
+		over := killed(werr) || errors.As(rerr, new(*overLimitError))
 		var ve *VersionError
 		switch {
 		case errors.As(rerr, &ve):
@@ -291,11 +297,11 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 		case ctx.Err() != nil && (rerr != nil || werr != nil):
 			return fail(context.Canceled, tail, "interrupted before it answered")
 		case rerr != nil && werr != nil:
-			return fail(ErrHelperFailed, tail, "%v, and %s", werr, rerr)
+			return overloaded(fail(ErrHelperFailed, tail, "%v, and %s", werr, rerr), over)
 		case rerr != nil:
-			return fail(ErrHelperFailed, tail, "%v", rerr)
+			return overloaded(fail(ErrHelperFailed, tail, "%v", rerr), over)
 		case werr != nil:
-			return fail(ErrHelperFailed, tail, "%v after answering", werr)
+			return overloaded(fail(ErrHelperFailed, tail, "%v after answering", werr), over)
 		}
 		return nil
 	}
@@ -307,6 +313,22 @@ func (h Helper) run(ctx context.Context, servers []config.Resolved, opts Options
 		return nil, err
 	}
 	return results, nil
+}
+
+// overloaded sets e.Overloaded when over is true, and returns e.
+func overloaded(e *HelperError, over bool) *HelperError {
+	e.Overloaded = over
+	return e
+}
+
+// killed reports whether err is the exit of a process killed by SIGKILL.
+func killed(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // invalidUTF8 returns the path (such as "env FOO" or "args[2]") of the

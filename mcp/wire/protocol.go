@@ -40,8 +40,11 @@ package wire
 // hint inside "msg" as a "\nhint: ..." line, which a newer agentgate
 // prints as part of the message, under it, instead of as an
 // "agentgate: hint: " line; a newer agentgate-mcp sends "hints", which an
-// older agentgate ignores, so the message arrives without its hint.
-// Nothing fails either way, and no exit code changes.
+// older agentgate ignores, so the message arrives without its hint. The
+// same holds for the hint of a listing over a limit (which setting to
+// raise), which agentgate once chose from the message's text and
+// agentgate-mcp now sends in "hints": an older agentgate-mcp's arrives
+// without it. Nothing fails either way, and no exit code changes.
 //
 // The fields "protocol" and "agentgate" of the request, the greeting and
 // the header, and the greeting's place (the first line, written before
@@ -424,6 +427,16 @@ func writeHeader(w io.Writer, h responseHeader) error {
 	return nil
 }
 
+// overLimitError is a response larger than agentgate reads.
+type overLimitError struct{ msg string }
+
+func (e *overLimitError) Error() string { return e.msg }
+
+// overLimit returns an *overLimitError with the formatted message.
+func overLimit(format string, args ...any) error {
+	return &overLimitError{fmt.Sprintf(format, args...)}
+}
+
 // readResults reads, from r after the greeting, what agentgate-mcp writes
 // for a request for servers (at most limit bytes) up to the end of the
 // last tool: rest is what follows, which must be nothing (agentgate reads
@@ -434,7 +447,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 	var h responseHeader
 	if err := dec.Decode(&h); err != nil {
 		if lr.N <= 0 {
-			return nil, nil, fmt.Errorf("the response is larger than %d bytes", limit)
+			return nil, nil, overLimit("the response is larger than %d bytes", limit)
 		}
 		return nil, nil, fmt.Errorf("the response does not start with a JSON header: %v", err)
 	}
@@ -460,7 +473,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 		for _, l := range lists(&Result{}, &wr) {
 			for _, n := range *l.sizes {
 				if n < 0 || n > limit-total {
-					return nil, nil, fmt.Errorf("the response declares more than %d bytes of tools", limit)
+					return nil, nil, overLimit("the response declares more than %d bytes of tools", limit)
 				}
 				total += n
 			}
@@ -469,7 +482,7 @@ func readResults(r io.Reader, servers []config.Resolved, limit int64) (results [
 	blob := make([]byte, total)
 	if _, err := io.ReadFull(rest, blob); err != nil {
 		if lr.N <= 0 {
-			return nil, nil, fmt.Errorf("the response is larger than %d bytes", limit)
+			return nil, nil, overLimit("the response is larger than %d bytes", limit)
 		}
 		return nil, nil, fmt.Errorf("the response ends before its %d bytes of tools: %v", total, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +35,7 @@ const helperModeEnv = "WIRE_TEST_HELPER"
 //	garbage  print a line that is not a response, exit 0
 //	crash    print a panic-like stderr, exit 2 without answering
 //	trailing answer, then print more bytes
+//	killed   read the request, then kill itself with SIGKILL
 //	huge     answer one server with a 1 MiB tool
 //	old      act as a protocol 2 agentgate-mcp from before the request
 //	         was one line: read stdin to EOF before anything else (then
@@ -73,6 +75,11 @@ func TestMain(m *testing.M) {
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		fmt.Fprintln(os.Stderr, "panic: boom\n\ngoroutine 1 [running]:\nmain.main()")
 		os.Exit(2)
+	case "killed":
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		p, _ := os.FindProcess(os.Getpid())
+		p.Kill() // SIGKILL, as the out-of-memory killer sends
+		select {}
 	case "trailing":
 		serve(echoCapture)
 		fmt.Print("extra")
@@ -450,11 +457,13 @@ func TestHelperProcess(t *testing.T) {
 	failures := []struct {
 		mode, want, tail string
 		kind             error
+		overloaded       bool // HelperError.Overloaded
 	}{
-		{"garbage", "does not start with a JSON header", "", ErrHelperFailed},
-		{"crash", "exit status 2, and the response does not start with a JSON header: EOF", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n", ErrHelperFailed},
-		{"trailing", "bytes after its tools", "", ErrHelperFailed},
-		{"other", "agentgate " + Version() + " (protocol " + pv + ") and agentgate-mcp v0.0.0-other (protocol " + pv + ") are different versions", "", ErrHelperVersion},
+		{"garbage", "does not start with a JSON header", "", ErrHelperFailed, false},
+		{"crash", "exit status 2, and the response does not start with a JSON header: EOF", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n", ErrHelperFailed, false},
+		{"killed", "signal: killed", "", ErrHelperFailed, runtime.GOOS != "windows"},
+		{"trailing", "bytes after its tools", "", ErrHelperFailed, false},
+		{"other", "agentgate " + Version() + " (protocol " + pv + ") and agentgate-mcp v0.0.0-other (protocol " + pv + ") are different versions", "", ErrHelperVersion, false},
 	}
 	for _, tc := range failures {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -466,6 +475,9 @@ func TestHelperProcess(t *testing.T) {
 			}
 			if !errors.Is(err, tc.kind) || !strings.Contains(he.Msg, tc.want) || he.StderrTail != tc.tail || he.Path != h.Path {
 				t.Errorf("got %+v\nwant kind %v, msg containing %q, tail %q", *he, tc.kind, tc.want, tc.tail)
+			}
+			if he.Overloaded != tc.overloaded {
+				t.Errorf("Overloaded = %v, want %v", he.Overloaded, tc.overloaded)
 			}
 		})
 	}
@@ -495,8 +507,9 @@ func TestHelperProcess(t *testing.T) {
 		h := helper(t, "huge")
 		h.MaxResponse = 1 << 19
 		_, err := h.CaptureAll(context.Background(), servers[:1], Options{})
-		if !errors.Is(err, ErrHelperFailed) || !strings.Contains(err.Error(), "more than 524288 bytes") {
-			t.Errorf("got %v", err)
+		var he *HelperError
+		if !errors.As(err, &he) || !errors.Is(err, ErrHelperFailed) || !strings.Contains(err.Error(), "more than 524288 bytes") || !he.Overloaded {
+			t.Errorf("got %#v, want an Overloaded *HelperError", err)
 		}
 	})
 	t.Run("not executable", func(t *testing.T) {
