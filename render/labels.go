@@ -34,7 +34,7 @@ func Labels(d lock.Diff, old, new *lock.Lockfile, live map[string]map[string]loc
 		if new != nil {
 			ns = new.Servers[sd.Name]
 		}
-		s := triage.Surface{Server: sd.Name, Names: names}
+		s := triage.NewSurface(sd.Name, names)
 		var fs []triage.Finding
 		add := func(kind, name string, change lock.Change, o, n *triage.Item) {
 			f := triage.Finding{Kind: kind, Name: name, Change: string(change)}

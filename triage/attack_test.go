@@ -114,7 +114,7 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 	if a.Op == "add" {
 		names = append(names, Name{Server: serverName(a.Target), Kind: a.Kind, Name: a.Name})
 	}
-	s := Surface{Server: serverName(a.Target), Names: append(names, c.context(a.Target, t)...)}
+	s := NewSurface(serverName(a.Target), append(names, c.context(a.Target, t)...))
 	return Change(old, newItem, s)
 }
 

@@ -163,7 +163,7 @@ func (c *corpus) benign(t testing.TB) []benignChange {
 		ctx := c.context(pkg, t)
 		for i := 1; i < len(rs); i++ {
 			a, b := c.itemsOf(t, rs[i-1]), c.itemsOf(t, rs[i])
-			s := Surface{Server: serverName(pkg), Names: append(c.namesOf(t, rs[i], serverName(pkg)), ctx...)}
+			s := NewSurface(serverName(pkg), append(c.namesOf(t, rs[i], serverName(pkg)), ctx...))
 			for _, k := range slices.SortedFunc(maps.Keys(b), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
 				nd := b[k]
 				od, had := a[k]
@@ -189,7 +189,7 @@ func (c *corpus) firstLock(t testing.TB) []benignChange {
 	for _, pkg := range c.order {
 		rs := c.releases[pkg]
 		last := rs[len(rs)-1]
-		s := Surface{Server: serverName(pkg), Names: append(c.namesOf(t, last, serverName(pkg)), c.context(pkg, t)...)}
+		s := NewSurface(serverName(pkg), append(c.namesOf(t, last, serverName(pkg)), c.context(pkg, t)...))
 		items := c.itemsOf(t, last)
 		for _, k := range slices.SortedFunc(maps.Keys(items), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
 			out = append(out, benignChange{to: last.ref(), kind: k[0], name: k[1],

@@ -3,6 +3,7 @@ package triage
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mtibben/confusables"
@@ -19,13 +20,61 @@ func Skeleton(name string) string {
 
 // lookAlike reports whether two different names look alike: one
 // Skeleton, or one Skeleton once case folded ("Echo" and "echo") and
-// without separators ("write-file" and "write_file").
+// without separators ("write-file" and "write_file"): one of the keys
+// of nameKeys in common.
 func lookAlike(a, b string) bool {
 	if a == b {
 		return false
 	}
-	x, y := Skeleton(fold.String(a)), Skeleton(fold.String(b))
-	return Skeleton(a) == Skeleton(b) || x == y || unseparated(x) == unseparated(y)
+	ka, kb := nameKeys(a), nameKeys(b)
+	return ka[0] == kb[0] || ka[1] == kb[1] || ka[2] == kb[2]
+}
+
+// nameKeys are the three forms lookAlike compares, each tagged with
+// which it is: the Skeleton, the Skeleton case folded, and that without
+// separators.
+func nameKeys(name string) [3]string {
+	x := Skeleton(fold.String(name))
+	return [3]string{"s" + Skeleton(name), "f" + x, "u" + unseparated(x)}
+}
+
+// nameIndex maps a kind and one of nameKeys to the Surface's names
+// (their positions in Names) that have it.
+type nameIndex struct {
+	once sync.Once
+	by   map[string][]int
+}
+
+// lookAlikes returns the names of s of kind that look like name
+// (lookAlike), through s's index when it has one.
+func (s Surface) lookAlikes(kind, name string) []Name {
+	var like []Name
+	if s.index == nil {
+		for _, n := range s.Names {
+			if n.Kind == kind && lookAlike(name, n.Name) {
+				like = append(like, n)
+			}
+		}
+		return like
+	}
+	s.index.once.Do(func() {
+		s.index.by = map[string][]int{}
+		for i, n := range s.Names {
+			for _, k := range nameKeys(n.Name) {
+				s.index.by[n.Kind+"\x00"+k] = append(s.index.by[n.Kind+"\x00"+k], i)
+			}
+		}
+	})
+	seen := map[int]bool{}
+	for _, k := range nameKeys(name) {
+		for _, i := range s.index.by[kind+"\x00"+k] {
+			if n := s.Names[i]; !seen[i] && n.Name != name {
+				seen[i] = true
+				like = append(like, n)
+			}
+		}
+	}
+	return like
 }
 
 // unseparated drops the separators a name's words are joined with, so
@@ -100,13 +149,7 @@ func nameLabels(item *Item, s Surface) []Label {
 		out = append(out, Label{ID: LookalikeName, Severity: High,
 			Evidence: evidence("name", item.Name) + " mixes " + strings.Join(sc, " and ") + " letters"})
 	}
-	var like []Name
-	for _, n := range s.Names {
-		if n.Kind != item.Kind || !lookAlike(item.Name, n.Name) {
-			continue
-		}
-		like = append(like, n)
-	}
+	like := s.lookAlikes(item.Kind, item.Name)
 	slices.SortFunc(like, func(a, b Name) int {
 		return strings.Compare(a.Server+"\x00"+a.Name, b.Server+"\x00"+b.Name)
 	})

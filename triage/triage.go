@@ -129,6 +129,18 @@ type Name struct {
 type Surface struct {
 	Server string
 	Names  []Name
+	// index finds the names that look like an item's by their keys;
+	// NewSurface's is built on first use and shared by the copies. A
+	// Surface without one compares the item with every name, which
+	// costs a skeleton per name per item (minutes for 10,000 tools).
+	index *nameIndex
+}
+
+// NewSurface is the Surface of server among names, with the index that
+// makes lookalike-name cost one lookup per item instead of a comparison
+// with every name. Every item of a listing should share one.
+func NewSurface(server string, names []Name) Surface {
+	return Surface{Server: server, Names: names, index: &nameIndex{}}
 }
 
 // Change labels one item. old is nil for an added item (a new tool, a new
