@@ -432,31 +432,6 @@ func (d *doc) verifyEdit(after []byte, want map[string][]string) error {
 	return nil
 }
 
-// SetArgument rewrites one argument of a stdio server in data, a config
-// file of client (its path relative to the root is file): argument i of
-// the server's args as written, or its command when i is -1 (the
-// indices of PackageSpec.Arg). Only that value's bytes change; the new
-// value keeps the old one's quoting style where it can hold it (a TOML
-// literal or YAML single-quoted string stays one).
-func SetArgument(client, file string, data []byte, server string, i int, value string) ([]byte, error) {
-	d, err := locate(client, file, data)
-	if err != nil {
-		return nil, err
-	}
-	ed, argv, err := d.setEdit(server, i, value)
-	if err != nil {
-		return nil, err
-	}
-	out, err := applyEdits(data, []Edit{ed})
-	if err != nil {
-		return nil, err
-	}
-	if err := d.verifyEdit(out, map[string][]string{server: argv}); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // setEdit is SetArgument's edit, and the server's argv after it, without
 // applying it.
 func (d *doc) setEdit(server string, i int, value string) (Edit, []string, error) {
