@@ -454,6 +454,11 @@ func TestHelperProcess(t *testing.T) {
 			t.Errorf("progress: %q", got)
 		}
 	})
+	// Windows has no signals: a killed process exits with status 1.
+	killedMsg := "signal: killed"
+	if runtime.GOOS == "windows" {
+		killedMsg = "exit status 1"
+	}
 	failures := []struct {
 		mode, want, tail string
 		kind             error
@@ -461,7 +466,7 @@ func TestHelperProcess(t *testing.T) {
 	}{
 		{"garbage", "does not start with a JSON header", "", ErrHelperFailed, false},
 		{"crash", "exit status 2, and the response does not start with a JSON header: EOF", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n", ErrHelperFailed, false},
-		{"killed", "signal: killed", "", ErrHelperFailed, runtime.GOOS != "windows"},
+		{"killed", killedMsg, "", ErrHelperFailed, runtime.GOOS != "windows"},
 		{"trailing", "bytes after its tools", "", ErrHelperFailed, false},
 		{"other", "agentgate " + Version() + " (protocol " + pv + ") and agentgate-mcp v0.0.0-other (protocol " + pv + ") are different versions", "", ErrHelperVersion, false},
 	}
