@@ -85,11 +85,11 @@ func toolCall(ctx context.Context, args []string) int {
 	}
 	r := config.Resolved{Server: config.Server{Name: "conformance", File: ".mcp.json", Transport: config.StreamableHTTP, URL: args[0]}}
 	opts := wire.Options{Timeout: 20 * time.Second, Concurrency: 1, MaxResponseBytes: wire.DefaultMaxResponseBytes, MaxPages: wire.DefaultMaxPages}
-	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: wire.StageStart}
+	s := &session{r: r, opts: opts, parent: ctx, stage: wire.StageStart}
 	sctx, cancel := context.WithCancelCause(ctx)
 	s.cancel = cancel
 	defer cancel(nil)
-	tctx, stop := context.WithTimeout(sctx, s.timeout)
+	tctx, stop := context.WithTimeout(sctx, s.opts.Timeout)
 	defer stop()
 	defer s.close()
 	if err := s.startHTTP(tctx, false); err != nil {

@@ -24,7 +24,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 		MaxResponseBytes: s.opts.MaxResponseBytes,
 		CheckMembers:     true,
 		Exchange:         &s.exchange,
-		Auth:             auth.ForServer(s.r, s.timeout, s.opts.Interactive, s.opts.Progress),
+		Auth:             auth.ForServer(s.r, s.opts.Timeout, s.opts.Interactive, s.opts.Progress),
 		OnTooLarge:       func() { s.cancel(s.tooLarge()) },
 		OnAmbiguous:      func(err error) { s.cancel(s.ambiguous(err)) },
 		Refuse: func(msg string) error {
@@ -41,7 +41,7 @@ func (s *session) startHTTP(ctx context.Context, sse bool) error {
 	hc := rm.HTTP
 	if sse {
 		tr, err := transport.NewSSE(s.r.URL, transport.WithHTTPClient(hc), transport.WithSSELogger(quiet),
-			transport.WithEndpointTimeout(s.timeout), transport.WithResponseTimeout(s.timeout))
+			transport.WithEndpointTimeout(s.opts.Timeout), transport.WithResponseTimeout(s.opts.Timeout))
 		if err != nil {
 			return s.errorf(wire.ErrConnect, "%s", s.cleanURLs(err.Error()))
 		}

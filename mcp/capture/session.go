@@ -29,14 +29,13 @@ var clientInfo = mcp.Implementation{Name: "agentgate", Version: "1"}
 
 // session is the capture of one server.
 type session struct {
-	r       config.Resolved
-	opts    wire.Options
-	timeout time.Duration
-	parent  context.Context // the caller's context
-	cancel  context.CancelCauseFunc
-	stage   wire.Stage
-	page    int
-	listed  atomic.Int64 // bytes of every list result so far (lists run at once)
+	r      config.Resolved
+	opts   wire.Options    // ForServer's: opts.Timeout is this server's
+	parent context.Context // the caller's context
+	cancel context.CancelCauseFunc
+	stage  wire.Stage
+	page   int
+	listed atomic.Int64 // bytes of every list result so far (lists run at once)
 
 	tr       transport.Interface
 	exchange jsonrpc.Exchange // every answer of the server's matched with a request of ours
@@ -62,10 +61,10 @@ type listing struct {
 func captureOne(ctx context.Context, r config.Resolved, opts wire.Options, prog *progress, runs *registry.Runs, closing *sync.WaitGroup) wire.Result {
 	start := time.Now()
 	opts = opts.ForServer(r.Server)
-	s := &session{r: r, opts: opts, parent: ctx, timeout: opts.Timeout, stage: wire.StageStart}
+	s := &session{r: r, opts: opts, parent: ctx, stage: wire.StageStart}
 	sctx, cancel := context.WithCancelCause(ctx)
 	s.cancel = cancel
-	tctx, cancelT := context.WithTimeout(sctx, s.timeout)
+	tctx, cancelT := context.WithTimeout(sctx, s.opts.Timeout)
 	report, stopWatch := prog.watch(r, start)
 	defer stopWatch()
 	report("starting")
@@ -297,7 +296,7 @@ func (s *session) fail(ctx context.Context, err error) *wire.Error {
 			return s.errorf(context.Canceled, "capture cancelled%s", s.during())
 		case errors.Is(cause, context.DeadlineExceeded):
 			return s.errorf(context.DeadlineExceeded, "%s within %s%s%s (raise the timeout for this server in agentgate.toml if it starts slowly)",
-				s.timeoutWhat(), s.timeout, s.procDetail(false), s.httpDetail())
+				s.timeoutWhat(), s.opts.Timeout, s.procDetail(false), s.httpDetail())
 		}
 	}
 	if s.proc != nil {
