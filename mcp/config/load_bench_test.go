@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/agentgate/agentgate/internal/testing/archive"
 )
 
 // BenchmarkLoad reads a repository with five client configs (ten servers in
@@ -48,7 +48,7 @@ func BenchmarkLoad(b *testing.B) {
 // BenchmarkParseTOML reads the largest Codex config of the corpus (330
 // lines, mostly comments) into a tree with positions.
 func BenchmarkParseTOML(b *testing.B) {
-	a, err := txtar.ParseFile("testdata/corpus/codex-memvid-sdk.txtar")
+	a, err := archive.Read("testdata/corpus/codex-memvid-sdk.txtar")
 	if err != nil {
 		b.Fatal(err)
 	}

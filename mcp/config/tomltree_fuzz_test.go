@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
-	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/agentgate/agentgate/internal/testing/archive"
 	"github.com/agentgate/agentgate/mcp/config/syntax"
 )
 
@@ -18,7 +18,7 @@ func tomlSeeds(f *testing.F) {
 	for _, pat := range []string{"testdata/*/*.txtar", "../configedit/testdata/*/*.txtar"} {
 		files, _ := filepath.Glob(pat)
 		for _, file := range files {
-			a, err := txtar.ParseFile(file)
+			a, err := archive.Read(file)
 			if err != nil {
 				continue
 			}

@@ -378,8 +378,8 @@ func guardValue(s config.Server, field, t string) (string, *argErr) {
 		// The client expands it; what it leaves as text reaches guard,
 		// which must not read a variable in it.
 		for _, g := range segs {
-			if back, perr := syntax.ParseTemplate(syntax.Claude, g.Text); g.Kind == syntax.SegLit && (perr != nil || syntax.Canonical(back) != syntax.Canonical([]syntax.Seg{g})) {
-				return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
+			if g.Kind == syntax.SegLit && guardReadsOtherwise(g.Text, []syntax.Seg{g}) {
+				return "", &argErr{field, guardReadsVariable}
 			}
 		}
 		return t, nil
@@ -400,9 +400,17 @@ func guardValue(s config.Server, field, t string) (string, *argErr) {
 		}
 	}
 	out := b.String()
-	back, perr := syntax.ParseTemplate(syntax.Claude, out)
-	if perr != nil || syntax.Canonical(back) != syntax.Canonical(segs) {
-		return "", &argErr{field, "holds text that guard would read as a variable (${...}), which this client sends as written"}
+	if guardReadsOtherwise(out, segs) {
+		return "", &argErr{field, guardReadsVariable}
 	}
 	return out, nil
+}
+
+const guardReadsVariable = "holds text that guard would read as a variable (${...}), which this client sends as written"
+
+// guardReadsOtherwise is whether guard, reading text as a template, would
+// not read it as segs.
+func guardReadsOtherwise(text string, segs []syntax.Seg) bool {
+	back, perr := syntax.ParseTemplate(syntax.Claude, text)
+	return perr != nil || syntax.Canonical(back) != syntax.Canonical(segs)
 }

@@ -62,32 +62,25 @@ func TestWrapRefusesGuardEnv(t *testing.T) {
 	}
 }
 
-// TestWrapTOMLLastLineBlanks: a Codex config whose last line holds only
-// blanks (no newline) is valid TOML; the editor once refused it as an
-// "unreadable key".
-func TestWrapTOMLLastLineBlanks(t *testing.T) {
-	in := "[mcp_servers.a]\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n  \t"
-	out, names, _, err := WrapFile("codex", ".codex/config.toml", []byte(in), WrapOptions{})
-	if err != nil || len(names) != 1 || names[0] != "a" {
-		t.Fatalf("WrapFile: %v %v", names, err)
-	}
-	back, _, err := UnwrapFile("codex", ".codex/config.toml", out)
-	if err != nil || string(back) != in {
-		t.Fatalf("UnwrapFile: %q %v", back, err)
-	}
-}
-
-// TestWrapTOMLHexEscape: a value with TOML 1.1's \xHH escape before the
-// command is skipped whole; the editor once lost the line after it (and
-// with it the command) and refused the wrap.
-func TestWrapTOMLHexEscape(t *testing.T) {
-	in := "[mcp_servers.a]\nenv = { X = \"\\x41\" }\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n"
-	out, names, _, err := WrapFile("codex", ".codex/config.toml", []byte(in), WrapOptions{})
-	if err != nil || len(names) != 1 || names[0] != "a" {
-		t.Fatalf("WrapFile: %v %v", names, err)
-	}
-	back, _, err := UnwrapFile("codex", ".codex/config.toml", out)
-	if err != nil || string(back) != in {
-		t.Fatalf("UnwrapFile: %q %v", back, err)
+// TestWrapTOMLRoundTrip: Codex configs the editor once refused wrap
+// and unwrap back to the bytes they were.
+func TestWrapTOMLRoundTrip(t *testing.T) {
+	for name, in := range map[string]string{
+		// The last line holds only blanks (no newline): valid TOML, once
+		// refused as an "unreadable key".
+		"last line blanks": "[mcp_servers.a]\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n  \t",
+		// TOML 1.1's \xHH escape before the command is skipped whole; the
+		// editor once lost the line after it (and with it the command).
+		"hex escape": "[mcp_servers.a]\nenv = { X = \"\\x41\" }\ncommand = \"npx\"\nargs = [\"-y\", \"x\"]\n",
+	} {
+		out, names, _, err := WrapFile("codex", ".codex/config.toml", []byte(in), WrapOptions{})
+		if err != nil || len(names) != 1 || names[0] != "a" {
+			t.Errorf("%s: WrapFile: %v %v", name, names, err)
+			continue
+		}
+		back, _, err := UnwrapFile("codex", ".codex/config.toml", out)
+		if err != nil || string(back) != in {
+			t.Errorf("%s: UnwrapFile: %q %v", name, back, err)
+		}
 	}
 }
