@@ -1,13 +1,13 @@
 package pep440
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
 )
 
 // nameRunRE is PEP 503's run of separators.
-var nameRunRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
+var nameRunRE = lazyre.New(`[-_.]+`)
 
 // NormalizeName is a Python project name's normalised form, as PEP 503
 // ("Simple Repository API", Normalized Names) and the Name normalization

@@ -24,10 +24,10 @@ package pep440
 import (
 	"cmp"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/agentgate/agentgate/internal/lazyre"
 )
 
 // Version is one parsed PEP 440 version.
@@ -46,9 +46,7 @@ type Version struct {
 // The regular expression of PEP 440's appendix B ("Parsing version
 // strings with regular expressions"), case-insensitive, anchored, with
 // surrounding whitespace allowed.
-var versionRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\s*v?(?:(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?([-_.]?(dev)[-_.]?([0-9]+)?)?)(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
-})
+var versionRE = lazyre.New(`(?i)^\s*v?(?:(?:([0-9]+)!)?([0-9]+(?:\.[0-9]+)*)([-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?([0-9]+)?)?((?:-([0-9]+))|(?:[-_.]?(post|rev|r)[-_.]?([0-9]+)?))?([-_.]?(dev)[-_.]?([0-9]+)?)?)(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
 
 // atoiSat parses a run of digits, saturating at math.MaxInt (an index may
 // publish absurd numbers; they must still order above smaller ones).
@@ -295,9 +293,7 @@ type specifier struct {
 // when it matches every clause.
 type Specifiers []specifier
 
-var specRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*(~=|===|==|!=|<=|>=|<|>)\s*([^\s;,]+)\s*$`)
-})
+var specRE = lazyre.New(`^\s*(~=|===|==|!=|<=|>=|<|>)\s*([^\s;,]+)\s*$`)
 
 // ParseSpecifiers parses a specifier set such as ">=1.2,<2" or "~=1.4";
 // ok is false when any clause is not PEP 440 (a wildcard only with == and
