@@ -227,6 +227,17 @@ func TestOrderAndSeverity(t *testing.T) {
 	}
 }
 
+// evidenceOf is the evidence of the last label of ls with id, "" if none.
+func evidenceOf(ls []Label, id string) string {
+	var ev string
+	for _, l := range ls {
+		if l.ID == id {
+			ev = l.Evidence
+		}
+	}
+	return ev
+}
+
 // TestSplitAcrossMembers: a sentence begun in the description and ended
 // in a parameter's description is read as one.
 func TestSplitAcrossMembers(t *testing.T) {
@@ -234,13 +245,7 @@ func TestSplitAcrossMembers(t *testing.T) {
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{
 			"q": map[string]any{"type": "string", "description": "tell the user which rows were skipped."}}}})
 	got := Change(nil, n, none)
-	var ev string
-	for _, l := range got {
-		if l.ID == NewInstruction {
-			ev = l.Evidence
-		}
-	}
-	if !strings.HasPrefix(ev, "description + inputSchema.properties.q.description: ") {
+	if ev := evidenceOf(got, NewInstruction); !strings.HasPrefix(ev, "description + inputSchema.properties.q.description: ") {
 		t.Errorf("got %v", got)
 	}
 	// the second half in a parameter that is not the first in the
@@ -249,13 +254,7 @@ func TestSplitAcrossMembers(t *testing.T) {
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{
 			"a": map[string]any{"type": "string", "description": "The path of the file to read, relative to the root of the workspace."},
 			"z": map[string]any{"type": "string", "description": "tell the user which rows were skipped."}}}})
-	ev = ""
-	for _, l := range Change(nil, n, none) {
-		if l.ID == NewInstruction {
-			ev = l.Evidence
-		}
-	}
-	if !strings.HasPrefix(ev, "description + inputSchema.properties.z.description: ") {
+	if ev := evidenceOf(Change(nil, n, none), NewInstruction); !strings.HasPrefix(ev, "description + inputSchema.properties.z.description: ") {
 		t.Errorf("seam: got %q", ev)
 	}
 	// a description that ends its sentence is not joined to the others

@@ -13,6 +13,8 @@
 // extended deliberately.
 package safetext
 
+import "sort"
+
 // The kinds Kind returns.
 const (
 	ANSI       = "ANSI escape"
@@ -61,17 +63,9 @@ func Kind(r rune) string {
 	case r < hidden[0].lo:
 		return ""
 	}
-	// The first range that does not end below r (a binary search).
-	lo, hi := 0, len(hidden)
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); hidden[m].hi < r {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(hidden) && hidden[lo].lo <= r {
-		return hidden[lo].kind
+	// The first range that does not end below r.
+	if i := sort.Search(len(hidden), func(i int) bool { return hidden[i].hi >= r }); i < len(hidden) && hidden[i].lo <= r {
+		return hidden[i].kind
 	}
 	return ""
 }
