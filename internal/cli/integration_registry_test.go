@@ -58,13 +58,7 @@ func TestLockNPMPackageFromRegistry(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\nexec "+mem+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("NPM_CONFIG_REGISTRY", srv.URL)
-	t.Setenv("NPM_CONFIG_CACHE", t.TempDir())
+	useFakeNPX(t, mem, srv.URL)
 
 	r := newRepo(t, true, nil)
 	dir := t.TempDir()
@@ -134,13 +128,7 @@ func TestLockRefusesDistTagThatIsNoVersion(t *testing.T) {
 						"dist": map[string]any{"integrity": "sha512-" + base64.StdEncoding.EncodeToString(s[:])}}}})
 			}))
 			t.Cleanup(srv.Close)
-			bin := t.TempDir()
-			if err := os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\nexec "+mem+"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-			t.Setenv("NPM_CONFIG_REGISTRY", srv.URL)
-			t.Setenv("NPM_CONFIG_CACHE", t.TempDir())
+			useFakeNPX(t, mem, srv.URL)
 			r := newRepo(t, true, nil)
 			r.writeConfig(map[string]any{"memory": map[string]any{
 				"command": "npx", "args": []string{"-y", "@fake/memory@latest"},
@@ -155,4 +143,17 @@ func TestLockRefusesDistTagThatIsNoVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// useFakeNPX puts an npx on PATH that runs mem, with npm's registry at
+// registry and a fresh cache.
+func useFakeNPX(t *testing.T, mem, registry string) {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\nexec "+mem+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("NPM_CONFIG_REGISTRY", registry)
+	t.Setenv("NPM_CONFIG_CACHE", t.TempDir())
 }
