@@ -116,7 +116,7 @@ func runCI(e *env, fs *flag.FlagSet, args []string) error {
 		rep.Result = ciResults[rep.ExitCode]
 		if ee := exitErrorOf(err); ee != nil && ee.Err != nil && (rep.ExitCode == ExitInvalid || len(rep.Servers) == 0) {
 			for _, p := range problemsOf(err) {
-				rep.Errors = append(rep.Errors, render.Problem{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+				rep.Errors = append(rep.Errors, p.report())
 			}
 		}
 		e.stdout.Write(render.JSON(rep))

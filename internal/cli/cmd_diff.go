@@ -116,10 +116,7 @@ func compareLive(e *env, fs *flag.FlagSet, ws *check.Workspace, old *lock.Lockfi
 		return nil, err
 	}
 	printSkipped(e, ws.Project)
-	version := lock.Version2 // what lock writes for a new file
-	if old != nil {
-		version = old.LockfileVersion
-	}
+	version := keptVersion(old)
 	opts.Packages, opts.Root = version == lock.Version2, ws.Root
 	l, err := guardedCapture(e, fs, ws, capture, opts)
 	if err != nil {

@@ -122,7 +122,7 @@ func runHook(e *env, fs *flag.FlagSet, args []string) error {
 	if err := unstagedScripts(e, ws, c.live, plan.Capture); err != nil {
 		return err
 	}
-	return writeHook(e, ws, hv, c, old, h.exists)
+	return writeHook(e, ws, hv, c, old)
 }
 
 // hookRun is what the hook reads before it decides anything: the
@@ -213,17 +213,17 @@ func hookFailed(e *env, ws *check.Workspace, c *comparison) error {
 }
 
 // writeHook ends a hook run whose servers were all verified: when the
-// staged lockfile old has the live content (or there is nothing to lock)
+// staged lockfile old (nil: none) has the live content (or there is nothing to lock)
 // it says so; otherwise it writes the live lockfile to the work tree,
 // shows the change against HEAD (hv) and fails with drift, so that the
 // user reviews and stages it.
-func writeHook(e *env, ws *check.Workspace, hv check.HeadView, c *comparison, old *lock.Lockfile, exists bool) error {
-	if exists && lock.SameContent(old, c.live) { // content, not bytes (CRLF, layout): docs/spec/lockfile.md
+func writeHook(e *env, ws *check.Workspace, hv check.HeadView, c *comparison, old *lock.Lockfile) error {
+	if old != nil && lock.SameContent(old, c.live) { // content, not bytes (CRLF, layout): docs/spec/lockfile.md
 		d := lock.Compare(hv.Lf, c.live)
 		fmt.Fprintf(e.stdout, "agentgate: lock ok; %s\n", commitChange(d))
 		return nil
 	}
-	if len(c.live.Servers) == 0 && !exists {
+	if len(c.live.Servers) == 0 && old == nil {
 		fmt.Fprintln(e.stdout, "agentgate: lock ok; no MCP servers configured")
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/mcp/config"
+	"github.com/agentgate/agentgate/render"
 )
 
 // Exit codes: the contract documented in README.md and docs/ROUTES.md.
@@ -140,6 +141,11 @@ func listOf(err error) errorList {
 type problem struct {
 	lines []string
 	hints []string
+}
+
+// report is p as the reports carry it: its lines joined, hints [] for none.
+func (p problem) report() render.Problem {
+	return render.Problem{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)}
 }
 
 // errorList is several errors, each with its own hints: report prints

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/render"
@@ -121,7 +120,7 @@ func (r *cmdReport) write(w io.Writer, err error) {
 	r.Result = ciResults[r.ExitCode]
 	for _, p := range problemsOf(err) {
 		if len(p.lines) > 0 {
-			r.Errors = append(r.Errors, render.Problem{Message: strings.Join(p.lines, "\n"), Hints: nonNil(p.hints)})
+			r.Errors = append(r.Errors, p.report())
 		}
 	}
 	w.Write(render.JSON(r))

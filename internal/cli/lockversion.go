@@ -22,10 +22,7 @@ func lockfileVersionFlag(fs *flag.FlagSet) {
 // version 2 file needs --force (it drops pins); an upgrade refreshes every
 // server, so it cannot be combined with --server.
 func settleVersion(fs *flag.FlagSet, prev *lock.Lockfile, lockRel string) (int, error) {
-	version := lock.Version2
-	if prev != nil {
-		version = prev.LockfileVersion
-	}
+	version := keptVersion(prev)
 	switch want := flagValue[int](fs, "lockfile-version"); {
 	case want == 0:
 	case want != lock.Version1 && want != lock.Version2:
@@ -41,6 +38,15 @@ func settleVersion(fs *flag.FlagSet, prev *lock.Lockfile, lockRel string) (int, 
 			"run 'agentgate lock --lockfile-version 2' without --server")
 	}
 	return version, nil
+}
+
+// keptVersion is the version lock writes without --lockfile-version:
+// prev's, else 2 (a new lockfile).
+func keptVersion(prev *lock.Lockfile) int {
+	if prev != nil {
+		return prev.LockfileVersion
+	}
+	return lock.Version2
 }
 
 // formatChange is the one line lock prints when it changed the file's

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentgate/agentgate/internal/check"
 	"github.com/agentgate/agentgate/internal/safetext"
@@ -41,7 +40,7 @@ func (run *reviewRun) review(cmd string, err error) *render.Review {
 	}
 	if ee := exitErrorOf(err); ee != nil && ee.Err != nil && (code == ExitInvalid || run.c == nil) {
 		for _, p := range problemsOf(err) {
-			r.Errors = append(r.Errors, render.Problem{Message: strings.Join(p.lines, "\n"), Hints: p.hints})
+			r.Errors = append(r.Errors, p.report())
 		}
 	}
 	if run.c == nil {
