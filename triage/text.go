@@ -101,7 +101,7 @@ func collect(kind string, def []byte) texts {
 func seams(pieces []piece) []seam {
 	var out []seam
 	for i, a := range pieces {
-		if a.path != "title" && a.path != "description" || a.norm == "" || strings.ContainsAny(a.norm[len(a.norm)-1:], ".!?:;)]}\"'`") {
+		if !midSentence(a) {
 			continue
 		}
 		tail := lastWords(a.norm, seamWords)
@@ -114,6 +114,12 @@ func seams(pieces []piece) []seam {
 		}
 	}
 	return out
+}
+
+// midSentence reports whether p is the title or description that stops
+// mid-sentence (no final punctuation), which the seams read on.
+func midSentence(p piece) bool {
+	return (p.path == "title" || p.path == "description") && p.norm != "" && !strings.ContainsAny(p.norm[len(p.norm)-1:], ".!?:;)]}\"'`")
 }
 
 func lastWords(s string, n int) string {

@@ -118,6 +118,14 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 		}
 		keep(r.id, r.find(nt), old)
 	}
+	oldFrames, newFrames := frameMatches(ot), frameMatches(nt)
+	for _, id := range []string{NewInstruction, SensitivePath, Exfiltration} {
+		old := map[string]bool{}
+		for _, m := range oldFrames[id] {
+			old[m.text] = true
+		}
+		keep(id, newFrames[id], old)
+	}
 	oldShadow := shadowMatches(ot, item, s)
 	newShadow := shadowMatches(nt, item, s)
 	for _, id := range []string{ToolShadowing, NewInstruction} {
