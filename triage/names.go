@@ -45,6 +45,9 @@ func nameKeys(name string) [3]string {
 type nameIndex struct {
 	once sync.Once
 	by   map[string][]int
+
+	serversOnce sync.Once
+	servers     map[string][]string // by server: the other servers' names, as serverWords gives them
 }
 
 // lookAlikes returns the names of s of kind that look like name

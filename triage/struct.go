@@ -46,9 +46,13 @@ func hiddenLabels(item *Item, nt, ot texts) []Label {
 		}
 		return c, first
 	}
+	var out []Label
+	if l, ok := escapeLabel(nt, ot); ok {
+		out = append(out, l)
+	}
 	nc, nw := count(nt, item.Name)
 	if len(nw) == 0 {
-		return nil
+		return out
 	}
 	oc, _ := count(ot, "")
 	var kinds []string
@@ -60,12 +64,38 @@ func hiddenLabels(item *Item, nt, ot texts) []Label {
 		}
 	}
 	if len(kinds) == 0 {
-		return nil
+		return out
 	}
 	slices.SortFunc(kinds, func(a, b string) int { return slices.Index(safetext.Kinds, a) - slices.Index(safetext.Kinds, b) })
 	w := nw[0]
-	return []Label{{ID: HiddenText, Severity: High,
-		Evidence: strings.Join(kinds, ", ") + " in " + evidence(w.path, around(w.raw))}}
+	return append(out, Label{ID: HiddenText, Severity: High,
+		Evidence: strings.Join(kinds, ", ") + " in " + evidence(w.path, around(w.raw))})
+}
+
+// escapeLabel is hidden-text for runs of literal escapes
+// ("\\u0069\\u0067...", escapeRuns) in a string of the new definition that
+// the old one did not hold as often: text spelled so that a reader does
+// not see it, which Normalize decodes for the word rules.
+func escapeLabel(nt, ot texts) (Label, bool) {
+	count := func(t texts) (int, piece, string) {
+		n := 0
+		var at piece
+		var first string
+		for _, p := range t.pieces {
+			rs := escapeRuns(p.raw)
+			if n == 0 && len(rs) > 0 {
+				at, first = p, rs[0]
+			}
+			n += len(rs)
+		}
+		return n, at, first
+	}
+	n, at, run := count(nt)
+	if o, _, _ := count(ot); n <= o {
+		return Label{}, false
+	}
+	return Label{ID: HiddenText, Severity: High,
+		Evidence: "literal escapes in " + evidence(at.path, run) + " read as " + evidence("", decodeEscapes(run))}, true
 }
 
 // hiddenRunes lists the hidden characters of s that are not part of an

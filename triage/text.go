@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mtibben/confusables"
@@ -263,7 +264,9 @@ func (t *texts) pathsAt(i, j int) string {
 
 var fold = cases.Fold()
 
-// Normalize is the text the word rules read: Unicode tag characters
+// Normalize is the text the word rules read: runs of three or more
+// literal escapes ("\\u0069\\u0067\\u006e", escapeRuns) decoded to what they
+// spell, Unicode tag characters
 // (U+E0020 to U+E007E) decoded to the ASCII they spell, other hidden
 // characters (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
 // letter whose Unicode TR39 confusable prototype is ASCII replaced by it
@@ -271,6 +274,7 @@ var fold = cases.Fold()
 // emphasis ("*", "**") removed, every run of white space one space, and
 // the backslashes of Windows paths written as slashes.
 func Normalize(s string) string {
+	s = decodeEscapes(s)
 	var b strings.Builder
 	for _, r := range s {
 		if r >= 0xE0020 && r <= 0xE007E {
@@ -313,6 +317,40 @@ func Normalize(s string) string {
 		b.WriteRune(r)
 	}
 	return windowsPaths(strings.TrimSuffix(b.String(), " "))
+}
+
+// escapeRun is three or more literal escapes in a row: "\\u0069",
+// "\\u{69}", "\\x69", as JSON, JavaScript or C write a character.
+var escapeRun = lazyre.New(`(?i)(?:\\u[0-9a-f]{4}|\\u\{[0-9a-f]{1,6}\}|\\x[0-9a-f]{2}){3,}`)
+
+var escapeOne = lazyre.New(`(?i)\\(?:u\{([0-9a-f]{1,6})\}|u([0-9a-f]{4})|x([0-9a-f]{2}))`)
+
+// escapeRuns returns the runs of literal escapes in s.
+func escapeRuns(s string) []string {
+	if !strings.Contains(s, `\`) {
+		return nil
+	}
+	return escapeRun().FindAllString(s, -1)
+}
+
+// decodeEscapes replaces each run of literal escapes in s by the
+// characters it spells (UTF-16 surrogate pairs joined).
+func decodeEscapes(s string) string {
+	if escapeRuns(s) == nil {
+		return s
+	}
+	return escapeRun().ReplaceAllStringFunc(s, func(run string) string {
+		var u []uint16
+		for _, m := range escapeOne().FindAllStringSubmatch(run, -1) {
+			n, _ := strconv.ParseUint(m[1]+m[2]+m[3], 16, 32)
+			if n > 0xFFFF {
+				u = append(u, utf16.Encode([]rune{rune(n)})...)
+			} else {
+				u = append(u, uint16(n))
+			}
+		}
+		return string(utf16.Decode(u))
+	})
 }
 
 // windowsPath is a word that starts a Windows path: a drive, the home

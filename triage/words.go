@@ -2,6 +2,7 @@ package triage
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -152,8 +153,13 @@ var (
 	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:if|when|whenever|once|before|after) (?:the )?)$`)
 	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
 	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
-	callBefore   = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
-	nameToken    = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
+	// shadowClaim is another tool of this server as the subject of what
+	// it does to data ("open_nodes also permanently removes", "the
+	// get-env tool returns only mock values", "merge_pull_request treats
+	// 'squash' as a force push").
+	shadowClaim = lazyre.New(`^(?:'s)? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public))\b`)
+	callBefore  = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken   = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
@@ -187,6 +193,9 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	}
 	out := map[string][]match{}
 	j := t.joined
+	for _, m := range serverMentions(j, otherServers(s)) {
+		out[ToolShadowing] = append(out[ToolShadowing], match{path: t.pathsAt(m[0], m[1]), text: j[m[0]:m[1]], at: m[0]})
+	}
 	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
 		lo, hi := loc[0], loc[1]
 		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
@@ -209,6 +218,8 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 				add(ToolShadowing, lo, hi+e[1])
 			} else if e := shadowFar().FindStringIndex(after); e != nil {
 				add(ToolShadowing, lo, hi+e[1])
+			} else if e := shadowClaim().FindStringIndex(after); e != nil {
+				add(ToolShadowing, lo, hi+e[1])
 			}
 		}
 		if w&2 != 0 {
@@ -219,6 +230,82 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		}
 	}
 	return out
+}
+
+// otherServers is what the other servers of s are called in text: each
+// server's name, and the same without "server" and "mcp" parts
+// ("tavily-mcp" and "tavily", "server-puppeteer" and "puppeteer"); words
+// shorter than four letters are left out.
+func otherServers(s Surface) []string {
+	build := func() map[string][]string {
+		all := map[string]bool{}
+		for _, n := range s.Names {
+			all[n.Server] = true
+		}
+		out := map[string][]string{}
+		for self := range all {
+			var ws []string
+			for other := range all {
+				if other != self {
+					ws = append(ws, serverWords(other)...)
+				}
+			}
+			slices.Sort(ws)
+			out[self] = slices.Compact(ws)
+		}
+		return out
+	}
+	if s.index == nil {
+		return build()[s.Server]
+	}
+	s.index.serversOnce.Do(func() { s.index.servers = build() })
+	return s.index.servers[s.Server]
+}
+
+// serverWords is how text names a server called name.
+func serverWords(name string) []string {
+	n := Normalize(name)
+	n = n[strings.LastIndex(n, "/")+1:]
+	var out []string
+	if len(n) >= 4 {
+		out = append(out, n)
+	}
+	parts := strings.FieldsFunc(n, func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	parts = slices.DeleteFunc(parts, func(p string) bool { return p == "mcp" || p == "server" || p == "modelcontextprotocol" })
+	if stem := strings.Join(parts, "-"); len(stem) >= 4 && stem != n {
+		out = append(out, stem)
+	}
+	return out
+}
+
+// serverMention is what follows another server's name when a text talks
+// about that server: "the tavily server", "puppeteer's tools".
+var serverMention = lazyre.New(`^(?:'s)? ?(?:mcp )?(?:servers?|tools?|integrations?|connectors?|extensions?|plugins?|results|outputs?|responses)\b|^'s (?:[^ ]+ )?(?:tools?|results|outputs?|server)\b`)
+
+// serverMentions returns where j names one of the servers as a server.
+func serverMentions(j string, servers []string) [][2]int {
+	var out [][2]int
+	for _, name := range servers {
+		for from := 0; ; {
+			i := strings.Index(j[from:], name)
+			if i < 0 {
+				break
+			}
+			lo, hi := from+i, from+i+len(name)
+			from = hi
+			if lo > 0 && isWordByte(j[lo-1]) || hi < len(j) && isWordByte(j[hi]) && j[hi] != '\'' {
+				continue
+			}
+			if e := serverMention().FindStringIndex(j[hi:min(len(j), hi+40)]); e != nil {
+				out = append(out, [2]int{lo, hi + e[1]})
+			}
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 // marked reports whether the plain word at j[lo:hi] is quoted, or
