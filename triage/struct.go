@@ -397,3 +397,36 @@ func newParams(kind string, ov, nv any) []Label {
 }
 
 var templateVar = lazyre.New(`\{([^}]*)\}`)
+
+// destWord is what a parameter's name or description says when it is
+// where data goes.
+var destWord = lazyre.New(`(?i)deliver|receiv|copied|\bcop(?:y|ies)\b|mirror|forward|\bsync|webhook|callback|notif|recipient|\bsent\b|upload|report|relay|\becho|ingest|endpoint|target|destination|inbox|\bb?cc\b|e-?mail|address`)
+
+// defaultDestLabels is exfiltration for a parameter whose default, new
+// in this definition, is a URL, host or e-mail address and whose name or
+// description says data goes there ("webhook", "delivered here", "a copy
+// of every report"): left alone, every call sends to someone the user
+// did not name.
+func defaultDestLabels(nt, ot texts) []Label {
+	old := map[string]string{}
+	for _, p := range ot.pieces {
+		old[p.path] = p.raw
+	}
+	var out []Label
+	for _, p := range nt.pieces {
+		prefix, ok := strings.CutSuffix(p.path, ".default")
+		if !ok || !strings.Contains(prefix, ".properties.") || old[p.path] == p.raw || !urlRe().MatchString(p.raw) {
+			continue
+		}
+		words := prefix[strings.LastIndex(prefix, ".")+1:]
+		for _, q := range nt.pieces {
+			if q.path == prefix+".description" || q.path == prefix+".title" {
+				words += " " + q.norm
+			}
+		}
+		if destWord().MatchString(words) {
+			out = append(out, Label{ID: Exfiltration, Severity: High, Evidence: evidence(p.path, p.raw)})
+		}
+	}
+	return out
+}

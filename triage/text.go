@@ -187,8 +187,8 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			keys = readingOrder(keys)
 		}
 		for _, k := range keys {
-			if skipped[k] {
-				continue
+			if _, obj := v[k].(map[string]any); skipped[k] && !obj {
+				continue // a keyword's value; a property named "pattern" is read
 			}
 			p := memberPath(path, k)
 			if props, ok := v[k].(map[string]any); ok && k == "properties" {

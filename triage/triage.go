@@ -177,6 +177,7 @@ func Change(old, new *Item, s Surface) []Label {
 	var out []Label
 	out = append(out, textLabels(nt, ot, new, s)...)
 	out = append(out, hiddenLabels(new, nt, ot)...)
+	out = append(out, defaultDestLabels(nt, ot)...)
 	if new.Kind != KindInstructions {
 		out = append(out, nameLabels(new, s)...)
 	}

@@ -157,9 +157,13 @@ var (
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
 	// 'squash' as a force push").
-	shadowClaim = lazyre.New(`^(?:'s)? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public))\b`)
-	callBefore  = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
-	nameToken   = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
+	shadowClaim = lazyre.New(`^(?:'s)? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|no longer|in this release|since this release|as of this release),? (?:[a-z]+ )?[a-z]+s\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public)))\b`)
+	// passBefore is the user's words or what a tool read handed to
+	// another tool: "pass the user's original question ... to", "the
+	// page content or the user's request to be sent to".
+	passBefore = lazyre.New(`\b(?:pass|passes|passed|send|sends|sent|give|hand|feed|forward|forwarded|provide|supply|submit|submitted|report|reported|copy|copied|relay|relayed)\b[^.;!?]{0,100}?\b(?:the user'?s?|their|original|conversation|chat|question|request|messages?|history|content|names|personal|private)\b[^.;!?]{0,100}? to (?:the )?$|\b(?:the user'?s?|their|original|conversation|chat|question|request|messages?|history|content|names|personal|private)\b[^.;!?]{0,100}?\b(?:to be|be|is|are|gets?) (?:sent|passed|given|handed|fed|forwarded|provided|submitted|reported|copied|relayed) to (?:the )?$`)
+	callBefore = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken  = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
@@ -221,6 +225,10 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			} else if e := shadowClaim().FindStringIndex(after); e != nil {
 				add(ToolShadowing, lo, hi+e[1])
 			}
+		}
+		if far := j[max(0, lo-220):lo]; passBefore().MatchString(far) {
+			b := passBefore().FindStringIndex(far)
+			add(Exfiltration, lo-len(far)+b[0], hi)
 		}
 		if w&2 != 0 {
 			add(ToolShadowing, lo, hi)
