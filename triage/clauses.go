@@ -35,6 +35,9 @@ type concept struct {
 	// matches the clause's text (for what is not made of words: paths,
 	// file names).
 	re string
+	// hint is words one of which every match of re holds: a clause
+	// without any is not run through re.
+	hint []string
 }
 
 // concepts is every kind of word the frames use.
@@ -132,8 +135,8 @@ var concepts = []concept{
 		"profile directory", "user folder", "user directory"}},
 	{name: "secretish", entries: []string{"token", "tokens", "cookie", "cookies", "credential*", "password*", "passphrase*", "secret", "secrets",
 		"keychain", "api key", "api keys", "apikey", "private key", "session key", "auth", "authtoken", "access key", "bearer"}},
-	{name: "userpath", re: `(?:^|[ "'(\x60])(?:~/|%[a-z_]+%/|\$home/|\$env:[a-z_]+/|[a-z]:/users/|/users/[^ /]+/|/home/[^ /]+/|/root/)|\bapplication support\b|\bappdata\b|\blibrary/(?:keychains|cookies)\b`},
-	{name: "secretfile", re: `(?:^|[ "'(\x60/])(?:\.[a-z0-9_-]*rc(?:\.[a-z]+)?|[a-z0-9_-]*\.(?:config|ya?ml|ini|toml|cfg|conf|properties|plist|json|xml))\b[^ ]* {0,1}(?:[^ ]+ ){0,12}?[a-z0-9_]*(?:authtoken|auth_token|credentials|password|secret|apikey|api_key|accesskey|access_key)[a-z0-9_]*\b|\b[a-z0-9_]*(?:authtoken|auth_token|credentials|password|secret|apikey|api_key|accesskey|access_key)[a-z0-9_]* (?:[^ ]+ ){0,12}?(?:line |entry |key |field |value |section )?(?:of|in|from) (?:the |your |their )?[^ ]*(?:\.[a-z0-9_-]*rc(?:\.[a-z]+)?|\.(?:config|ya?ml|ini|toml|cfg|conf|properties|plist|json|xml))\b`},
+	{name: "userpath", hint: []string{"/", "appdata", "application support"}, re: `(?:^|[ "'(\x60])(?:~/|%[a-z_]+%/|\$home/|\$env:[a-z_]+/|[a-z]:/users/|/users/[^ /]+/|/home/[^ /]+/|/root/)|\bapplication support\b|\bappdata\b|\blibrary/(?:keychains|cookies)\b`},
+	{name: "secretfile", hint: []string{"."}, re: `(?:^|[ "'(\x60/])(?:\.[a-z0-9_-]*rc(?:\.[a-z]+)?|[a-z0-9_-]*\.(?:config|ya?ml|ini|toml|cfg|conf|properties|plist|json|xml))\b[^ ]* {0,1}(?:[^ ]+ ){0,12}?[a-z0-9_]*(?:authtoken|auth_token|credentials|password|secret|apikey|api_key|accesskey|access_key)[a-z0-9_]*\b|\b[a-z0-9_]*(?:authtoken|auth_token|credentials|password|secret|apikey|api_key|accesskey|access_key)[a-z0-9_]* (?:[^ ]+ ){0,12}?(?:line |entry |key |field |value |section )?(?:of|in|from) (?:the |your |their )?[^ ]*(?:\.[a-z0-9_-]*rc(?:\.[a-z]+)?|\.(?:config|ya?ml|ini|toml|cfg|conf|properties|plist|json|xml))\b`},
 	{name: "xfer", entries: []string{"send", "sends", "sending", "sent", "post", "posts", "posted", "posting", "upload*", "forward*", "transmit*",
 		"submit*", "relay", "relays", "relayed", "sync", "syncs", "synced", "mirror", "mirrors", "mirrored", "beacon*", "leak*", "exfiltrat*",
 		"deliver*", "push", "pushes", "pushed", "e-mail", "email", "emailed", "mail", "mailed", "cross-post*", "crosspost*", "publish*", "dump",
@@ -143,9 +146,9 @@ var concepts = []concept{
 		"remote server", "remote endpoint", "third party", "third-party", "third parties", "partner", "partners", "vendor", "vendors",
 		"our reviewers", "our team", "our servers", "our server", "our backend", "our analytics", "the team archive", "team archive",
 		"auditors", "anywhere", "freely", "the public"}},
-	{name: "noneedtell", re: `\b(?:no (?:need|reason|point)|needn't|need not|don't need|do not need|unnecessary)\b (?:at all )?(?:to |for you to |in )?(?:[^ ]+ ){0,2}?(?:mention|tell|point|bring|print|show|report|explain|say|flag|surface|disclose|acknowledge|notify|inform|call attention|raise|confirm)`},
-	{name: "urlopen", re: `(?:https?|wss?|ftp|sftp)://[^ ]*[?&][a-z0-9_.-]*=(?:$|[ "'\x60<{\[)]|\$\{|%s)`},
-	{name: "url", re: `https?://|\bwww\.|[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z.]+|(?:^|[ /"'(])(?:` + hostName + `)` + hostEnd},
+	{name: "noneedtell", hint: []string{"no ", "need", "unnecessary"}, re: `\b(?:no (?:need|reason|point)|needn't|need not|don't need|do not need|unnecessary)\b (?:at all )?(?:to |for you to |in )?(?:[^ ]+ ){0,2}?(?:mention|tell|point|bring|print|show|report|explain|say|flag|surface|disclose|acknowledge|notify|inform|call attention|raise|confirm)`},
+	{name: "urlopen", hint: []string{"="}, re: `(?:https?|wss?|ftp|sftp)://[^ ]*[?&][a-z0-9_.-]*=(?:$|[ "'\x60<{\[)]|\$\{|%s)`},
+	{name: "url", hint: []string{".", "@"}, re: `https?://|\bwww\.|[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z.]+|(?:^|[ /"'(])(?:` + hostName + `)` + hostEnd},
 	{name: "data", entries: []string{"data", "user data", "thoughts", "conversation", "results", "result", "request", "requests", "everything",
 		"contents", "content", "files", "file", "history", "messages", "report", "reports", "notes", "logs", "output", "outputs", "pages",
 		"page", "values", "details", "information", "answers", "text", "prompts", "arguments", "inputs", "findings"}},
@@ -233,6 +236,7 @@ type lexicon struct {
 	first  map[string]bool   // the first words of phrases (with a stem as last word too)
 	stemAt []int             // the lengths stems have, shortest first
 	res    []*regexp.Regexp  // by concept bit, nil for word concepts
+	hints  [][]string        // by concept bit: concept.hint
 	maxLen int               // the most words a phrase has
 }
 
@@ -244,12 +248,13 @@ var compiledFrames = sync.OnceValues(func() (*lexicon, []frame) {
 	if len(concepts) > 64 {
 		panic("triage: more than 64 concepts")
 	}
-	lx := &lexicon{words: map[string]uint64{}, stems: map[string]uint64{}, first: map[string]bool{}, res: make([]*regexp.Regexp, len(concepts))}
+	lx := &lexicon{words: map[string]uint64{}, stems: map[string]uint64{}, first: map[string]bool{}, res: make([]*regexp.Regexp, len(concepts)), hints: make([][]string, len(concepts))}
 	for i, c := range concepts {
 		bit := uint64(1) << i
 		conceptBit[c.name] = bit
 		if c.re != "" {
 			lx.res[i] = regexp.MustCompile(c.re)
+			lx.hints[i] = c.hint
 		}
 		for _, e := range c.entries {
 			ws := strings.Fields(e)
@@ -484,11 +489,21 @@ func (lx *lexicon) read(text string) clause {
 		c.have |= m
 	}
 	for i, re := range lx.res {
-		if re != nil && re.MatchString(text) {
+		if re != nil && holdsAny(text, lx.hints[i]) && re.MatchString(text) {
 			c.have |= 1 << i
 		}
 	}
 	return c
+}
+
+// holdsAny reports whether s holds one of ws; true when ws is empty.
+func holdsAny(s string, ws []string) bool {
+	for _, w := range ws {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return len(ws) == 0
 }
 
 // fires reports whether the clause holds f's concepts, its seq in
