@@ -47,7 +47,7 @@ type nameIndex struct {
 	by   map[string][]int
 
 	serversOnce sync.Once
-	servers     map[string][]string // by server: the other servers' names, as serverWords gives them
+	servers     map[string][]string // by server: what text calls it (serverWords)
 }
 
 // lookAlikes returns the names of s of kind that look like name

@@ -246,28 +246,29 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 // shorter than four letters are left out.
 func otherServers(s Surface) []string {
 	build := func() map[string][]string {
-		all := map[string]bool{}
-		for _, n := range s.Names {
-			all[n.Server] = true
-		}
 		out := map[string][]string{}
-		for self := range all {
-			var ws []string
-			for other := range all {
-				if other != self {
-					ws = append(ws, serverWords(other)...)
-				}
+		for _, n := range s.Names {
+			if _, ok := out[n.Server]; !ok {
+				out[n.Server] = serverWords(n.Server)
 			}
-			slices.Sort(ws)
-			out[self] = slices.Compact(ws)
 		}
 		return out
 	}
+	var by map[string][]string
 	if s.index == nil {
-		return build()[s.Server]
+		by = build()
+	} else {
+		s.index.serversOnce.Do(func() { s.index.servers = build() })
+		by = s.index.servers
 	}
-	s.index.serversOnce.Do(func() { s.index.servers = build() })
-	return s.index.servers[s.Server]
+	var ws []string
+	for server, words := range by {
+		if server != s.Server {
+			ws = append(ws, words...)
+		}
+	}
+	slices.Sort(ws)
+	return slices.Compact(ws)
 }
 
 // serverWords is how text names a server called name.
