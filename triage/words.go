@@ -119,13 +119,18 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 		}
 		keep(r.id, r.find(nt), old)
 	}
+	// A frame's clause that holds a word rule's match of the same label
+	// is that match again: not counted twice.
 	oldFrames, newFrames := frameMatches(ot), frameMatches(nt)
 	for _, id := range []string{NewInstruction, SensitivePath, Exfiltration} {
 		old := map[string]bool{}
 		for _, m := range oldFrames[id] {
 			old[m.text] = true
 		}
-		keep(id, newFrames[id], old)
+		fresh := slices.DeleteFunc(newFrames[id], func(f match) bool {
+			return slices.ContainsFunc(found[id], func(m match) bool { return strings.Contains(f.text, m.text) })
+		})
+		keep(id, fresh, old)
 	}
 	oldShadow := shadowMatches(ot, item, s)
 	newShadow := shadowMatches(nt, item, s)
