@@ -14,18 +14,19 @@ import (
 // The attack files named heldout*.json are held out: written by someone
 // who does not read the rules, measured once when they land, never tuned
 // against. minHeldOut is what they measured then, so that the test fails
-// if the rules get worse on them. heldout4.json was tuned against in
-// the round that followed (it is dev5.json now); heldout5.json, written
-// blind during round 5, measured 73/91 when it landed after that round
-// and was tuned against in round 6 (it is dev7.json now). heldout6.json,
-// written blind by a second author during round 6, measured 67/90 when
-// it landed after that round: minHeldOut. With no held-out file the test reports so rather than passing on zero;
-// a held-out file with minHeldOut 0 (unset) fails, naming the figure to
-// set.
+// if the rules get worse on them. Earlier held-out files were tuned
+// against in the round that followed and are dev files now
+// (docs/TRIAGE.md, "Overfitting, measured"): heldout4.json is dev5.json,
+// heldout5.json dev7.json, heldout6.json dev9.json and heldout7.json
+// dev10.json (round 7). heldout8.json, written blind by a third author
+// during round 7, measured 70/90 when it landed after that round:
+// minHeldOut. With no held-out file the test reports so rather than
+// passing on zero; a held-out file with minHeldOut 0 (unset) fails,
+// naming the figure to set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 67.0 / 90
+	minHeldOut    = 70.0 / 90
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
