@@ -18,7 +18,7 @@ import (
 // against in the round that followed and are dev files now
 // (docs/TRIAGE.md, "Overfitting, measured"): heldout4.json is dev5.json,
 // heldout5.json dev7.json, heldout6.json dev9.json and heldout7.json
-// dev10.json (round 7). heldout8.json, written blind by a third author
+// dev10.json (round 7). heldout8.json, written blind by a fourth author
 // during round 7, measured 70/90 when it landed after that round:
 // minHeldOut. With no held-out file the test reports so rather than
 // passing on zero; a held-out file with minHeldOut 0 (unset) fails,
