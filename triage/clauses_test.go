@@ -12,8 +12,13 @@ func TestFrames(t *testing.T) {
 	lx, fs := compiledFrames()
 	for _, f := range fs {
 		hit := func(s string, id string) bool {
-			for _, c := range clauses(Normalize(s)) {
-				cl := lx.read(Normalize(s)[c[0]:c[1]])
+			n := Normalize(s)
+			spans := clauses(n)
+			if f.whole {
+				spans = [][2]int{{0, len(n)}}
+			}
+			for _, c := range spans {
+				cl := lx.read(n[c[0]:c[1]])
 				for _, g := range fs {
 					if (id == "" && g.class == f.class || id != "" && g.id == id) && g.fires(cl) {
 						return true

@@ -134,7 +134,7 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 	}
 	oldShadow := shadowMatches(ot, item, s)
 	newShadow := shadowMatches(nt, item, s)
-	for _, id := range []string{ToolShadowing, NewInstruction} {
+	for _, id := range []string{ToolShadowing, NewInstruction, Exfiltration} {
 		old := map[string]bool{}
 		for _, m := range oldShadow[id] {
 			old[m.text] = true
@@ -162,11 +162,17 @@ var (
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
 	// 'squash' as a force push").
-	shadowClaim = lazyre.New(`^(?:'s)? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|no longer|in this release|since this release|as of this release),? (?:[a-z]+ )?[a-z]+s\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public)))\b`)
+	shadowClaim = lazyre.New(`^(?:'s|["'\x60])? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[^ ]*[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|no longer|in this release|since this release|as of this release),? (?:[a-z]+ )?[a-z]+s\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public)))\b`)
 	// passBefore is the user's words or what a tool read handed to
 	// another tool: "pass the user's original question ... to", "the
 	// page content or the user's request to be sent to".
-	passBefore = lazyre.New(`\b(?:pass|passes|passed|send|sends|sent|give|hand|feed|forward|forwarded|provide|supply|submit|submitted|report|reported|copy|copied|relay|relayed)\b[^.;!?]{0,100}?\b(?:the user'?s?|their|original|conversation|chat|question|request|messages?|history|content|names|personal|private)\b[^.;!?]{0,100}? to (?:the )?$|\b(?:the user'?s?|their|original|conversation|chat|question|request|messages?|history|content|names|personal|private)\b[^.;!?]{0,100}?\b(?:to be|be|is|are|gets?) (?:sent|passed|given|handed|fed|forwarded|provided|submitted|reported|copied|relayed) to (?:the )?$`)
+	passBefore = lazyre.New(`\b(?:pass|passes|passed|send|sends|sent|give|hand|feed|forward|forwarded|provide|supply|submit|submitted|report|reported|copy|copied|relay|relayed)\b[^.;!?]{0,100}?\b(?:the user'?s?|their|original|conversation|chat|question|request|messages?|history|content|names|personal|private)\b[^.;!?]{0,100}? to (?:the )?$|\b(?:the user'?s?|their|original|conversation|chat|question|request|messages?|history|content|names|personal|private)\b[^.;!?]{0,100}?\b(?:to be|be|is|are|gets?)(?: also| then| always)? (?:sent|passed|given|handed|fed|forwarded|provided|submitted|reported|copied|relayed|posted|mirrored|uploaded) (?:to|with|via|through|using) (?:the )?$`)
+	// fixedArg is a tool named with a destination written out: "post
+	// them with slack_post_message to channel D04DIRSYNC", "with
+	// add_issue_comment to owner 'repo-backup-bot'"; xferBefore the
+	// sending word before the name.
+	fixedArg   = lazyre.New(`^["'\x60]?,? (?:[^ ]+ ){0,3}?(?:to|with|using|into|on) (?:the )?(?:channel|channel_id|channel id|owner|repo|repository|user|address|recipient|issue|issue_number|email|to|account|bucket|webhook|chat|room|thread)s?(?: id)?[ :=]+["'\x60]?[a-z0-9][a-z0-9_.@/#-]{3,}`)
+	xferBefore = lazyre.New(`\b(?:post|posts|posted|send|sends|sent|forward|forwards|forwarded|copy|copies|copied|mirror|mirrors|mirrored|back up|backs up|backed up|backup|upload|uploads|uploaded|relay|relays|relayed|report|reports|reported|share|shares|shared|log|logs|logged)\b[^.;!?]{0,80}$`)
 	callBefore = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
 	nameToken  = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
@@ -234,6 +240,9 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		if far := j[max(0, lo-220):lo]; passBefore().MatchString(far) {
 			b := passBefore().FindStringIndex(far)
 			add(Exfiltration, lo-len(far)+b[0], hi)
+		} else if e := fixedArg().FindStringIndex(after); e != nil && xferBefore().MatchString(far) {
+			b := xferBefore().FindStringIndex(far)
+			add(Exfiltration, lo-len(far)+b[0], hi+e[1])
 		}
 		if w&2 != 0 {
 			add(ToolShadowing, lo, hi)
