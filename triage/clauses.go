@@ -425,51 +425,60 @@ func (lx *lexicon) phrases(ws []token) uint64 {
 }
 
 // frameMatches runs the frames on t's joined text and on its seams,
-// clause by clause.
+// clause by clause, and the whole-string frames on each string.
 func frameMatches(t texts) map[string][]match {
 	if t.joined == "" {
 		return nil
 	}
 	lx, fs := compiledFrames()
-	out := map[string][]match{}
-	scan := func(s string, at func(from, to int) (string, int), keep func(from, to int) bool) {
-		for _, c := range clauses(s) {
-			for _, w := range windows(s, c) {
-				if !keep(w[0], w[1]) {
-					continue
-				}
-				cl := lx.read(s[w[0]:w[1]])
-				for _, f := range fs {
-					if !f.whole && f.fires(cl) {
-						path, pos := at(w[0], w[1])
-						out[f.id] = append(out[f.id], match{path: path, text: strings.TrimRight(s[w[0]:w[1]], " "), at: pos})
-					}
-				}
-			}
-		}
-	}
+	r := frameRun{lx: lx, fs: fs, out: map[string][]match{}}
 	all := func(int, int) bool { return true }
 	for _, p := range t.paragraphs() {
-		scan(t.joined[p[0]:p[1]], func(from, to int) (string, int) { return t.pathsAt(p[0]+from, p[0]+to), p[0] + from }, all)
+		r.scan(t.joined[p[0]:p[1]], false, func(from, to int) (string, int) { return t.pathsAt(p[0]+from, p[0]+to), p[0] + from }, all)
 	}
 	for k, p := range t.pieces {
 		if t.starts[k]+len(p.norm) > len(t.joined) {
-			break
+			break // past MaxRead
 		}
-		for _, w := range windows(p.norm, [2]int{0, len(p.norm)}) {
-			cl := lx.read(p.norm[w[0]:w[1]])
-			for _, f := range fs {
-				if f.whole && f.fires(cl) {
-					out[f.id] = append(out[f.id], match{path: p.path, text: strings.TrimRight(p.norm[w[0]:w[1]], " "), at: t.starts[k] + w[0]})
+		r.scan(p.norm, true, func(from, _ int) (string, int) { return p.path, t.starts[k] + from }, all)
+	}
+	for _, sm := range t.seams {
+		r.scan(sm.text, false, func(int, int) (string, int) { return sm.path, len(t.joined) },
+			func(from, to int) bool { return from < sm.split && to > sm.split })
+	}
+	return r.out
+}
+
+// A frameRun gathers the frames' matches of one text.
+type frameRun struct {
+	lx  *lexicon
+	fs  []frame
+	out map[string][]match
+}
+
+// scan runs the frames on s, window by window: clause by clause, or for
+// the whole-string frames (whole) over all of s. keep says which windows
+// count (a seam's must span its split), at names a window's members and
+// position.
+func (r *frameRun) scan(s string, whole bool, at func(from, to int) (string, int), keep func(from, to int) bool) {
+	spans := [][2]int{{0, len(s)}}
+	if !whole {
+		spans = clauses(s)
+	}
+	for _, c := range spans {
+		for _, w := range windows(s, c) {
+			if !keep(w[0], w[1]) {
+				continue
+			}
+			cl := r.lx.read(s[w[0]:w[1]])
+			for _, f := range r.fs {
+				if f.whole == whole && f.fires(cl) {
+					path, pos := at(w[0], w[1])
+					r.out[f.id] = append(r.out[f.id], match{path: path, text: strings.TrimRight(s[w[0]:w[1]], " "), at: pos})
 				}
 			}
 		}
 	}
-	for _, sm := range t.seams {
-		scan(sm.text, func(int, int) (string, int) { return sm.path, len(t.joined) },
-			func(from, to int) bool { return from < sm.split && to > sm.split })
-	}
-	return out
 }
 
 // paragraphs cuts t.joined where one piece ends and the next begins,

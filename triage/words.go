@@ -2,6 +2,7 @@ package triage
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -190,8 +191,35 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	if len(s.Names) == 0 || t.joined == "" {
 		return nil
 	}
-	self := Normalize(item.Name)
-	where := map[string]int{} // normalised name -> 1 this server, 2 another, 3 both
+	where := surfaceTools(s, Normalize(item.Name))
+	out := map[string][]match{}
+	j := t.joined
+	add := func(id string, from, to int) {
+		out[id] = append(out[id], match{path: t.pathsAt(from, to), text: j[from:to], at: from})
+	}
+	for _, m := range serverMentions(j, otherServers(s)) {
+		add(ToolShadowing, m[0], m[1])
+	}
+	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
+		lo, hi := loc[0], loc[1]
+		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
+			hi--
+		}
+		name := j[lo:hi]
+		w := where[name]
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
+			continue
+		}
+		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
+	}
+	return out
+}
+
+// surfaceTools maps the normalised names of the surface's tools, but
+// the item's own (self), to 1 for this server's, 2 for another's, 3 for
+// both.
+func surfaceTools(s Surface, self string) map[string]int {
+	where := map[string]int{}
 	for _, n := range s.Names {
 		if n.Kind != KindTool {
 			continue
@@ -206,52 +234,44 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			where[nn] |= 2
 		}
 	}
-	out := map[string][]match{}
-	j := t.joined
-	for _, m := range serverMentions(j, otherServers(s)) {
-		out[ToolShadowing] = append(out[ToolShadowing], match{path: t.pathsAt(m[0], m[1]), text: j[m[0]:m[1]], at: m[0]})
-	}
-	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
-		lo, hi := loc[0], loc[1]
-		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
-			hi--
-		}
-		name := j[lo:hi]
-		w := where[name]
-		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
-			continue
-		}
-		before := j[max(0, lo-80):lo]
-		after := j[hi:min(len(j), hi+200)]
-		add := func(id string, from, to int) {
-			out[id] = append(out[id], match{path: t.pathsAt(from, to), text: j[from:to], at: from})
-		}
-		if w&1 != 0 && item.Kind != KindInstructions {
-			if b := shadowBefore().FindStringIndex(before); b != nil {
-				add(ToolShadowing, lo-len(before)+b[0], hi)
-			} else if e := shadowAfter().FindStringIndex(after); e != nil {
-				add(ToolShadowing, lo, hi+e[1])
-			} else if e := shadowFar().FindStringIndex(after); e != nil {
-				add(ToolShadowing, lo, hi+e[1])
-			} else if e := shadowClaim().FindStringIndex(after); e != nil {
-				add(ToolShadowing, lo, hi+e[1])
-			}
-		}
-		if far := j[max(0, lo-220):lo]; passBefore().MatchString(far) {
-			b := passBefore().FindStringIndex(far)
-			add(Exfiltration, lo-len(far)+b[0], hi)
-		} else if e := fixedArg().FindStringIndex(after); e != nil && xferBefore().MatchString(far) {
-			b := xferBefore().FindStringIndex(far)
-			add(Exfiltration, lo-len(far)+b[0], hi+e[1])
-		}
-		if w&2 != 0 {
-			add(ToolShadowing, lo, hi)
-			if b := callBefore().FindStringIndex(before); b != nil {
-				add(NewInstruction, lo-len(before)+b[0], hi)
-			}
+	return where
+}
+
+// nameMatches adds the matches around the tool name at j[lo:hi], of
+// this server (w&1; only outside the server's instructions, own) and of
+// another (w&2).
+func nameMatches(j string, lo, hi, w int, own bool, add func(id string, from, to int)) {
+	before := j[max(0, lo-80):lo]
+	far := j[max(0, lo-220):lo]
+	after := j[hi:min(len(j), hi+200)]
+	if w&1 != 0 && own {
+		if b := shadowBefore().FindStringIndex(before); b != nil {
+			add(ToolShadowing, lo-len(before)+b[0], hi)
+		} else if e := firstIndex(after, shadowAfter(), shadowFar(), shadowClaim()); e != nil {
+			add(ToolShadowing, lo, hi+e[1])
 		}
 	}
-	return out
+	if b := passBefore().FindStringIndex(far); b != nil {
+		add(Exfiltration, lo-len(far)+b[0], hi)
+	} else if e, b := fixedArg().FindStringIndex(after), xferBefore().FindStringIndex(far); e != nil && b != nil {
+		add(Exfiltration, lo-len(far)+b[0], hi+e[1])
+	}
+	if w&2 != 0 {
+		add(ToolShadowing, lo, hi)
+		if b := callBefore().FindStringIndex(before); b != nil {
+			add(NewInstruction, lo-len(before)+b[0], hi)
+		}
+	}
+}
+
+// firstIndex is the match of the first of res that matches s.
+func firstIndex(s string, res ...*regexp.Regexp) []int {
+	for _, re := range res {
+		if loc := re.FindStringIndex(s); loc != nil {
+			return loc
+		}
+	}
+	return nil
 }
 
 // otherServers is what the other servers of s are called in text: each
