@@ -17,16 +17,17 @@ import (
 // if the rules get worse on them. Earlier held-out files were tuned
 // against in the round that followed and are dev files now
 // (docs/TRIAGE.md, "Overfitting, measured"): heldout4.json is dev5.json,
-// heldout5.json dev7.json, heldout6.json dev9.json and heldout7.json
-// dev10.json (round 7). heldout8.json, written blind by a fourth author
-// during round 7, measured 70/90 when it landed after that round:
-// minHeldOut. With no held-out file the test reports so rather than
-// passing on zero; a held-out file with minHeldOut 0 (unset) fails,
-// naming the figure to set.
+// heldout5.json dev7.json, heldout6.json dev9.json, heldout7.json
+// dev10.json, heldout8.json dev11.json and heldout9.json dev12.json
+// (round 7). heldout10.json, written blind by a sixth author during
+// round 7, measured 80/104 when it landed after that round: minHeldOut.
+// With no held-out file the test reports so rather than passing on zero;
+// a held-out file with minHeldOut 0 (unset) fails, naming the figure to
+// set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 70.0 / 90
+	minHeldOut    = 80.0 / 104
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
