@@ -33,6 +33,7 @@ type texts struct {
 	pieces []piece
 	joined string
 	starts []int // where each piece starts in joined
+	seen   sight // the rules' literals in joined (ruleLexicon)
 	// seams join the end of a name, title or description that stops
 	// mid-sentence with the start of each other description or title it
 	// is not next to in joined, so that a sentence split between the
@@ -45,6 +46,7 @@ type seam struct {
 	text  string
 	split int    // where the second piece starts in text
 	path  string // "description + inputSchema.properties.x.description"
+	seen  sight  // the rules' literals in text
 }
 
 // seamWords is how many words of each side a seam holds.
@@ -92,6 +94,11 @@ func collect(kind string, def []byte) texts {
 	}
 	t.joined = capped(b.String())
 	t.seams = seams(t.pieces)
+	lex := ruleLexicon()
+	t.seen = lex.scan(t.joined)
+	for i := range t.seams {
+		t.seams[i].seen = lex.scan(t.seams[i].text)
+	}
 	return t
 }
 

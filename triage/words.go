@@ -41,20 +41,14 @@ type match struct {
 func (r *rule) find(t texts) []match {
 	var out []match
 	if r.scope == "" {
-		if !r.mayMatch(t.joined) {
-			return nil
-		}
-		for _, loc := range r.re.FindAllStringIndex(t.joined, -1) {
+		for _, loc := range r.sieve.locate(r.re, t.joined, t.seen) {
 			if r.negate && negated(t.joined, loc[0]) {
 				continue
 			}
 			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
 		}
 		for _, sm := range t.seams {
-			if !r.mayMatch(sm.text) {
-				continue
-			}
-			for _, loc := range r.re.FindAllStringIndex(sm.text, -1) {
+			for _, loc := range r.sieve.locate(r.re, sm.text, sm.seen) {
 				// only what spans the seam: the rest is in joined
 				if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
 					out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
@@ -63,11 +57,13 @@ func (r *rule) find(t texts) []match {
 		}
 		return out
 	}
+	// A piece that joined holds whole can hold a match only if joined can.
+	whole := r.sieve.has.seen(t.seen)
 	for k, p := range t.pieces {
-		if !inScope(r.scope, p.path) || !r.mayMatch(p.norm) {
+		if !inScope(r.scope, p.path) || !whole && t.starts[k]+len(p.norm) <= len(t.joined) {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringIndex(p.norm, -1) {
+		for _, loc := range r.sieve.locate(r.re, p.norm, r.sieve.lex.scan(p.norm)) {
 			if r.negate && negated(p.norm, loc[0]) {
 				continue
 			}
@@ -162,21 +158,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		return nil
 	}
 	self := Normalize(item.Name)
-	where := map[string]int{} // normalised name -> 1 this server, 2 another, 3 both
-	for _, n := range s.Names {
-		if n.Kind != KindTool {
-			continue
-		}
-		nn := Normalize(n.Name)
-		if nn == "" || n.Server == s.Server && nn == self {
-			continue
-		}
-		if n.Server == s.Server {
-			where[nn] |= 1
-		} else {
-			where[nn] |= 2
-		}
-	}
+	tools := s.toolServers()
 	out := map[string][]match{}
 	j := t.joined
 	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
@@ -185,7 +167,15 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			hi--
 		}
 		name := j[lo:hi]
-		w := where[name]
+		w := 0 // 1 a tool of this server (not the item), 2 of another, 3 both
+		for _, srv := range tools[name] {
+			switch {
+			case srv != s.Server:
+				w |= 2
+			case name != self:
+				w |= 1
+			}
+		}
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
 			continue
 		}
