@@ -80,6 +80,26 @@ type sight []uint64
 // has reports whether literal id is in the set.
 func (in sight) has(id int) bool { return id/64 < len(in) && in[id/64]&(1<<(id%64)) != 0 }
 
+// any reports whether one of ids is in the set.
+func (in sight) any(ids []bits) bool {
+	for _, b := range ids {
+		if b.at < len(in) && in[b.at]&b.set != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// all reports whether every one of ids is in the set.
+func (in sight) all(ids []bits) bool {
+	for _, b := range ids {
+		if b.at >= len(in) || in[b.at]&b.set != b.set {
+			return false
+		}
+	}
+	return true
+}
+
 // scan returns the literals of x that s contains.
 func (x *lexicon) scan(s string) sight {
 	in := make(sight, (len(x.lits)+63)/64)

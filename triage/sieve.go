@@ -134,6 +134,13 @@ type cond struct {
 	id   int
 	and  bool
 	subs []cond
+	lits []bits // the ids of the subs that are literals (number sets them)
+}
+
+// bits are the ids 64*at+b of a set, for each bit b of set.
+type bits struct {
+	at  int
+	set uint64
 }
 
 // always is the cond every text meets.
@@ -144,8 +151,11 @@ func (c cond) seen(in sight) bool {
 	if c.lit != "" {
 		return in.has(c.id)
 	}
+	if c.and && !in.all(c.lits) || !c.and && in.any(c.lits) {
+		return !c.and
+	}
 	for _, x := range c.subs {
-		if x.seen(in) != c.and {
+		if x.lit == "" && x.seen(in) != c.and {
 			return !c.and
 		}
 	}
@@ -153,7 +163,8 @@ func (c cond) seen(in sight) bool {
 }
 
 // number gives each literal of c its id in lits, adding the literals
-// lits lacks (ids maps a literal to its id).
+// lits lacks (ids maps a literal to its id), and sets the lits of c and
+// of its subs.
 func (c *cond) number(ids map[string]int, lits *[]string) {
 	if c.lit != "" {
 		id, ok := ids[c.lit]
@@ -163,9 +174,20 @@ func (c *cond) number(ids map[string]int, lits *[]string) {
 			*lits = append(*lits, c.lit)
 		}
 		c.id = id
+		return
 	}
 	for i := range c.subs {
-		c.subs[i].number(ids, lits)
+		x := &c.subs[i]
+		x.number(ids, lits)
+		if x.lit == "" {
+			continue
+		}
+		k := slices.IndexFunc(c.lits, func(b bits) bool { return b.at == x.id/64 })
+		if k < 0 {
+			k = len(c.lits)
+			c.lits = append(c.lits, bits{at: x.id / 64})
+		}
+		c.lits[k].set |= 1 << (x.id % 64)
 	}
 }
 

@@ -3,7 +3,6 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,7 +181,7 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			walk(t, names, path+"["+strconv.Itoa(i)+"]", e)
 		}
 	case map[string]any:
-		keys := slices.Sorted(maps.Keys(v))
+		keys := sortedKeys(v)
 		if path == "" {
 			keys = readingOrder(keys)
 		}
@@ -192,7 +191,7 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			}
 			p := memberPath(path, k)
 			if props, ok := v[k].(map[string]any); ok && k == "properties" {
-				for _, name := range slices.Sorted(maps.Keys(props)) {
+				for _, name := range sortedKeys(props) {
 					if strings.TrimSpace(name) != "" {
 						*names = append(*names, piece{path: memberPath(p, name), raw: name, norm: Normalize(name)})
 					}
@@ -201,6 +200,16 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			walk(t, names, p, v[k])
 		}
 	}
+}
+
+// sortedKeys is m's keys, sorted.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // prose is 1 for a member that holds text for a reader (a description or
@@ -264,6 +273,16 @@ func (t *texts) pathsAt(i, j int) string {
 
 var fold = cases.Fold()
 
+// foldNFKC is s in NFKC, case folded: for ASCII, in lower case.
+func foldNFKC(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return fold.String(norm.NFKC.String(s))
+		}
+	}
+	return strings.ToLower(s)
+}
+
 // Normalize is the text the word rules read: Unicode tag characters
 // (U+E0020 to U+E007E) decoded to the ASCII they spell, other hidden
 // characters (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
@@ -273,6 +292,7 @@ var fold = cases.Fold()
 // the backslashes of Windows paths written as slashes.
 func Normalize(s string) string {
 	var b strings.Builder
+	b.Grow(len(s))
 	for _, r := range s {
 		if r >= 0xE0020 && r <= 0xE007E {
 			// A tag character spells the ASCII character 0xE0000
@@ -285,8 +305,9 @@ func Normalize(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	s = fold.String(norm.NFKC.String(b.String()))
+	s = foldNFKC(b.String())
 	b.Reset()
+	b.Grow(len(s))
 	space := true // drop leading space
 	for _, r := range s {
 		switch r {

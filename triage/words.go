@@ -60,7 +60,7 @@ func (r *rule) find(t texts) []match {
 	// A piece that joined holds whole can hold a match only if joined can.
 	whole := r.sieve.has.seen(t.seen)
 	for k, p := range t.pieces {
-		if !inScope(r.scope, p.path) || !whole && t.starts[k]+len(p.norm) <= len(t.joined) {
+		if !whole && t.starts[k]+len(p.norm) <= len(t.joined) || !inScope(r.scope, p.path) {
 			continue
 		}
 		for _, loc := range r.sieve.locate(r.re, p.norm, r.sieve.lex.scan(p.norm)) {
@@ -141,7 +141,6 @@ var (
 	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
 	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
 	callBefore   = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
-	nameToken    = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
@@ -161,7 +160,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	tools := s.toolServers()
 	out := map[string][]match{}
 	j := t.joined
-	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
+	for _, loc := range nameTokens(j) {
 		lo, hi := loc[0], loc[1]
 		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
 			hi--
@@ -201,6 +200,29 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		}
 	}
 	return out
+}
+
+// nameTokens returns where j has a token that may be a tool's name, as
+// the regular expression [a-z0-9_][a-z0-9_.:/-]* finds them: each run of
+// those bytes, from its first that is not ".", ":", "/" or "-".
+func nameTokens(j string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(j); i++ {
+		if !nameByte(j[i]) || strings.IndexByte(".:/-", j[i]) >= 0 {
+			continue
+		}
+		lo := i
+		for i < len(j) && nameByte(j[i]) {
+			i++
+		}
+		out = append(out, [2]int{lo, i})
+	}
+	return out
+}
+
+// nameByte reports whether c is one of [a-z0-9_.:/-].
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_.:/-", c) >= 0
 }
 
 // marked reports whether the plain word at j[lo:hi] is quoted, or
