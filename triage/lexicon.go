@@ -23,7 +23,14 @@ func newLexicon(lits []string) *lexicon {
 			}
 		}
 	}
-	// The trie of lits: state 0 is the empty prefix; -1 no edge yet.
+	// The trie of lits: state 0 is the empty prefix; -1 no edge yet. It
+	// has at most one state per byte of lits, and the empty prefix.
+	states := 1
+	for _, l := range lits {
+		states += len(l)
+	}
+	x.next = make([]int32, 0, states*x.cols)
+	x.ends = make([][]int32, 0, states)
 	add := func() int32 {
 		for range x.cols {
 			x.next = append(x.next, -1)

@@ -82,7 +82,7 @@ func (v *sieve) may(s string) bool { return v.has.seen(v.lex.scan(s)) }
 
 // windows returns the windows of s that locate reads, in order, apart.
 func (v *sieve) windows(s string) [][2]int {
-	var spaces []int // where s has ' '
+	spaces := make([]int, 0, strings.Count(s, " ")) // where s has ' '
 	for i := 0; ; i++ {
 		k := strings.IndexByte(s[i:], ' ')
 		if k < 0 {
