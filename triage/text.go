@@ -273,16 +273,6 @@ func (t *texts) pathsAt(i, j int) string {
 
 var fold = cases.Fold()
 
-// foldNFKC is s in NFKC, case folded: for ASCII, in lower case.
-func foldNFKC(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return fold.String(norm.NFKC.String(s))
-		}
-	}
-	return strings.ToLower(s)
-}
-
 // Normalize is the text the word rules read: Unicode tag characters
 // (U+E0020 to U+E007E) decoded to the ASCII they spell, other hidden
 // characters (internal/safetext's list) removed, NFKC, case folded, every non-ASCII
@@ -374,4 +364,14 @@ func asciiPrototype(r rune) string {
 		}
 	}
 	return strings.ToLower(sk)
+}
+
+// foldNFKC is s in NFKC, case folded: for ASCII, in lower case.
+func foldNFKC(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return fold.String(norm.NFKC.String(s))
+		}
+	}
+	return strings.ToLower(s)
 }

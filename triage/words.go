@@ -141,6 +141,7 @@ var (
 	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
 	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
 	callBefore   = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken    = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
@@ -202,9 +203,25 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	return out
 }
 
+// marked reports whether the plain word at j[lo:hi] is quoted, or
+// followed by "tool" or "function", or by words only a tool's name takes
+// ("echo is invoked", "search gets called").
+func marked(j string, lo, hi int) bool {
+	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
+		return true
+	}
+	rest := j[hi:]
+	for _, w := range []string{" tool", " function", " is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
+		if strings.HasPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // nameTokens returns where j has a token that may be a tool's name, as
-// the regular expression [a-z0-9_][a-z0-9_.:/-]* finds them: each run of
-// those bytes, from its first that is not ".", ":", "/" or "-".
+// nameToken finds them: each run of [a-z0-9_.:/-], from its first byte
+// that is not ".", ":", "/" or "-".
 func nameTokens(j string) [][2]int {
 	var out [][2]int
 	for i := 0; i < len(j); i++ {
@@ -223,20 +240,4 @@ func nameTokens(j string) [][2]int {
 // nameByte reports whether c is one of [a-z0-9_.:/-].
 func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_.:/-", c) >= 0
-}
-
-// marked reports whether the plain word at j[lo:hi] is quoted, or
-// followed by "tool" or "function", or by words only a tool's name takes
-// ("echo is invoked", "search gets called").
-func marked(j string, lo, hi int) bool {
-	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
-		return true
-	}
-	rest := j[hi:]
-	for _, w := range []string{" tool", " function", " is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
-		if strings.HasPrefix(rest, w) {
-			return true
-		}
-	}
-	return false
 }
