@@ -195,3 +195,19 @@ func (s Surface) toolServers() map[string][]string {
 	s.index.toolsOnce.Do(func() { s.index.tools = build() })
 	return s.index.tools
 }
+
+// toolWhere is where name is a tool, among tools (toolServers): 1 on
+// server (and not self, the labelled item's name), 2 on another server, 3
+// both, 0 neither.
+func toolWhere(tools map[string][]string, server, self, name string) int {
+	w := 0
+	for _, srv := range tools[name] {
+		switch {
+		case srv != server:
+			w |= 2
+		case name != self:
+			w |= 1
+		}
+	}
+	return w
+}

@@ -167,15 +167,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			hi--
 		}
 		name := j[lo:hi]
-		w := 0 // 1 a tool of this server (not the item), 2 of another, 3 both
-		for _, srv := range tools[name] {
-			switch {
-			case srv != s.Server:
-				w |= 2
-			case name != self:
-				w |= 1
-			}
-		}
+		w := toolWhere(tools, s.Server, self, name)
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
 			continue
 		}
