@@ -65,6 +65,13 @@ func loadAttacks(t testing.TB, c *corpus) []attack {
 
 // label builds the attacked surface and labels the attacked item.
 func (c *corpus) label(t testing.TB, a attack) []Label {
+	old, n, s := c.attacked(t, a)
+	return Change(old, n, s)
+}
+
+// attacked returns the attacked item before (nil for op "add") and
+// after the attack, and its surface.
+func (c *corpus) attacked(t testing.TB, a attack) (*Item, *Item, Surface) {
 	rs := c.releases[a.Target]
 	if len(rs) == 0 {
 		t.Fatalf("attack %s: no release of %s in the corpus", a.ID, a.Target)
@@ -114,8 +121,7 @@ func (c *corpus) label(t testing.TB, a attack) []Label {
 	if a.Op == "add" {
 		names = append(names, Name{Server: serverName(a.Target), Kind: a.Kind, Name: a.Name})
 	}
-	s := NewSurface(serverName(a.Target), append(names, c.context(a.Target, t)...))
-	return Change(old, newItem, s)
+	return old, newItem, NewSurface(serverName(a.Target), append(names, c.context(a.Target, t)...))
 }
 
 func getPath(v any, path string) any {

@@ -303,7 +303,7 @@ var frames = []frame{
 // a window after the one before.
 const maxClauseWords = 48
 
-type lexicon struct {
+type conceptIndex struct {
 	words  map[string]uint64 // one word or a phrase -> concepts
 	stems  map[string]uint64 // a word's start -> concepts
 	first  map[string]bool   // the first words of phrases (with a stem as last word too)
@@ -315,13 +315,13 @@ type lexicon struct {
 
 var conceptBit = map[string]uint64{}
 
-// compiledFrames is the lexicon and frames with their masks, built on
+// compiledFrames is the concept index and frames with their masks, built on
 // first use.
-var compiledFrames = sync.OnceValues(func() (*lexicon, []frame) {
+var compiledFrames = sync.OnceValues(func() (*conceptIndex, []frame) {
 	if len(concepts) > 64 {
 		panic("triage: more than 64 concepts")
 	}
-	lx := &lexicon{words: map[string]uint64{}, stems: map[string]uint64{}, first: map[string]bool{}, res: make([]*regexp.Regexp, len(concepts)), hints: make([][]string, len(concepts))}
+	lx := &conceptIndex{words: map[string]uint64{}, stems: map[string]uint64{}, first: map[string]bool{}, res: make([]*regexp.Regexp, len(concepts)), hints: make([][]string, len(concepts))}
 	for i, c := range concepts {
 		bit := uint64(1) << i
 		conceptBit[c.name] = bit
@@ -404,7 +404,7 @@ func clauses(s string) [][2]int {
 
 // masks returns the concepts each token of ws starts (a phrase counts
 // at its first word).
-func (lx *lexicon) masks(ws []token) []uint64 {
+func (lx *conceptIndex) masks(ws []token) []uint64 {
 	out := make([]uint64, len(ws))
 	for i, t := range ws {
 		w := t.word
@@ -437,7 +437,7 @@ func (lx *lexicon) masks(ws []token) []uint64 {
 }
 
 // phrases is the concepts of the phrases ws starts with.
-func (lx *lexicon) phrases(ws []token) uint64 {
+func (lx *conceptIndex) phrases(ws []token) uint64 {
 	var m uint64
 	var b strings.Builder
 	for n := 0; n < len(ws) && n < lx.maxLen; n++ {
@@ -485,7 +485,7 @@ func frameMatches(t texts) map[string][]match {
 
 // A frameRun gathers the frames' matches of one text.
 type frameRun struct {
-	lx  *lexicon
+	lx  *conceptIndex
 	fs  []frame
 	out map[string][]match
 }
@@ -574,7 +574,7 @@ type clause struct {
 }
 
 // read finds the concepts of one clause.
-func (lx *lexicon) read(text string) clause {
+func (lx *conceptIndex) read(text string) clause {
 	var ws []token
 	for _, loc := range wordRe().FindAllStringIndex(text, -1) {
 		ws = append(ws, token{word: text[loc[0]:loc[1]], from: loc[0], to: loc[1]})

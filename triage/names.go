@@ -41,8 +41,12 @@ func nameKeys(name string) [3]string {
 }
 
 // nameIndex maps a kind and one of nameKeys to the Surface's names
-// (their positions in Names) that have it.
+// (their positions in Names) that have it, and holds the tool names
+// shadowMatches looks up (toolServers).
 type nameIndex struct {
+	toolsOnce sync.Once
+	tools     map[string][]string // Surface.toolServers
+
 	once sync.Once
 	by   map[string][]int
 
@@ -171,3 +175,42 @@ func nameLabels(item *Item, s Surface) []Label {
 }
 
 func quote(s string) string { return evidence("", s) }
+
+// toolServers maps the Normalize'd name of every tool of s to the
+// servers that list it (each once, in the order of s.Names), built once
+// per index.
+func (s Surface) toolServers() map[string][]string {
+	build := func() map[string][]string {
+		out := map[string][]string{}
+		for _, n := range s.Names {
+			if n.Kind != KindTool {
+				continue
+			}
+			if nn := Normalize(n.Name); nn != "" && !slices.Contains(out[nn], n.Server) {
+				out[nn] = append(out[nn], n.Server)
+			}
+		}
+		return out
+	}
+	if s.index == nil {
+		return build()
+	}
+	s.index.toolsOnce.Do(func() { s.index.tools = build() })
+	return s.index.tools
+}
+
+// toolWhere is where name is a tool, among tools (toolServers): 1 on
+// server (and not self, the labelled item's name), 2 on another server, 3
+// both, 0 neither.
+func toolWhere(tools map[string][]string, server, self, name string) int {
+	w := 0
+	for _, srv := range tools[name] {
+		switch {
+		case srv != server:
+			w |= 2
+		case name != self:
+			w |= 1
+		}
+	}
+	return w
+}

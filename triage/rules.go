@@ -2,7 +2,6 @@ package triage
 
 import (
 	"regexp"
-	"regexp/syntax"
 	"strings"
 	"sync"
 
@@ -28,10 +27,9 @@ type rule struct {
 	match  string // an example the rule must find
 	miss   string // a near miss it must not find
 	re     *regexp.Regexp
-	// need are words one of which every match contains (derived from
-	// the pattern by required); nil when none is known. Text holding
-	// none of them is not run through re, which keeps large texts fast.
-	need []string
+	// sieve, derived from the pattern, picks the parts of a text that
+	// can hold a match, so that re reads only those.
+	sieve sieve
 }
 
 // The vocabulary the rows share, written into their patterns as {name}.
@@ -309,79 +307,19 @@ var rules = []rule{
 // compiledRules is rules with every pattern compiled, on first use (the
 // agentgate binary starts without paying for them).
 var compiledRules = sync.OnceValue(func() []rule {
+	srcs := make([]string, len(rules))
 	for i := range rules {
-		src := `(?s)` + expand(rules[i].pattern)
-		rules[i].re = regexp.MustCompile(src)
-		if re, err := syntax.Parse(src, syntax.Perl); err == nil {
-			rules[i].need = required(re.Simplify())
-		}
+		srcs[i] = `(?s)` + expand(rules[i].pattern)
+		rules[i].re = regexp.MustCompile(srcs[i])
+	}
+	for i, v := range newSieves(srcs) {
+		rules[i].sieve = v
 	}
 	return rules
 })
 
-// required returns literal strings one of which every match of re
-// contains, or nil when it cannot tell (a match may be made of classes
-// and repeats alone). Literals shorter than three bytes are not worth a
-// search and count as unknown.
-func required(re *syntax.Regexp) []string {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 || len(string(re.Rune)) < 3 {
-			return nil
-		}
-		return []string{string(re.Rune)}
-	case syntax.OpCapture, syntax.OpPlus:
-		return required(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min == 0 {
-			return nil
-		}
-		return required(re.Sub[0])
-	case syntax.OpConcat:
-		// The most selective child: the one whose shortest literal is
-		// longest.
-		var best []string
-		score := 0
-		for _, sub := range re.Sub {
-			r := required(sub)
-			if r == nil {
-				continue
-			}
-			s := len(r[0])
-			for _, x := range r {
-				s = min(s, len(x))
-			}
-			if s > score {
-				best, score = r, s
-			}
-		}
-		return best
-	case syntax.OpAlternate:
-		var out []string
-		for _, sub := range re.Sub {
-			r := required(sub)
-			if r == nil {
-				return nil
-			}
-			out = append(out, r...)
-		}
-		return out
-	}
-	return nil
-}
-
-// mayMatch reports whether text holds one of r's needed words.
-func (r *rule) mayMatch(text string) bool {
-	if r.need == nil {
-		return true
-	}
-	for _, w := range r.need {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
-}
+// ruleLexicon is the lexicon the rules' sieves share.
+func ruleLexicon() *lexicon { return compiledRules()[0].sieve.lex }
 
 // inScope reports whether a piece at path is one a rule of scope reads.
 func inScope(scope, path string) bool {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -208,6 +209,9 @@ const (
 // candidate host names (group 2, which hostBounded then checks).
 var urlRe = lazyre.New(`(?i)(\bhttps?://[^\s"'<>\x60)\]}]+|\bwww\.[a-z0-9.-]+\.[a-z]{2,}\b|\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b)|\b(` + hostName + `)\b`)
 
+// urlSieve tells the strings that hold no match of urlRe.
+var urlSieve = sync.OnceValue(func() *sieve { return &newSieves([]string{urlRe().String()})[0] })
+
 // hostBounded reports whether s[lo:hi] stands alone as a host name: not
 // part of a longer dotted name, path, package scope or identifier
 // (".env.example", "config.local.json", "@scope/pkg.dev", "my_var.test");
@@ -230,6 +234,9 @@ func hostBounded(s string, lo, hi int) bool {
 func urls(t texts) []string {
 	var out []string
 	for _, p := range t.pieces {
+		if !urlSieve().may(p.raw) {
+			continue
+		}
 		for _, m := range urlRe().FindAllStringSubmatchIndex(p.raw, -1) {
 			var u string
 			switch {

@@ -3,7 +3,6 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +33,7 @@ type texts struct {
 	pieces []piece
 	joined string
 	starts []int // where each piece starts in joined
+	seen   sight // the rules' literals in joined (ruleLexicon)
 	// seams join the end of a name, title or description that stops
 	// mid-sentence with the start of each other description or title it
 	// is not next to in joined, so that a sentence split between the
@@ -46,6 +46,7 @@ type seam struct {
 	text  string
 	split int    // where the second piece starts in text
 	path  string // "description + inputSchema.properties.x.description"
+	seen  sight  // the rules' literals in text
 }
 
 // seamWords is how many words of each side a seam holds.
@@ -93,6 +94,11 @@ func collect(kind string, def []byte) texts {
 	}
 	t.joined = capped(b.String())
 	t.seams = seams(t.pieces)
+	lex := ruleLexicon()
+	t.seen = lex.scan(t.joined)
+	for i := range t.seams {
+		t.seams[i].seen = lex.scan(t.seams[i].text)
+	}
 	return t
 }
 
@@ -182,7 +188,7 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			walk(t, names, path+"["+strconv.Itoa(i)+"]", e)
 		}
 	case map[string]any:
-		keys := slices.Sorted(maps.Keys(v))
+		keys := sortedKeys(v)
 		if path == "" {
 			keys = readingOrder(keys)
 		}
@@ -192,7 +198,7 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			}
 			p := memberPath(path, k)
 			if props, ok := v[k].(map[string]any); ok && k == "properties" {
-				for _, name := range slices.Sorted(maps.Keys(props)) {
+				for _, name := range sortedKeys(props) {
 					if strings.TrimSpace(name) != "" {
 						*names = append(*names, piece{path: memberPath(p, name), raw: name, norm: Normalize(name)})
 					}
@@ -201,6 +207,16 @@ func walk(t *texts, names *[]piece, path string, v any) {
 			walk(t, names, p, v[k])
 		}
 	}
+}
+
+// sortedKeys is m's keys, sorted.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // prose is 1 for a member that holds text for a reader (a description or
@@ -276,6 +292,7 @@ var fold = cases.Fold()
 func Normalize(s string) string {
 	s = decodeEscapes(s)
 	var b strings.Builder
+	b.Grow(len(s))
 	for _, r := range s {
 		if r >= 0xE0020 && r <= 0xE007E {
 			// A tag character spells the ASCII character 0xE0000
@@ -288,8 +305,9 @@ func Normalize(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	s = fold.String(norm.NFKC.String(b.String()))
+	s = foldNFKC(b.String())
 	b.Reset()
+	b.Grow(len(s))
 	space := true // drop leading space
 	for _, r := range s {
 		switch r {
@@ -390,4 +408,14 @@ func asciiPrototype(r rune) string {
 		}
 	}
 	return strings.ToLower(sk)
+}
+
+// foldNFKC is s in NFKC, case folded: for ASCII, in lower case.
+func foldNFKC(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return fold.String(norm.NFKC.String(s))
+		}
+	}
+	return strings.ToLower(s)
 }

@@ -129,10 +129,11 @@ type Name struct {
 type Surface struct {
 	Server string
 	Names  []Name
-	// index finds the names that look like an item's by their keys;
-	// NewSurface's is built on first use and shared by the copies. A
-	// Surface without one compares the item with every name, which
-	// costs a skeleton per name per item (minutes for 10,000 tools).
+	// index finds the names that look like an item's by their keys, and
+	// the tools a text names; NewSurface's is built on first use and
+	// shared by the copies. A Surface without one compares the item with
+	// every name, which costs a skeleton per name per item (minutes for
+	// 10,000 tools), and normalises every tool name per item.
 	index *nameIndex
 }
 

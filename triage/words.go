@@ -43,20 +43,14 @@ type match struct {
 func (r *rule) find(t texts) []match {
 	var out []match
 	if r.scope == "" {
-		if !r.mayMatch(t.joined) {
-			return nil
-		}
-		for _, loc := range r.re.FindAllStringIndex(t.joined, -1) {
+		for _, loc := range r.sieve.locate(r.re, t.joined, t.seen) {
 			if r.negate && negated(t.joined, loc[0]) {
 				continue
 			}
 			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
 		}
 		for _, sm := range t.seams {
-			if !r.mayMatch(sm.text) {
-				continue
-			}
-			for _, loc := range r.re.FindAllStringIndex(sm.text, -1) {
+			for _, loc := range r.sieve.locate(r.re, sm.text, sm.seen) {
 				// only what spans the seam: the rest is in joined
 				if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
 					out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
@@ -65,11 +59,13 @@ func (r *rule) find(t texts) []match {
 		}
 		return out
 	}
+	// A piece that joined holds whole can hold a match only if joined can.
+	whole := r.sieve.has.seen(t.seen)
 	for k, p := range t.pieces {
-		if !inScope(r.scope, p.path) || !r.mayMatch(p.norm) {
+		if !whole && t.starts[k]+len(p.norm) <= len(t.joined) || !inScope(r.scope, p.path) {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringIndex(p.norm, -1) {
+		for _, loc := range r.sieve.locate(r.re, p.norm, r.sieve.lex.scan(p.norm)) {
 			if r.negate && negated(p.norm, loc[0]) {
 				continue
 			}
@@ -191,7 +187,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	if len(s.Names) == 0 || t.joined == "" {
 		return nil
 	}
-	where := surfaceTools(s, Normalize(item.Name))
+	self, tools := Normalize(item.Name), s.toolServers()
 	out := map[string][]match{}
 	j := t.joined
 	add := func(id string, from, to int) {
@@ -200,41 +196,19 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	for _, m := range serverMentions(j, otherServers(s)) {
 		add(ToolShadowing, m[0], m[1])
 	}
-	for _, loc := range nameToken().FindAllStringIndex(j, -1) {
+	for _, loc := range nameTokens(j) {
 		lo, hi := loc[0], loc[1]
 		for hi > lo && (j[hi-1] == '.' || j[hi-1] == ':' || j[hi-1] == '/' || j[hi-1] == '-') {
 			hi--
 		}
 		name := j[lo:hi]
-		w := where[name]
+		w := toolWhere(tools, s.Server, self, name)
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
 			continue
 		}
 		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
 	}
 	return out
-}
-
-// surfaceTools maps the normalised names of the surface's tools, but
-// the item's own (self), to 1 for this server's, 2 for another's, 3 for
-// both.
-func surfaceTools(s Surface, self string) map[string]int {
-	where := map[string]int{}
-	for _, n := range s.Names {
-		if n.Kind != KindTool {
-			continue
-		}
-		nn := Normalize(n.Name)
-		if nn == "" || n.Server == s.Server && nn == self {
-			continue
-		}
-		if n.Server == s.Server {
-			where[nn] |= 1
-		} else {
-			where[nn] |= 2
-		}
-	}
-	return where
 }
 
 // nameMatches adds the matches around the tool name at j[lo:hi], of
@@ -365,4 +339,27 @@ func marked(j string, lo, hi int) bool {
 		}
 	}
 	return false
+}
+
+// nameTokens returns where j has a token that may be a tool's name, as
+// nameToken finds them: each run of [a-z0-9_.:/-], from its first byte
+// that is not ".", ":", "/" or "-".
+func nameTokens(j string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(j); i++ {
+		if !nameByte(j[i]) || strings.IndexByte(".:/-", j[i]) >= 0 {
+			continue
+		}
+		lo := i
+		for i < len(j) && nameByte(j[i]) {
+			i++
+		}
+		out = append(out, [2]int{lo, i})
+	}
+	return out
+}
+
+// nameByte reports whether c is one of [a-z0-9_.:/-].
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_.:/-", c) >= 0
 }
