@@ -1,12 +1,11 @@
 package triage
 
 import (
+	mathbits "math/bits"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/agentgate/agentgate/internal/lazyre"
 )
 
 // The clause rules read a definition's text one clause at a time and
@@ -303,14 +302,17 @@ var frames = []frame{
 // a window after the one before.
 const maxClauseWords = 48
 
+// conceptIndex finds the concepts of a clause's words: one map lookup
+// per word and per phrase start, and per stem length.
 type conceptIndex struct {
-	words  map[string]uint64 // one word or a phrase -> concepts
-	stems  map[string]uint64 // a word's start -> concepts
-	first  map[string]bool   // the first words of phrases (with a stem as last word too)
-	stemAt []int             // the lengths stems have, shortest first
-	res    []*regexp.Regexp  // by concept bit, nil for word concepts
-	hints  [][]string        // by concept bit: concept.hint
-	maxLen int               // the most words a phrase has
+	words    map[string]uint64 // one word or a phrase -> concepts
+	stems    map[string]uint64 // a word's start -> concepts
+	first    map[string]bool   // the first words of phrases (with a stem as last word too)
+	stemAt   []int             // the lengths stems have, shortest first
+	res      []*regexp.Regexp  // by concept bit, nil for word concepts
+	hints    [][]string        // by concept bit: concept.hint
+	patterns uint64            // the concepts that are patterns
+	maxLen   int               // the most words a phrase has
 }
 
 var conceptBit = map[string]uint64{}
@@ -328,6 +330,7 @@ var compiledFrames = sync.OnceValues(func() (*conceptIndex, []frame) {
 		if c.re != "" {
 			lx.res[i] = regexp.MustCompile(c.re)
 			lx.hints[i] = c.hint
+			lx.patterns |= bit
 		}
 		for _, e := range c.entries {
 			ws := strings.Fields(e)
@@ -382,19 +385,52 @@ type token struct {
 	from, to int
 }
 
-var wordRe = lazyre.New(`[a-z0-9][a-z0-9_'-]*`)
+// words returns the words of text: a run of ASCII letters and digits,
+// and of "_", "'" and "-" after the first (FuzzClauseWords checks it
+// against the regular expression [a-z0-9][a-z0-9_'-]*).
+func words(text string) []token {
+	var out []token
+	for i := 0; i < len(text); {
+		if !isAlnum(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (isAlnum(text[j]) || text[j] == '_' || text[j] == '\'' || text[j] == '-') {
+			j++
+		}
+		out = append(out, token{word: text[i:j], from: i, to: j})
+		i = j
+	}
+	return out
+}
 
-// clauseEnd is where a sentence ends: ".", "!", "?" or ";", then white
-// space or the end.
-var clauseEnd = lazyre.New(`[.!?;]["')\]]*(?: |$)`)
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
-// clauses returns the byte ranges of s's clauses.
+// clauses returns the byte ranges of s's clauses: each ends after ".",
+// "!", "?" or ";", any closing quotes and brackets, and a space or the
+// end of s (FuzzClauseWords checks it against the regular expression
+// [.!?;]["')\]]*(?: |$)).
 func clauses(s string) [][2]int {
 	var out [][2]int
 	from := 0
-	for _, loc := range clauseEnd().FindAllStringIndex(s, -1) {
-		out = append(out, [2]int{from, loc[1]})
-		from = loc[1]
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '.' && c != '!' && c != '?' && c != ';' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == ')' || s[j] == ']') {
+			j++
+		}
+		switch {
+		case j == len(s):
+			out = append(out, [2]int{from, j})
+			from = j
+		case s[j] == ' ':
+			out = append(out, [2]int{from, j + 1})
+			from = j + 1
+		}
+		i = j - 1
 	}
 	if from < len(s) {
 		out = append(out, [2]int{from, len(s)})
@@ -505,8 +541,8 @@ func (r *frameRun) scan(s string, whole bool, at func(from, to int) (string, int
 				continue
 			}
 			cl := r.lx.read(s[w[0]:w[1]])
-			for _, f := range r.fs {
-				if f.whole == whole && f.fires(cl) {
+			for i := range r.fs {
+				if f := &r.fs[i]; f.whole == whole && f.fires(cl) {
 					path, pos := at(w[0], w[1])
 					r.out[f.id] = append(r.out[f.id], match{path: path, text: strings.TrimRight(s[w[0]:w[1]], " "), at: pos})
 				}
@@ -566,29 +602,39 @@ func wordStarts(s string) []int {
 	return out
 }
 
-// A clause read: the concepts of each word, and of the whole (words and
-// patterns).
+// A clause read: the concepts of each word, and of the whole; the
+// pattern concepts are tried when a frame needs them (tried).
 type clause struct {
+	text  string
+	lx    *conceptIndex
 	words []uint64
 	have  uint64
+	tried uint64
 }
 
-// read finds the concepts of one clause.
-func (lx *conceptIndex) read(text string) clause {
-	var ws []token
-	for _, loc := range wordRe().FindAllStringIndex(text, -1) {
-		ws = append(ws, token{word: text[loc[0]:loc[1]], from: loc[0], to: loc[1]})
-	}
-	c := clause{words: lx.masks(ws)}
+// read finds the word concepts of one clause.
+func (lx *conceptIndex) read(text string) *clause {
+	c := &clause{text: text, lx: lx, words: lx.masks(words(text))}
 	for _, m := range c.words {
 		c.have |= m
 	}
-	for i, re := range lx.res {
-		if re != nil && holdsAny(text, lx.hints[i]) && re.MatchString(text) {
+	return c
+}
+
+// holds reports whether the clause holds one of the concepts in m,
+// trying the pattern concepts among them not tried yet.
+func (c *clause) holds(m uint64) bool {
+	if c.have&m != 0 {
+		return true
+	}
+	for left := m & c.lx.patterns &^ c.tried; left != 0; left &= left - 1 {
+		i := mathbits.TrailingZeros64(left)
+		c.tried |= 1 << i
+		if holdsAny(c.text, c.lx.hints[i]) && c.lx.res[i].MatchString(c.text) {
 			c.have |= 1 << i
 		}
 	}
-	return c
+	return c.have&m != 0
 }
 
 // holdsAny reports whether s holds one of ws; true when ws is empty.
@@ -603,9 +649,9 @@ func holdsAny(s string, ws []string) bool {
 
 // fires reports whether the clause holds f's concepts, its seq in
 // order (each step's first word after the one before).
-func (f *frame) fires(c clause) bool {
+func (f *frame) fires(c *clause) bool {
 	for _, m := range f.allMask {
-		if c.have&m == 0 {
+		if !c.holds(m) {
 			return false
 		}
 	}

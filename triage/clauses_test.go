@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -122,4 +123,48 @@ func TestDefaultDestination(t *testing.T) {
 	if got := Change(same, tool(t, cases[0].def), none); slices.Contains(gotIDs(got, High), Exfiltration) {
 		t.Errorf("a default the old definition held: %v", got)
 	}
+}
+
+// The plain paths words and clauses replace.
+var (
+	plainWord      = regexp.MustCompile(`[a-z0-9][a-z0-9_'-]*`)
+	plainClauseEnd = regexp.MustCompile(`[.!?;]["')\]]*(?: |$)`)
+)
+
+// FuzzClauseWords checks words and clauses against the regular
+// expressions they stand for, on Normalize'd text as the frames read it.
+func FuzzClauseWords(f *testing.F) {
+	for _, fr := range frames {
+		f.Add(fr.match)
+		f.Add(fr.miss)
+	}
+	f.Add("a.b. c!) d?'' e; f.")
+	f.Add("end.\"")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, text := range []string{s, Normalize(s)} {
+			var got [][2]int
+			for _, w := range words(text) {
+				got = append(got, [2]int{w.from, w.to})
+			}
+			var want [][2]int
+			for _, loc := range plainWord.FindAllStringIndex(text, -1) {
+				want = append(want, [2]int{loc[0], loc[1]})
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("words(%q) = %v, want %v", text, got, want)
+			}
+			var wantC [][2]int
+			from := 0
+			for _, loc := range plainClauseEnd.FindAllStringIndex(text, -1) {
+				wantC = append(wantC, [2]int{from, loc[1]})
+				from = loc[1]
+			}
+			if from < len(text) {
+				wantC = append(wantC, [2]int{from, len(text)})
+			}
+			if got := clauses(text); !slices.Equal(got, wantC) {
+				t.Fatalf("clauses(%q) = %v, want %v", text, got, wantC)
+			}
+		}
+	})
 }
