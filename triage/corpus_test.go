@@ -16,10 +16,17 @@ import (
 //
 //   - benign/PACKAGE/VERSION.json: what real releases of public MCP
 //     servers list (scripts/triage/corpus.sh records them), in the order
-//     of releases.tsv; every item added or changed between two
-//     consecutive releases is one benign change;
-//   - attacks/*.json: attacks written on top of those real tools, each
-//     naming the item it attacks and the labels it expects; the files
+//     of releases.tsv and releases-heldout.tsv; every item added or
+//     changed between two consecutive releases is one benign change; the
+//     packages of releases-heldout.tsv are held out (recorded by someone
+//     who does not read the rules, never tuned against), those of
+//     releases.tsv are what the rules were shaped by; a change is
+//     labelled with the other servers of one repository on its surface
+//     (the latest release of every other package), in the dev repository
+//     (the packages of releases.tsv) and in the whole repository (both);
+//   - attacks/*.json: attacks written on top of the dev packages' real
+//     tools and labelled in the dev repository, each naming the item it
+//     attacks and the labels it expects; the files
 //     named heldout*.json are held out (written by someone who does not
 //     read the rules, never tuned against), the dev*.json files are what
 //     the rules were shaped by (docs/TRIAGE.md gives each round's
@@ -64,7 +71,8 @@ func (s surface) items(t testing.TB) map[[2]string][]byte {
 
 type corpus struct {
 	releases map[string][]surface // by package, oldest first
-	order    []string             // packages in releases.tsv order
+	order    []string             // packages in releases.tsv then releases-heldout.tsv order
+	heldOut  map[string]bool      // the packages of releases-heldout.tsv
 
 	items map[string]map[[2]string][]byte // by package@version, computed once
 	ctx   map[string][]Name               // context, by package
@@ -89,9 +97,26 @@ func (c *corpus) namesOf(t testing.TB, s surface, server string) []Name {
 	return out
 }
 
+// releaseLists are the corpus's lists of releases, in the order their
+// packages are loaded, and whether a list's packages are held out.
+var releaseLists = []struct {
+	file    string
+	heldOut bool
+}{{"releases.tsv", false}, {"releases-heldout.tsv", true}}
+
 func loadCorpus(t testing.TB) *corpus {
-	c := &corpus{releases: map[string][]surface{}, items: map[string]map[[2]string][]byte{}, ctx: map[string][]Name{}}
-	f, err := os.Open("testdata/corpus/releases.tsv")
+	c := &corpus{releases: map[string][]surface{}, heldOut: map[string]bool{},
+		items: map[string]map[[2]string][]byte{}, ctx: map[string][]Name{}}
+	for _, l := range releaseLists {
+		c.loadReleases(t, l.file, l.heldOut)
+	}
+	return c
+}
+
+// loadReleases loads the releases one list (testdata/corpus/FILE) names;
+// a package listed twice, in one list or in both, is an error.
+func (c *corpus) loadReleases(t testing.TB, file string, heldOut bool) {
+	f, err := os.Open(filepath.Join("testdata/corpus", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +129,10 @@ func loadCorpus(t testing.TB) *corpus {
 		}
 		fields := strings.Split(line, "\t")
 		pkg := fields[0]
+		if _, ok := c.releases[pkg]; ok {
+			t.Fatalf("%s: %s is listed twice", file, pkg)
+		}
+		c.releases[pkg] = nil
 		for _, v := range strings.Fields(fields[1]) {
 			b, err := os.ReadFile(filepath.Join("testdata/corpus/benign", strings.TrimPrefix(pkg, "@"), v+".json"))
 			if os.IsNotExist(err) {
@@ -123,17 +152,42 @@ func loadCorpus(t testing.TB) *corpus {
 		}
 		if len(c.releases[pkg]) > 0 {
 			c.order = append(c.order, pkg)
+			c.heldOut[pkg] = heldOut
 		}
 	}
-	return c
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dev is the corpus without its held-out packages: the repository of the
+// servers the rules were shaped by, whose figures stay comparable from
+// round to round. It shares the releases and their items with c.
+func (c *corpus) dev() *corpus {
+	d := &corpus{releases: c.releases, heldOut: c.heldOut, items: c.items, ctx: map[string][]Name{}}
+	for _, pkg := range c.order {
+		if !c.heldOut[pkg] {
+			d.order = append(d.order, pkg)
+		}
+	}
+	return d
+}
+
+// part is the half of the corpus a package is in: "held-out" for the
+// packages of releases-heldout.tsv, else "dev".
+func (c *corpus) part(pkg string) string {
+	if c.heldOut[pkg] {
+		return "held-out"
+	}
+	return "dev"
 }
 
 // serverName is the name a package's server has in the corpus's
 // repository: its last path element.
 func serverName(pkg string) string { return pkg[strings.LastIndex(pkg, "/")+1:] }
 
-// context is every other package's latest release, as the other servers
-// of one repository.
+// context is every other package's latest release (of c.order), as the
+// other servers of one repository.
 func (c *corpus) context(except string, t testing.TB) []Name {
 	if out, ok := c.ctx[except]; ok {
 		return slices.Clone(out)
@@ -151,6 +205,7 @@ func (c *corpus) context(except string, t testing.TB) []Name {
 
 // benignChange is one item added or changed between two releases.
 type benignChange struct {
+	pkg        string
 	from, to   string // package@version
 	kind, name string
 	labels     []Label
@@ -174,7 +229,7 @@ func (c *corpus) benign(t testing.TB) []benignChange {
 				if had {
 					old = &Item{Kind: k[0], Name: k[1], Def: od}
 				}
-				out = append(out, benignChange{from: rs[i-1].ref(), to: rs[i].ref(), kind: k[0], name: k[1],
+				out = append(out, benignChange{pkg: pkg, from: rs[i-1].ref(), to: rs[i].ref(), kind: k[0], name: k[1],
 					labels: Change(old, &Item{Kind: k[0], Name: k[1], Def: nd}, s)})
 			}
 		}
@@ -192,7 +247,7 @@ func (c *corpus) firstLock(t testing.TB) []benignChange {
 		s := NewSurface(serverName(pkg), append(c.namesOf(t, last, serverName(pkg)), c.context(pkg, t)...))
 		items := c.itemsOf(t, last)
 		for _, k := range slices.SortedFunc(maps.Keys(items), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
-			out = append(out, benignChange{to: last.ref(), kind: k[0], name: k[1],
+			out = append(out, benignChange{pkg: pkg, to: last.ref(), kind: k[0], name: k[1],
 				labels: Change(nil, &Item{Kind: k[0], Name: k[1], Def: items[k]}, s)})
 		}
 	}

@@ -30,30 +30,31 @@ const (
 	minHeldOut    = 80.0 / 104
 )
 
+// The releases of releases-heldout.tsv are held out too: recorded after
+// round 6 by someone who does not read the rules, measured once when they
+// land, never tuned against. Where a figure of theirs was above the
+// target then, the constant below is that first measurement, so that the
+// test fails if the rules get worse on them; 0 is unset (the target holds).
+const (
+	maxHeldOutBenign             = 0.0
+	maxHeldOutFirstLock          = 0.0
+	maxDevBesideHeldOut          = 0.0
+	maxDevFirstLockBesideHeldOut = 0.0
+)
+
 // TestCorpus measures the labeller on the corpus and fails below the
 // targets. Run it with -v for the table docs/TRIAGE.md quotes:
 //
 //	go test ./triage -run TestCorpus -v
 func TestCorpus(t *testing.T) {
-	c := loadCorpus(t)
-	benign := c.benign(t)
-	first := c.firstLock(t)
-	attacks := loadAttacks(t, c)
+	whole := loadCorpus(t)
+	dev := whole.dev()
+	benign := dev.benign(t)
+	inDev := countBenign(t, dev, "dev repository", benign, dev.firstLock(t))
+	inWhole := countBenign(t, whole, "whole repository", whole.benign(t), whole.firstLock(t))
+	rows := benignRows(whole, inDev, inWhole)
+	attacks := loadAttacks(t, dev)
 
-	rate := func(xs []benignChange) (int, int) {
-		n := 0
-		for _, b := range xs {
-			if hasHigh(b.labels) {
-				n++
-				t.Logf("benign with a high label: %s -> %s %s %q:%s", b.from, b.to, b.kind, b.name, fmtLabels(b.labels))
-			}
-		}
-		return n, len(xs)
-	}
-	bh, bn := rate(benign)
-	fh, fn := rate(first)
-
-	type tally struct{ hit, n int }
 	recall := map[string]*tally{"dev": {}, "held-out": {}}
 	perLabel := map[string]*[3]int{} // expected and found, expected and missed, found but not expected (medium or high)
 	for _, id := range IDs {
@@ -117,15 +118,12 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 
-	pct := func(a, b int) string {
-		if b == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(a)/float64(b), a, b)
-	}
 	var w strings.Builder
-	fmt.Fprintf(&w, "benign changes between consecutive releases: %d packages, %d changes, high label on %s\n", len(c.order), bn, pct(bh, bn))
-	fmt.Fprintf(&w, "first lock of the latest releases (every item added): %d items, high label on %s\n", fn, pct(fh, fn))
+	fmt.Fprintf(&w, "the dev repository has the %d dev servers; the whole repository has them and the %d held-out servers\n",
+		len(dev.order), len(whole.order)-len(dev.order))
+	for _, r := range rows {
+		fmt.Fprintf(&w, "%s: high label on %s\n", r.what, pct(r.got.hit, r.got.n))
+	}
 	all := tally{recall["dev"].hit + recall["held-out"].hit, recall["dev"].n + recall["held-out"].n}
 	fmt.Fprintf(&w, "attacks with a high label on the attacked item: all %s, dev %s, held-out %s\n",
 		pct(all.hit, all.n), pct(recall["dev"].hit, recall["dev"].n), pct(recall["held-out"].hit, recall["held-out"].n))
@@ -138,6 +136,7 @@ func TestCorpus(t *testing.T) {
 	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		fmt.Fprintf(&w, "| %s | %s |\n", k, pct(classes[k].hit, classes[k].n))
 	}
+	w.WriteString(packageTable(whole, inDev, inWhole))
 	fmt.Fprintf(&w, "\n| label | expected and found | expected, missed | found, not expected |\n|---|---|---|---|\n")
 	for _, id := range IDs {
 		p := perLabel[id]
@@ -158,14 +157,129 @@ func TestCorpus(t *testing.T) {
 	case float64(h.hit)/float64(h.n) < minHeldOut-1e-9:
 		t.Errorf("recall of high labels on the held-out attacks %s, below the %.3f measured when they were written", pct(h.hit, h.n), minHeldOut)
 	}
-	if r := float64(bh) / float64(bn); r > maxBenignHigh {
-		t.Errorf("high labels on %.3f of benign changes, above the target %.2f", r, maxBenignHigh)
-	}
-	if r := float64(fh) / float64(fn); r > maxBenignHigh {
-		t.Errorf("high labels on %.3f of first-lock items, above the target %.2f", r, maxBenignHigh)
-	}
+	checkBenign(t, rows)
+	bn := rows[0].got.n + rows[2].got.n
 	if bn < 100 || all.n < 100 {
 		t.Errorf("the corpus has %d benign changes and %d attacks; docs/TRIAGE.md promises 100 of each", bn, all.n)
+	}
+}
+
+type tally struct{ hit, n int }
+
+func (x tally) rate() float64 { return float64(x.hit) / float64(x.n) }
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(a)/float64(b), a, b)
+}
+
+// benignTally is one package's benign changes and first-lock items, each
+// with how many got a high label.
+type benignTally struct{ changes, first tally }
+
+func (x *benignTally) add(y *benignTally) {
+	x.changes.hit += y.changes.hit
+	x.changes.n += y.changes.n
+	x.first.hit += y.first.hit
+	x.first.n += y.first.n
+}
+
+// countBenign counts the benign changes and first-lock items of one
+// repository (c) by package, and logs each one with a high label.
+func countBenign(t *testing.T, c *corpus, repo string, benign, first []benignChange) map[string]*benignTally {
+	byPkg := map[string]*benignTally{}
+	for _, pkg := range c.order {
+		byPkg[pkg] = &benignTally{}
+	}
+	for _, b := range benign {
+		x := &byPkg[b.pkg].changes
+		x.n++
+		if hasHigh(b.labels) {
+			x.hit++
+			t.Logf("benign change with a high label (%s, %s): %s -> %s %s %q:%s", c.part(b.pkg), repo, b.from, b.to, b.kind, b.name, fmtLabels(b.labels))
+		}
+	}
+	for _, b := range first {
+		x := &byPkg[b.pkg].first
+		x.n++
+		if hasHigh(b.labels) {
+			x.hit++
+			t.Logf("first-lock item with a high label (%s, %s): %s %s %q:%s", c.part(b.pkg), repo, b.to, b.kind, b.name, fmtLabels(b.labels))
+		}
+	}
+	return byPkg
+}
+
+// benignRow is one benign figure and the most of it that may get a high
+// label: the target, or a first measurement above it (ratchet names the
+// constant that holds that).
+type benignRow struct {
+	what    string
+	got     tally
+	ceiling float64
+	ratchet string
+}
+
+// benignRows are the benign figures: the dev packages in the dev
+// repository (what the rules were shaped by, held to the target), the
+// held-out packages in the whole repository, and the dev packages in the
+// whole repository, where the held-out servers' names are context the
+// rules were not shaped by either (both held to the target or to their
+// first measurement). Rows 0 and 2 are the benign changes of each half.
+func benignRows(whole *corpus, inDev, inWhole map[string]*benignTally) []benignRow {
+	var devDev, heldWhole, devWhole benignTally
+	for _, pkg := range whole.order {
+		if whole.heldOut[pkg] {
+			heldWhole.add(inWhole[pkg])
+		} else {
+			devDev.add(inDev[pkg])
+			devWhole.add(inWhole[pkg])
+		}
+	}
+	return []benignRow{
+		{"benign changes of the dev packages, dev repository", devDev.changes, maxBenignHigh, ""},
+		{"first-lock items of the dev packages, dev repository", devDev.first, maxBenignHigh, ""},
+		{"benign changes of the held-out packages, whole repository", heldWhole.changes, max(maxBenignHigh, maxHeldOutBenign), "maxHeldOutBenign"},
+		{"first-lock items of the held-out packages, whole repository", heldWhole.first, max(maxBenignHigh, maxHeldOutFirstLock), "maxHeldOutFirstLock"},
+		{"benign changes of the dev packages, whole repository", devWhole.changes, max(maxBenignHigh, maxDevBesideHeldOut), "maxDevBesideHeldOut"},
+		{"first-lock items of the dev packages, whole repository", devWhole.first, max(maxBenignHigh, maxDevFirstLockBesideHeldOut), "maxDevFirstLockBesideHeldOut"},
+	}
+}
+
+// packageTable is the Markdown table of every package's figures, in the
+// dev repository (dev packages only) and in the whole repository.
+func packageTable(whole *corpus, inDev, inWhole map[string]*benignTally) string {
+	var w strings.Builder
+	w.WriteString("\n| package | part | releases | benign changes, high label: dev repository | whole repository | first-lock items, high label: dev repository | whole repository |\n|---|---|---|---|---|---|---|\n")
+	for _, pkg := range whole.order {
+		d, a := "-", "-"
+		if x := inDev[pkg]; x != nil {
+			d, a = pct(x.changes.hit, x.changes.n), pct(x.first.hit, x.first.n)
+		}
+		x := inWhole[pkg]
+		fmt.Fprintf(&w, "| %s | %s | %d | %s | %s | %s | %s |\n", pkg, whole.part(pkg), len(whole.releases[pkg]),
+			d, pct(x.changes.hit, x.changes.n), a, pct(x.first.hit, x.first.n))
+	}
+	return w.String()
+}
+
+// checkBenign fails where a benign figure is above its ceiling, naming
+// the ratchet to set where a first measurement is above the target.
+func checkBenign(t *testing.T, rows []benignRow) {
+	if rows[2].got.n == 0 {
+		t.Log("NO HELD-OUT RELEASES: no package in releases-heldout.tsv has two releases in the corpus, so high labels on wording the rules were not shaped by are not measured")
+	}
+	for _, r := range rows {
+		switch {
+		case r.got.n == 0 || r.got.rate() <= r.ceiling+1e-9:
+		case r.ceiling == maxBenignHigh && r.ratchet != "":
+			t.Errorf("high labels on %s of the %s, above the target %.2f; if this is their first measurement, set %s = %d.0 / %d",
+				pct(r.got.hit, r.got.n), r.what, maxBenignHigh, r.ratchet, r.got.hit, r.got.n)
+		default:
+			t.Errorf("high labels on %s of the %s, above %.3f", pct(r.got.hit, r.got.n), r.what, r.ceiling)
+		}
 	}
 }
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # corpus.sh: record the benign half of the triage corpus
 # (triage/testdata/corpus/benign) from real releases of public MCP servers.
-# For each package@version in triage/testdata/corpus/releases.tsv it installs the
-# release from the npm registry into a scratch directory (no install
-# scripts), starts it over stdio with capture.mjs, and writes what a client
-# reads (instructions, tools, prompts, resource templates, exactly as sent)
-# to triage/testdata/corpus/benign/PACKAGE/VERSION.json (a release already
-# recorded is kept; delete its file to record it again). The servers get dummy API
-# keys: listing tools needs none, and nothing is called.
+# For each package@version in triage/testdata/corpus/releases.tsv (the
+# packages the rules were shaped by) and releases-heldout.tsv (held out:
+# measured, never tuned against) it installs the release from the npm
+# registry into a scratch directory (no install scripts), starts it over
+# stdio with capture.mjs in a network namespace of its own (unshare -n, or
+# -rn without root), and writes what a client reads (instructions, tools,
+# prompts, resource templates, exactly as sent) to
+# triage/testdata/corpus/benign/PACKAGE/VERSION.json (a release already
+# recorded is kept; delete its file to record it again). The servers get
+# dummy API keys and no network: listing tools needs neither, nothing is
+# called, and a release that needs the network to list is not recorded.
 #
 #   scripts/triage/corpus.sh [PACKAGE-PREFIX]
 set -euo pipefail
@@ -17,11 +21,20 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export npm_config_cache="${npm_config_cache:-$scratch/cache}"
 mkdir -p "$scratch/fs-root"
+corpus="$root/triage/testdata/corpus"
+if unshare -n true 2>/dev/null; then
+	nonet=(unshare -n)
+elif unshare -rn true 2>/dev/null; then
+	nonet=(unshare -rn)
+else
+	echo "corpus.sh: cannot start a server without network (unshare -n, unshare -rn)" >&2
+	exit 1
+fi
 while IFS=$'\t' read -r pkg versions bin args; do
 	[[ -z "$pkg" || "$pkg" == \#* ]] && continue
 	[[ -n "${1:-}" && "$pkg" != "$1"* ]] && continue
 	for v in $versions; do
-		out="$root/triage/testdata/corpus/benign/${pkg#@}/$v.json"
+		out="$corpus/benign/${pkg#@}/$v.json"
 		[[ -s "$out" ]] && continue
 		dir="$scratch/$(echo "$pkg@$v" | tr '/@' '__')"
 		if ! npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --loglevel=error "$pkg@$v" >/dev/null 2>"$dir.log"; then
@@ -30,9 +43,11 @@ while IFS=$'\t' read -r pkg versions bin args; do
 		fi
 		mkdir -p "$(dirname "$out")"
 		# shellcheck disable=SC2086
-		if ! (cd "$scratch" && env BRAVE_API_KEY=x SLACK_BOT_TOKEN=xoxb-x SLACK_TEAM_ID=T0 \
+		if ! (cd "$scratch" && "${nonet[@]}" env BRAVE_API_KEY=x SLACK_BOT_TOKEN=xoxb-x SLACK_TEAM_ID=T0 \
 			GITHUB_PERSONAL_ACCESS_TOKEN=x GITLAB_PERSONAL_ACCESS_TOKEN=x FIRECRAWL_API_KEY=fc-x \
-			TAVILY_API_KEY=tvly-x FS_ROOT="$scratch/fs-root" HOME="$scratch" \
+			TAVILY_API_KEY=tvly-x EXA_API_KEY=x NOTION_TOKEN=ntn_x FIGMA_API_KEY=x \
+			PERPLEXITY_API_KEY=pplx-x PRIVATE_APP_ACCESS_TOKEN=pat-x \
+			FS_ROOT="$scratch/fs-root" HOME="$scratch" \
 			node "$here/capture.mjs" "$dir/node_modules/.bin/$bin" ${args//\$FS_ROOT/$scratch/fs-root}) >"$scratch/capture.json"; then
 			echo "skip $pkg@$v: no listing" >&2
 			rm -f "$scratch/capture.json"
@@ -47,4 +62,4 @@ while IFS=$'\t' read -r pkg versions bin args; do
 		rm -rf "$dir"
 		echo "$pkg@$v: $(node -e 'const c=require(process.argv[1]);console.log(c.tools.length+" tools")' "$out")"
 	done
-done <"$root/triage/testdata/corpus/releases.tsv"
+done < <(cat "$corpus/releases.tsv" "$corpus/releases-heldout.tsv")
