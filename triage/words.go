@@ -213,7 +213,8 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 
 // nameMatches adds the matches around the tool name at j[lo:hi], of
 // this server (w&1; only outside the server's instructions, own) and of
-// another (w&2).
+// another only (w == 2: a name this server lists too, "read_file" on two
+// filesystem servers, is read as its own).
 func nameMatches(j string, lo, hi, w int, own bool, add func(id string, from, to int)) {
 	before := j[max(0, lo-80):lo]
 	far := j[max(0, lo-220):lo]
@@ -230,7 +231,7 @@ func nameMatches(j string, lo, hi, w int, own bool, add func(id string, from, to
 	} else if e, b := fixedArg().FindStringIndex(after), xferBefore().FindStringIndex(far); e != nil && b != nil {
 		add(Exfiltration, lo-len(far)+b[0], hi+e[1])
 	}
-	if w&2 != 0 {
+	if w == 2 { // a name this server has too is its own
 		add(ToolShadowing, lo, hi)
 		if b := callBefore().FindStringIndex(before); b != nil {
 			add(NewInstruction, lo-len(before)+b[0], hi)
