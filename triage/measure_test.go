@@ -32,14 +32,19 @@ const (
 
 // The releases of releases-heldout.tsv are held out too: recorded after
 // round 6 by someone who does not read the rules, measured once when they
-// land, never tuned against. Where a figure of theirs was above the
+// landed, never tuned against. Where a figure of theirs was above the
 // target then, the constant below is that first measurement, so that the
-// test fails if the rules get worse on them; 0 is unset (the target holds).
+// test fails if the rules get worse on them; 0 is unset (the target
+// holds). First measurement, after round 6, of the 14 held-out packages
+// (787 benign changes, 260 first-lock items) in the whole repository: 32
+// of their changes (4.1%, under the target) and 61 of their first-lock
+// items had a high label; so did 4 of the dev packages' changes (1.0%)
+// and 12 of their first-lock items, which had none in the dev repository.
 const (
 	maxHeldOutBenign             = 0.0
-	maxHeldOutFirstLock          = 0.0
+	maxHeldOutFirstLock          = 61.0 / 260
 	maxDevBesideHeldOut          = 0.0
-	maxDevFirstLockBesideHeldOut = 0.0
+	maxDevFirstLockBesideHeldOut = 12.0 / 145
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
