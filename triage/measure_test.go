@@ -40,9 +40,15 @@ const (
 // of their changes (4.1%, under the target) and 61 of their first-lock
 // items had a high label; so did 4 of the dev packages' changes (1.0%)
 // and 12 of their first-lock items, which had none in the dev repository.
+// With the rules of round 7 (measured when the two landed together): 31
+// changes (3.9%) and 59 first-lock items, the dev packages' unchanged; the
+// constant holds the later figure. Most first-lock labels are
+// tool-shadowing between two servers that list the same tool name
+// (filesystem and desktop-commander, github and sentry), which is a
+// collision a reviewer should see, and sensitive-path on kubeconfig.
 const (
 	maxHeldOutBenign             = 0.0
-	maxHeldOutFirstLock          = 61.0 / 260
+	maxHeldOutFirstLock          = 59.0 / 260
 	maxDevBesideHeldOut          = 0.0
 	maxDevFirstLockBesideHeldOut = 12.0 / 145
 )
