@@ -63,10 +63,17 @@ var (
 func actionlintBinary(t *testing.T) string {
 	t.Helper()
 	actionlintOnce.Do(func() {
+		// The path is stdout; stderr holds "go: downloading ..." on a
+		// cold module cache, which must not become part of it.
 		cmd := exec.Command("go", "tool", "-n", "actionlint")
 		cmd.Dir = testenv.RepoRoot(t)
-		out, err := cmd.CombinedOutput()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
 		actionlintPath, actionlintErr = strings.TrimSpace(string(out)), err
+		if err != nil {
+			actionlintPath = stderr.String()
+		}
 	})
 	if actionlintErr != nil {
 		t.Fatalf("go tool -n actionlint: %v: %s", actionlintErr, actionlintPath)
