@@ -315,18 +315,17 @@ type conceptIndex struct {
 	maxLen   int               // the most words a phrase has
 }
 
-var conceptBit = map[string]uint64{}
-
 // compiledFrames is the concept index and frames with their masks, built on
 // first use.
 var compiledFrames = sync.OnceValues(func() (*conceptIndex, []frame) {
 	if len(concepts) > 64 {
 		panic("triage: more than 64 concepts")
 	}
+	bits := map[string]uint64{} // by concept name
 	lx := &conceptIndex{words: map[string]uint64{}, stems: map[string]uint64{}, first: map[string]bool{}, res: make([]*regexp.Regexp, len(concepts)), hints: make([][]string, len(concepts))}
 	for i, c := range concepts {
 		bit := uint64(1) << i
-		conceptBit[c.name] = bit
+		bits[c.name] = bit
 		if c.re != "" {
 			lx.res[i] = regexp.MustCompile(c.re)
 			lx.hints[i] = c.hint
@@ -357,20 +356,20 @@ var compiledFrames = sync.OnceValues(func() (*conceptIndex, []frame) {
 	for i := range fs {
 		f := &fs[i]
 		for _, c := range f.all {
-			f.allMask = append(f.allMask, maskOf(c))
+			f.allMask = append(f.allMask, maskOf(bits, c))
 		}
 		for _, c := range f.seq {
-			f.seqMask = append(f.seqMask, maskOf(c))
+			f.seqMask = append(f.seqMask, maskOf(bits, c))
 		}
 	}
 	return lx, fs
 })
 
-// maskOf is the concepts named in "a|b".
-func maskOf(names string) uint64 {
+// maskOf is the concepts named in "a|b", by their bits.
+func maskOf(bits map[string]uint64, names string) uint64 {
 	var m uint64
 	for _, n := range strings.Split(names, "|") {
-		b, ok := conceptBit[n]
+		b, ok := bits[n]
 		if !ok {
 			panic("triage: unknown concept " + n)
 		}

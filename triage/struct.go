@@ -285,13 +285,10 @@ func structLabels(old, new *Item, nt, ot texts) []Label {
 // wordingOnly is the label of a changed item, both sides known, with no
 // other label, when some string of it changed.
 func wordingOnly(nt, ot texts) []Label {
-	was := map[string]string{}
-	for _, p := range ot.pieces {
-		was[p.path] = p.raw
-	}
+	was := ot.byPath()
 	var changed []string
 	for _, p := range nt.pieces {
-		if o, ok := was[p.path]; ok && o != p.raw && !slices.Contains(changed, p.path) {
+		if o, ok := was[p.path]; ok && o.raw != p.raw && !slices.Contains(changed, p.path) {
 			changed = append(changed, p.path)
 		}
 	}
@@ -415,22 +412,17 @@ var destWord = lazyre.New(`(?i)deliver|receiv|copied|\bcop(?:y|ies)\b|mirror|for
 // of every report"): left alone, every call sends to someone the user
 // did not name.
 func defaultDestLabels(nt, ot texts) []Label {
-	old := map[string]string{}
-	for _, p := range ot.pieces {
-		old[p.path] = p.raw
+	if !slices.ContainsFunc(nt.pieces, func(p piece) bool { return strings.HasSuffix(p.path, ".default") }) {
+		return nil
 	}
+	old, now := ot.byPath(), nt.byPath()
 	var out []Label
 	for _, p := range nt.pieces {
 		prefix, ok := strings.CutSuffix(p.path, ".default")
-		if !ok || !strings.Contains(prefix, ".properties.") || old[p.path] == p.raw || !urlRe().MatchString(p.raw) {
+		if !ok || !strings.Contains(prefix, ".properties.") || old[p.path].raw == p.raw || !urlRe().MatchString(p.raw) {
 			continue
 		}
-		words := prefix[strings.LastIndex(prefix, ".")+1:]
-		for _, q := range nt.pieces {
-			if q.path == prefix+".description" || q.path == prefix+".title" {
-				words += " " + q.norm
-			}
-		}
+		words := prefix[strings.LastIndex(prefix, ".")+1:] + " " + now[prefix+".description"].norm + " " + now[prefix+".title"].norm
 		if destWord().MatchString(words) {
 			out = append(out, Label{ID: Exfiltration, Severity: High, Evidence: evidence(p.path, p.raw)})
 		}

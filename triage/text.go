@@ -266,6 +266,15 @@ func memberPath(path, key string) string {
 	return path + "." + key
 }
 
+// byPath is t's pieces by their member path.
+func (t texts) byPath() map[string]piece {
+	out := make(map[string]piece, len(t.pieces))
+	for _, p := range t.pieces {
+		out[p.path] = p
+	}
+	return out
+}
+
 // pathsAt names the pieces that the joined text's bytes [i, j) fall in.
 func (t *texts) pathsAt(i, j int) string {
 	var ps []string
@@ -354,7 +363,7 @@ func escapeRuns(s string) []string {
 // decodeEscapes replaces each run of literal escapes in s by the
 // characters it spells (UTF-16 surrogate pairs joined).
 func decodeEscapes(s string) string {
-	if escapeRuns(s) == nil {
+	if !strings.Contains(s, `\`) {
 		return s
 	}
 	return escapeRun().ReplaceAllStringFunc(s, func(run string) string {

@@ -96,7 +96,13 @@ func negated(s string, at int) bool {
 func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 	found := map[string][]match{}
 	var ids []string
-	keep := func(id string, ms []match, old map[string]bool) {
+	// keep adds the matches of ms whose words no match of the old text
+	// (was) held.
+	keep := func(id string, was, ms []match) {
+		old := map[string]bool{}
+		for _, m := range was {
+			old[m.text] = true
+		}
 		for _, m := range ms {
 			if old[m.text] {
 				continue
@@ -109,34 +115,19 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 	}
 	rs := compiledRules()
 	for i := range rs {
-		r := &rs[i]
-		old := map[string]bool{}
-		for _, m := range r.find(ot) {
-			old[m.text] = true
-		}
-		keep(r.id, r.find(nt), old)
+		keep(rs[i].id, rs[i].find(ot), rs[i].find(nt))
 	}
 	// A frame's clause that holds a word rule's match of the same label
 	// is that match again: not counted twice.
 	oldFrames, newFrames := frameMatches(ot), frameMatches(nt)
-	for _, id := range []string{NewInstruction, SensitivePath, Exfiltration} {
-		old := map[string]bool{}
-		for _, m := range oldFrames[id] {
-			old[m.text] = true
-		}
-		fresh := slices.DeleteFunc(newFrames[id], func(f match) bool {
+	for _, id := range IDs {
+		keep(id, oldFrames[id], slices.DeleteFunc(newFrames[id], func(f match) bool {
 			return slices.ContainsFunc(found[id], func(m match) bool { return strings.Contains(f.text, m.text) })
-		})
-		keep(id, fresh, old)
+		}))
 	}
-	oldShadow := shadowMatches(ot, item, s)
-	newShadow := shadowMatches(nt, item, s)
-	for _, id := range []string{ToolShadowing, NewInstruction, Exfiltration} {
-		old := map[string]bool{}
-		for _, m := range oldShadow[id] {
-			old[m.text] = true
-		}
-		keep(id, newShadow[id], old)
+	oldShadow, newShadow := shadowMatches(ot, item, s), shadowMatches(nt, item, s)
+	for _, id := range IDs {
+		keep(id, oldShadow[id], newShadow[id])
 	}
 	var out []Label
 	for _, id := range ids {
