@@ -148,7 +148,9 @@ func mixedScripts(s string) ([]string, bool) {
 
 // nameLabels is lookalike-name: the item's name mixes scripts, or it
 // differs from another name of the same kind on the surface (any server)
-// but has the same Skeleton.
+// but has the same Skeleton; and name-collision: another server lists a
+// tool of exactly this name (filesystem servers share "read_file"), which
+// a client that does not qualify tool names by server may call instead.
 func nameLabels(item *Item, s Surface) []Label {
 	if item.Name == "" {
 		return nil
@@ -171,7 +173,66 @@ func nameLabels(item *Item, s Surface) []Label {
 		out = append(out, Label{ID: LookalikeName, Severity: High,
 			Evidence: evidence("name", item.Name) + " looks like " + where + " " + n.Kind + " " + evidence("", n.Name)})
 	}
+	if l, ok := collision(item, s); ok {
+		out = append(out, l)
+	}
 	return out
+}
+
+// collision labels a tool whose exact name another server lists:
+// name-collision (medium) where the name follows this server's own
+// naming, as two filesystem servers' "read_file" do; tool-shadowing
+// (high) where it breaks it (offNaming): "browser_navigate" added to a
+// server whose tools are all "puppeteer_*" is there to be called in
+// place of the other server's tool.
+func collision(item *Item, s Surface) (Label, bool) {
+	if item.Kind != KindTool {
+		return Label{}, false
+	}
+	name := Normalize(item.Name)
+	others := slices.DeleteFunc(slices.Clone(s.toolServers()[name]), func(x string) bool { return x == s.Server })
+	if len(others) == 0 {
+		return Label{}, false
+	}
+	ev := evidence("name", item.Name) + " is also a tool of server " + quote(slices.Min(others))
+	var own []string
+	for _, n := range s.Names {
+		if n.Server == s.Server && n.Kind == KindTool && n.Name != item.Name {
+			own = append(own, Normalize(n.Name))
+		}
+	}
+	if why := offNaming(name, own); why != "" {
+		return Label{ID: ToolShadowing, Severity: High, Evidence: ev + ", and " + why}, true
+	}
+	return Label{ID: NameCollision, Severity: Medium, Evidence: ev}, true
+}
+
+// offNaming says how name breaks the naming of a server's other tools
+// (own, at least two), or returns "": when at least three in four of
+// them start with one word and a separator ("puppeteer_") and name does
+// not, or when all of them that have a separator use one kind ("-") and
+// name uses another.
+func offNaming(name string, own []string) string {
+	if len(own) < 2 {
+		return ""
+	}
+	firsts := map[string]int{}
+	seps := map[byte]bool{}
+	for _, o := range own {
+		if i := strings.IndexAny(o, "_-."); i > 0 {
+			firsts[o[:i+1]]++
+			seps[o[i]] = true
+		}
+	}
+	for p, n := range firsts {
+		if 4*n >= 3*len(own) && !strings.HasPrefix(name, p) {
+			return "this server's other tools are named " + quote(p+"…")
+		}
+	}
+	if i := strings.IndexAny(name, "_-."); i > 0 && len(seps) == 1 && !seps[name[i]] {
+		return "this server's other tools join words with another separator"
+	}
+	return ""
 }
 
 func quote(s string) string { return evidence("", s) }

@@ -287,6 +287,22 @@ func (t *texts) pathsAt(i, j int) string {
 	return strings.Join(ps, " + ")
 }
 
+// unreadEnd is where the joined text's bytes [i, j) stop reading on:
+// the end of the first piece they leave that is neither the title nor
+// the description, or -1 when they leave none. One parameter's
+// description does not continue into another's ("headers to include in
+// the request" and "bearer token ..."), while the title and description
+// may run on into what follows.
+func (t *texts) unreadEnd(i, j int) int {
+	for k, st := range t.starts {
+		end := st + len(t.pieces[k].norm)
+		if k+1 < len(t.pieces) && i < end && end < j && t.pieces[k].path != "title" && t.pieces[k].path != "description" {
+			return end
+		}
+	}
+	return -1
+}
+
 var fold = cases.Fold()
 
 // Normalize is the text the word rules read: runs of three or more

@@ -65,6 +65,7 @@ const (
 	ToolShadowing      = "tool-shadowing"
 	LookalikeName      = "lookalike-name"
 	HiddenText         = "hidden-text"
+	NameCollision      = "name-collision"
 	PermissionLoosened = "permission-loosened"
 	NewURL             = "new-url"
 	NewParameter       = "new-parameter"
@@ -75,13 +76,13 @@ const (
 // IDs lists every label id, high severity first, in the order labels of
 // one severity are reported.
 var IDs = []string{NewInstruction, SensitivePath, Exfiltration, ToolShadowing, LookalikeName, HiddenText,
-	PermissionLoosened, NewURL, NewParameter, NewTool, WordingOnly}
+	NameCollision, PermissionLoosened, NewURL, NewParameter, NewTool, WordingOnly}
 
 // DefaultSeverity is each label's severity before agentgate.toml changes
 // it. NewParameter is Medium when the parameter is required.
 var DefaultSeverity = map[string]Severity{
 	NewInstruction: High, SensitivePath: High, Exfiltration: High, ToolShadowing: High,
-	LookalikeName: High, HiddenText: High, PermissionLoosened: Medium, NewURL: Medium,
+	LookalikeName: High, HiddenText: High, NameCollision: Medium, PermissionLoosened: Medium, NewURL: Medium,
 	NewParameter: Low, NewTool: Low, WordingOnly: Low,
 }
 

@@ -44,6 +44,14 @@ func (r *rule) find(t texts) []match {
 	var out []match
 	if r.scope == "" {
 		for _, loc := range r.sieve.locate(r.re, t.joined, t.seen) {
+			if end := t.unreadEnd(loc[0], loc[1]); end >= 0 {
+				// read again up to the end of the piece it leaves
+				in := r.re.FindStringIndex(t.joined[loc[0]:end])
+				if in == nil {
+					continue
+				}
+				loc = []int{loc[0] + in[0], loc[0] + in[1]}
+			}
 			if r.negate && negated(t.joined, loc[0]) {
 				continue
 			}
@@ -143,7 +151,7 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 
 // The words around another tool's name that change its behaviour.
 var (
-	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:if|when|whenever|once|before|after) (?:the )?)$`)
+	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?)$`)
 	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
 	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b)`)
 	// shadowClaim is another tool of this server as the subject of what
@@ -193,6 +201,9 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			hi--
 		}
 		name := j[lo:hi]
+		if name == self { // the item itself; a collision is name-collision
+			continue
+		}
 		w := toolWhere(tools, s.Server, self, name)
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
 			continue
@@ -318,14 +329,18 @@ func isWordByte(c byte) bool {
 }
 
 // marked reports whether the plain word at j[lo:hi] is quoted, or
-// followed by "tool" or "function", or by words only a tool's name takes
-// ("echo is invoked", "search gets called").
+// followed by the word "tool" (not "tools": "find tools" is a task, and
+// not "function": "cleanup function" is code), or by words only a tool's
+// name takes ("echo is invoked", "search gets called").
 func marked(j string, lo, hi int) bool {
 	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
 		return true
 	}
 	rest := j[hi:]
-	for _, w := range []string{" tool", " function", " is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
+	if strings.HasPrefix(rest, " tool") && (len(rest) == 5 || !isWordByte(rest[5])) {
+		return true
+	}
+	for _, w := range []string{" is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
 		if strings.HasPrefix(rest, w) {
 			return true
 		}
