@@ -19,16 +19,18 @@ import (
 // (docs/TRIAGE.md, "Overfitting, measured"): heldout4.json is dev5.json,
 // heldout5.json dev7.json, heldout6.json dev9.json, heldout7.json
 // dev10.json, heldout8.json dev11.json and heldout9.json dev12.json
-// (round 7), heldout10.json dev13.json (round 8). heldout11.json and
-// heldout12.json, written blind by two more authors during round 8,
-// measured when they landed after that round: minHeldOut.
+// (round 7), heldout10.json dev13.json (round 8), heldout11.json
+// dev14.json and heldout12.json dev15.json (round 8b; they measured
+// 171/204 on landing after round 8). heldout13.json and heldout14.json,
+// written blind by two more authors during round 8b, measured when they
+// landed after that round: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 171.0 / 204
+	minHeldOut    = 0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded after
