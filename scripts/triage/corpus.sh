@@ -47,6 +47,8 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			GITHUB_PERSONAL_ACCESS_TOKEN=x GITLAB_PERSONAL_ACCESS_TOKEN=x FIRECRAWL_API_KEY=fc-x \
 			TAVILY_API_KEY=tvly-x EXA_API_KEY=x NOTION_TOKEN=ntn_x FIGMA_API_KEY=x \
 			PERPLEXITY_API_KEY=pplx-x PRIVATE_APP_ACCESS_TOKEN=pat-x \
+			AIRTABLE_API_KEY=pat-x Z_AI_API_KEY=x Z_AI_MODE=ZAI ES_URL=http://127.0.0.1:9200 \
+			ES_API_KEY=x API_TOKEN=x API_KEY=x \
 			FS_ROOT="$scratch/fs-root" HOME="$scratch" \
 			node "$here/capture.mjs" "$dir/node_modules/.bin/$bin" ${args//\$FS_ROOT/$scratch/fs-root}) >"$scratch/capture.json"; then
 			echo "skip $pkg@$v: no listing" >&2
