@@ -23,37 +23,34 @@ import (
 // dev14.json and heldout12.json dev15.json (round 8b; they measured
 // 171/204 on landing after round 8). heldout13.json and heldout14.json,
 // written blind by two more authors during round 8b, measured when they
-// landed after that round: minHeldOut.
+// landed after that round: 93/105 and 90/101, 183/206: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0
+	minHeldOut    = 183.0 / 206
 )
 
-// The releases of releases-heldout.tsv are held out too: recorded after
-// round 6 by someone who does not read the rules, measured once when they
-// landed, never tuned against. Where a figure of theirs was above the
-// target then, the constant below is that first measurement, so that the
-// test fails if the rules get worse on them; 0 is unset (the target
-// holds). First measurement, after round 6, of the 14 held-out packages
-// (787 benign changes, 260 first-lock items) in the whole repository: 32
-// of their changes (4.1%, under the target) and 61 of their first-lock
-// items had a high label; so did 4 of the dev packages' changes (1.0%)
-// and 12 of their first-lock items, which had none in the dev repository.
-// With the rules of round 7 (measured when the two landed together): 31
-// changes (3.9%) and 59 first-lock items, the dev packages' unchanged; the
-// constant holds the later figure. Most first-lock labels are
-// tool-shadowing between two servers that list the same tool name
-// (filesystem and desktop-commander, github and sentry), which is a
-// collision a reviewer should see, and sensitive-path on kubeconfig.
+// The releases of releases-heldout.tsv are held out too: recorded by
+// someone who does not read the rules, measured once when they land,
+// never tuned against. Where a figure of theirs was above the target
+// then, the constant below is that first measurement, so that the test
+// fails if the rules get worse on them; 0 is unset (the target holds).
+// The 14 packages recorded after round 6 were tuned against in round 8
+// and moved to releases.tsv (docs/TRIAGE.md, "Overfitting, measured").
+// The 13 recorded during round 8 (403 benign changes, 255 first-lock
+// items), first measured after round 8b: 35 of their changes (8.7%, above
+// the target) and 35 of their first-lock items had a high label; beside
+// them the dev packages' changes went from 23 to 29 of 1190 (2.4%) and
+// their first-lock items from 16 to 21 of 405, which the target and
+// maxDevFirstLockBesideHeldOut hold.
 const (
-	maxHeldOutBenign             = 0.0
-	maxHeldOutFirstLock          = 59.0 / 260
+	maxHeldOutBenign             = 35.0 / 403
+	maxHeldOutFirstLock          = 35.0 / 255
 	maxDevBesideHeldOut          = 0.0
-	maxDevFirstLockBesideHeldOut = 12.0 / 145
+	maxDevFirstLockBesideHeldOut = 21.0 / 405
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
