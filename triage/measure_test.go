@@ -21,16 +21,19 @@ import (
 // dev10.json, heldout8.json dev11.json and heldout9.json dev12.json
 // (round 7), heldout10.json dev13.json (round 8), heldout11.json
 // dev14.json and heldout12.json dev15.json (round 8b; they measured
-// 171/204 on landing after round 8). heldout13.json and heldout14.json,
-// written blind by two more authors during round 8b, measured when they
-// landed after that round: 93/105 and 90/101, 183/206: minHeldOut.
+// 171/204 on landing after round 8), heldout13.json dev16.json and
+// heldout14.json dev17.json (round 8c; 183/206 on landing after round
+// 8b). heldout15.json and heldout16.json, written during round 8c by two
+// more authors (who saw the subjects of the five latest commits before
+// reading their brief), measured when they landed after that round:
+// minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 183.0 / 206
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by

@@ -152,8 +152,8 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 // The words around another tool's name that change its behaviour.
 var (
 	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:instead of|rather than|do not use|don't use|never use|avoid|stop using|in place of|replaces|supersedes|overrides|shadows|wraps|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:guardrails?|safeguards?|safety checks?|checks|confirmations?|restrictions?|limits) (?:of|for|on|in) (?:the )?)$`)
-	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only)? (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
-	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:its|the) (?:[^ ]+ ){0,2}?(?:flag|option|parameter|setting|argument) (?:is|are) (?:now )?(?:ignored|not honou?red|a no-op|broken|disabled)\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b)`)
+	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only| therefore| thus| then| instead)* (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
+	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:flag|option|parameter|setting|argument|mode) (?:is|are) (?:now )?(?:ignored|inverted|reversed|swapped|not honou?red|a no-op|broken|disabled)\b|\b(?:is|are) not honou?red\b|\b(?:deletes|removes|writes|pushes) for real\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b)`)
 	// shadowClaim is another tool of this server as the subject of what
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
@@ -167,10 +167,15 @@ var (
 	// them with slack_post_message to channel D04DIRSYNC", "with
 	// add_issue_comment to owner 'repo-backup-bot'"; xferBefore the
 	// sending word before the name.
-	fixedArg   = lazyre.New(`^["'\x60]?,? (?:[^ ]+ ){0,5}?(?:to|with|using|into|on) (?:the )?(?:parent )?(?:channel|channel_id|channel id|owner|repo|repository|user|address|recipient|issue|issue_number|email|to|account|bucket|webhook|chat|room|thread|page|page_id|parent|contact|database|database_id|record|url)s?(?: id)?[ :=]+["'\x60]?[a-z0-9][a-z0-9_.@/#-]{3,}`)
-	xferBefore = lazyre.New(`\b(?:post|posts|posted|send|sends|sent|forward|forwards|forwarded|copy|copies|copied|mirror|mirrors|mirrored|back up|backs up|backed up|backup|upload|uploads|uploaded|relay|relays|relayed|report|reports|reported|share|shares|shared|log|logs|logged|save|saves|saved|store|stores|stored|call|calls|calling)\b[^.;!?]{0,80}$`)
-	callBefore = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
-	nameToken  = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
+	fixedArg   = lazyre.New(`^["'\x60]?,? (?:(?:[^ ]+ ){0,5}?(?:to|with|using|into|on) (?:the )?(?:parent )?(?:channel|channel_id|channel id|owner|repo|repository|user|address|recipient|issue|issue_number|email|to|account|bucket|webhook|chat|room|thread|page|page_id|parent|contact|database|database_id|record|url|block|block_id|project|projectid|project_id)s?(?: id)?|(?:block_id|page_id|channel_id|parent_id|database_id|chat_id|user_id|projectid|project_id))[ :=]+["'\x60]?[a-z0-9][a-z0-9_.@/#-]{3,}`)
+	xferBefore = lazyre.New(`\b(?:post|posts|posted|send|sends|sent|forward|forwards|forwarded|copy|copies|copied|mirror|mirrors|mirrored|back up|backs up|backed up|backup|upload|uploads|uploaded|relay|relays|relayed|report|reports|reported|share|shares|shared|log|logs|logged|save|saves|saved|store|stores|stored|call|calls|calling|push|pushes|pushed|append|appends|appended)\b[^.;!?]{0,80}$`)
+	// fixedBefore is a fixed destination written before the tool's
+	// name: "post the retrieved messages to channel C05AUDITLOG using
+	// slack_post_message", "to the repository gh-mirror/backup (branch
+	// main) with push_files".
+	fixedBefore = lazyre.New(`\b(?:post|posts|send|sends|push|pushes|copy|copies|forward|forwards|mirror|mirrors|upload|uploads|append|appends|write|writes|save|saves)\b[^.;!?]{0,80}?\bto (?:the )?(?:channel|repository|repo|page|user|account|owner|block|contact|database|project|bucket|chat|room|thread)s? (?:id )?["'\x60]?[a-z0-9][a-z0-9_.@/#-]{3,}["'\x60]?[^.;!?]{0,40}?\b(?:with|using|via|through|by calling|by) (?:the )?$`)
+	callBefore  = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken   = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
@@ -205,7 +210,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			continue
 		}
 		w := toolWhere(tools, s.Server, self, name)
-		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) {
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) && !(w&1 != 0 && quoted(j, lo, hi)) {
 			continue
 		}
 		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
@@ -232,6 +237,8 @@ func nameMatches(j string, lo, hi, w int, own bool, add func(id string, from, to
 		add(Exfiltration, lo-len(far)+b[0], hi)
 	} else if e, b := fixedArg().FindStringIndex(after), xferBefore().FindStringIndex(far); e != nil && b != nil {
 		add(Exfiltration, lo-len(far)+b[0], hi+e[1])
+	} else if b := fixedBefore().FindStringIndex(far); b != nil {
+		add(Exfiltration, lo-len(far)+b[0], hi)
 	}
 	if w == 2 { // a name this server has too is its own
 		add(ToolShadowing, lo, hi)
@@ -328,17 +335,23 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// marked reports whether the plain word at j[lo:hi] is quoted, or
-// followed by the word "tool" (not "tools": "find tools" is a task, and
-// not "function": "cleanup function" is code), or by words only a tool's
-// name takes ("echo is invoked", "search gets called").
+// marked reports whether the plain word at j[lo:hi] is named as a tool:
+// quoted and followed by the word "tool" or after a call ("call
+// `search`", "`echo` tool"), or followed by words only a tool's name
+// takes ("echo is invoked", "search gets called"). A plain word merely
+// quoted is more often a parameter or value ('count', "search"), and one
+// followed by "tool" unquoted is more often a kind of tool ("choose the
+// list or search tool").
 func marked(j string, lo, hi int) bool {
-	if lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1] {
-		return true
-	}
 	rest := j[hi:]
-	if strings.HasPrefix(rest, " tool") && (len(rest) == 5 || !isWordByte(rest[5])) {
-		return true
+	if quoted(j, lo, hi) {
+		after := rest[1:]
+		if strings.HasPrefix(after, " tool") && (len(after) == 5 || !isWordByte(after[5])) {
+			return true
+		}
+		if callBefore().MatchString(j[max(0, lo-1-40) : lo-1]) {
+			return true
+		}
 	}
 	for _, w := range []string{" is invoked", " is called", " gets invoked", " gets called", " was invoked", " was called"} {
 		if strings.HasPrefix(rest, w) {
@@ -346,6 +359,12 @@ func marked(j string, lo, hi int) bool {
 		}
 	}
 	return false
+}
+
+// quoted reports whether j[lo:hi] is between two of one quote mark or
+// backtick: how a server names a sibling tool ("`echo` now expands").
+func quoted(j string, lo, hi int) bool {
+	return lo > 0 && hi < len(j) && strings.ContainsRune("'\"`", rune(j[lo-1])) && j[hi] == j[lo-1]
 }
 
 // nameTokens returns where j has a token that may be a tool's name, as
