@@ -41,32 +41,10 @@ type match struct {
 // rule in each piece of its scope. A row with negate drops the matches a negation
 // cancels (negated).
 func (r *rule) find(t texts) []match {
-	var out []match
 	if r.scope == "" {
-		for _, loc := range r.sieve.locate(r.re, t.joined, t.seen) {
-			if end := t.unreadEnd(loc[0], loc[1]); end >= 0 {
-				// read again up to the end of the piece it leaves
-				in := r.re.FindStringIndex(t.joined[loc[0]:end])
-				if in == nil {
-					continue
-				}
-				loc = []int{loc[0] + in[0], loc[0] + in[1]}
-			}
-			if r.negate && negated(t.joined, loc[0]) {
-				continue
-			}
-			out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
-		}
-		for _, sm := range t.seams {
-			for _, loc := range r.sieve.locate(r.re, sm.text, sm.seen) {
-				// only what spans the seam: the rest is in joined
-				if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
-					out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
-				}
-			}
-		}
-		return out
+		return append(r.findJoined(t), r.findSeams(t)...)
 	}
+	var out []match
 	// A piece that joined holds whole can hold a match only if joined can.
 	whole := r.sieve.has.seen(t.seen)
 	for k, p := range t.pieces {
@@ -78,6 +56,41 @@ func (r *rule) find(t texts) []match {
 				continue
 			}
 			out = append(out, match{path: p.path, text: strings.TrimRight(p.norm[loc[0]:loc[1]], " "), at: t.starts[k] + loc[0]})
+		}
+	}
+	return out
+}
+
+// findJoined is find in the joined text. A match that reads on out of a
+// piece that is not the title or description (unreadEnd) is read again
+// up to that piece's end.
+func (r *rule) findJoined(t texts) []match {
+	var out []match
+	for _, loc := range r.sieve.locate(r.re, t.joined, t.seen) {
+		if end := t.unreadEnd(loc[0], loc[1]); end >= 0 {
+			in := r.re.FindStringIndex(t.joined[loc[0]:end])
+			if in == nil {
+				continue
+			}
+			loc = []int{loc[0] + in[0], loc[0] + in[1]}
+		}
+		if r.negate && negated(t.joined, loc[0]) {
+			continue
+		}
+		out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
+	}
+	return out
+}
+
+// findSeams is find in t's seams: only what spans a seam (the rest is in
+// the joined text).
+func (r *rule) findSeams(t texts) []match {
+	var out []match
+	for _, sm := range t.seams {
+		for _, loc := range r.sieve.locate(r.re, sm.text, sm.seen) {
+			if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
+				out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
+			}
 		}
 	}
 	return out
