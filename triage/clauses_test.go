@@ -184,3 +184,41 @@ func TestSeqPattern(t *testing.T) {
 		}
 	}
 }
+
+// TestConceptHints: a pattern concept's hint is words one of which every
+// match of its pattern holds (a clause without one is not run through
+// the pattern). Checked on every clause of the corpus, benign and attack,
+// and of the frames' examples: a clause the pattern matches must hold a
+// hint.
+func TestConceptHints(t *testing.T) {
+	c := loadCorpus(t)
+	var texts []string
+	for _, pkg := range c.order {
+		for _, rel := range c.releases[pkg] {
+			for _, def := range c.itemsOf(t, rel) {
+				texts = append(texts, collect(KindTool, def).joined)
+			}
+		}
+	}
+	for _, a := range loadAttacks(t, c) {
+		_, n, _ := c.attacked(t, a)
+		texts = append(texts, collect(n.Kind, n.Def).joined)
+	}
+	_, fs := compiledFrames()
+	for _, f := range fs {
+		texts = append(texts, Normalize(f.match), Normalize(f.miss))
+	}
+	for _, k := range concepts {
+		if k.re == "" || len(k.hint) == 0 {
+			continue
+		}
+		re := regexp.MustCompile(k.re)
+		for _, s := range texts {
+			for _, cl := range clauses(s) {
+				if x := s[cl[0]:cl[1]]; re.MatchString(x) && !holdsAny(x, k.hint) {
+					t.Errorf("concept %s matches a clause without any of its hints %q: %q", k.name, k.hint, x)
+				}
+			}
+		}
+	}
+}
