@@ -48,7 +48,7 @@ require-pinned-packages = true makes those exit 1 (docs/config.md,
 severity on every definition the lockfile pins, as a first lock would
 label them (docs/TRIAGE.md), with agentgate.toml's [servers.NAME.labels];
 a version 1 lockfile keeps only names and hashes, so only names are
-labelled (lookalike-name). Labels do not change the exit code.
+labelled (lookalike-name, name-collision). Labels do not change the exit code.
 
 Exit codes: 0 ok, 1 the lockfile does not lock exactly the configured
 servers, or a package differs from its pin (or an unpinned package under
