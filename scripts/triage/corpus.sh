@@ -11,7 +11,8 @@
 # triage/testdata/corpus/benign/PACKAGE/VERSION.json (a release already
 # recorded is kept; delete its file to record it again). The servers get
 # dummy API keys and no network: listing tools needs neither, nothing is
-# called, and a release that needs the network to list is not recorded.
+# called, and a release that needs the network to list, or whose
+# tools/list answers with an error, is not recorded.
 #
 #   scripts/triage/corpus.sh [PACKAGE-PREFIX]
 set -euo pipefail
@@ -21,6 +22,26 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export npm_config_cache="${npm_config_cache:-$scratch/cache}"
 mkdir -p "$scratch/fs-root"
+# A dummy kubeconfig: its one cluster is a port on the loopback address
+# that nothing listens on (and the namespace has no network anyway).
+cat >"$scratch/kubeconfig" <<'EOF'
+apiVersion: v1
+kind: Config
+clusters:
+- name: x
+  cluster:
+    server: https://127.0.0.1:6443
+contexts:
+- name: x
+  context:
+    cluster: x
+    user: x
+current-context: x
+users:
+- name: x
+  user:
+    token: x
+EOF
 corpus="$root/triage/testdata/corpus"
 if unshare -n true 2>/dev/null; then
 	nonet=(unshare -n)
@@ -48,10 +69,18 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			TAVILY_API_KEY=tvly-x EXA_API_KEY=x NOTION_TOKEN=ntn_x FIGMA_API_KEY=x \
 			PERPLEXITY_API_KEY=pplx-x PRIVATE_APP_ACCESS_TOKEN=pat-x \
 			AIRTABLE_API_KEY=pat-x Z_AI_API_KEY=x Z_AI_MODE=ZAI ES_URL=http://127.0.0.1:9200 \
-			ES_API_KEY=x API_TOKEN=x API_KEY=x \
-			FS_ROOT="$scratch/fs-root" HOME="$scratch" \
+			ES_API_KEY=x API_TOKEN=x API_KEY=x SEARXNG_URL=http://127.0.0.1:8080 \
+			AZURE_DEVOPS_ORG_URL=https://dev.azure.com/x AZURE_DEVOPS_AUTH_METHOD=pat AZURE_DEVOPS_PAT=x \
+			KUBECONFIG="$scratch/kubeconfig" FS_ROOT="$scratch/fs-root" HOME="$scratch" \
 			node "$here/capture.mjs" "$dir/node_modules/.bin/$bin" ${args//\$FS_ROOT/$scratch/fs-root}) >"$scratch/capture.json"; then
 			echo "skip $pkg@$v: no listing" >&2
+			rm -f "$scratch/capture.json"
+			continue
+		fi
+		# capture.mjs writes "tools": null when tools/list answers with an
+		# error: that release lists nothing, so it is not recorded.
+		if ! node -e 'process.exit(Array.isArray(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tools) ? 0 : 1)' "$scratch/capture.json"; then
+			echo "skip $pkg@$v: tools/list answered with an error" >&2
 			rm -f "$scratch/capture.json"
 			continue
 		fi
