@@ -26,14 +26,14 @@ import (
 // 8b). heldout15.json and heldout16.json, written during round 8c by two
 // more authors (who saw the subjects of the five latest commits before
 // reading their brief), measured when they landed after that round:
-// minHeldOut.
+// 83/101 and 88/102, 171/203: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 171.0 / 203
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -43,17 +43,19 @@ const (
 // fails if the rules get worse on them; 0 is unset (the target holds).
 // The 14 packages recorded after round 6 were tuned against in round 8
 // and moved to releases.tsv (docs/TRIAGE.md, "Overfitting, measured").
-// The 13 recorded during round 8 (403 benign changes, 255 first-lock
-// items), first measured after round 8b: 35 of their changes (8.7%, above
-// the target) and 35 of their first-lock items had a high label; beside
-// them the dev packages' changes went from 23 to 29 of 1190 (2.4%) and
-// their first-lock items from 16 to 21 of 405, which the target and
-// maxDevFirstLockBesideHeldOut hold.
+// The 13 recorded during round 8 measured 35/403 changes and 35/255
+// first-lock items after round 8b, then were tuned against in round 8c
+// and moved to releases.tsv. The 10 recorded during round 8c (335 benign
+// changes, 357 first-lock items), first measured after round 8c: 23 of
+// their changes (6.9%, above the target) and 53 of their first-lock items
+// (14.8%) had a high label; beside them the dev packages' changes went
+// from 31 to 36 of 1593 (2.3%) and their first-lock items from 24 to 26
+// of 660 (3.9%), under the target.
 const (
-	maxHeldOutBenign             = 35.0 / 403
-	maxHeldOutFirstLock          = 35.0 / 255
+	maxHeldOutBenign             = 23.0 / 335
+	maxHeldOutFirstLock          = 53.0 / 357
 	maxDevBesideHeldOut          = 0.0
-	maxDevFirstLockBesideHeldOut = 21.0 / 405
+	maxDevFirstLockBesideHeldOut = 0.0
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
