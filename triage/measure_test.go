@@ -23,17 +23,18 @@ import (
 // dev14.json and heldout12.json dev15.json (round 8b; they measured
 // 171/204 on landing after round 8), heldout13.json dev16.json and
 // heldout14.json dev17.json (round 8c; 183/206 on landing after round
-// 8b). heldout15.json and heldout16.json, written during round 8c by two
-// more authors (who saw the subjects of the five latest commits before
-// reading their brief), measured when they landed after that round:
-// 83/101 and 88/102, 171/203: minHeldOut.
+// 8b), heldout15.json dev18.json and heldout16.json dev19.json (round
+// 8d; 171/203 on landing after round 8c, their authors having seen the
+// subjects of the five latest commits before reading their brief).
+// heldout17.json and heldout18.json, written blind during round 8d,
+// measured when they landed after that round: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 171.0 / 203
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
