@@ -315,12 +315,16 @@ func serverWords(name string) []string {
 	if stem := strings.Join(parts, "-"); len(stem) >= 4 && stem != n {
 		out = append(out, stem)
 	}
+	if spaced := strings.Join(parts, " "); len(parts) > 1 && len(spaced) >= 4 {
+		out = append(out, spaced) // "desktop-commander" written "desktop commander"
+	}
 	return out
 }
 
 // serverMention is what follows another server's name when a text talks
-// about that server: "the tavily server", "puppeteer's tools".
-var serverMention = lazyre.New(`^(?:'s)? ?(?:mcp )?(?:servers?|tools?|integrations?|connectors?|extensions?|plugins?|results|outputs?|responses)\b|^'s (?:[^ ]+ )?(?:tools?|results|outputs?|server)\b`)
+// about that server: "the tavily server", "puppeteer's tools",
+// "desktop commander's read_file".
+var serverMention = lazyre.New(`^(?:'s)? ?(?:mcp )?(?:servers?|tools?|integrations?|connectors?|extensions?|plugins?|results|outputs?|responses)\b|^'s (?:[^ ]+ )?(?:tools?|results|outputs?|server)\b|^'s ["'\x60]?[a-z0-9]+[_-][a-z0-9_-]+`)
 
 // serverMentions returns where j names one of the servers as a server.
 func serverMentions(j string, servers []string) [][2]int {
