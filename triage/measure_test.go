@@ -27,14 +27,15 @@ import (
 // 8d; 171/203 on landing after round 8c, their authors having seen the
 // subjects of the five latest commits before reading their brief).
 // heldout17.json and heldout18.json, written blind during round 8d,
-// measured when they landed after that round: minHeldOut.
+// measured when they landed after that round: 84/100 and 88/103,
+// 172/203: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 172.0 / 203
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
