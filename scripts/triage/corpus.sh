@@ -71,6 +71,9 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			AIRTABLE_API_KEY=pat-x Z_AI_API_KEY=x Z_AI_MODE=ZAI ES_URL=http://127.0.0.1:9200 \
 			ES_API_KEY=x API_TOKEN=x API_KEY=x SEARXNG_URL=http://127.0.0.1:8080 \
 			AZURE_DEVOPS_ORG_URL=https://dev.azure.com/x AZURE_DEVOPS_AUTH_METHOD=pat AZURE_DEVOPS_PAT=x \
+			DIGITALOCEAN_API_TOKEN=dop_v1_x ASANA_ACCESS_TOKEN=x CHANNEL_ACCESS_TOKEN=x DESTINATION_USER_ID=U0 \
+			BACKLOG_DOMAIN=x.backlog.com BACKLOG_API_KEY=x POSTMAN_API_KEY=PMAK-x MAPBOX_ACCESS_TOKEN=pk.x \
+			MORPH_API_KEY=x GITHUB_TOKEN=x BUGSNAG_AUTH_TOKEN=x COOLIFY_ACCESS_TOKEN=x COOLIFY_BASE_URL=http://127.0.0.1:8000 \
 			KUBECONFIG="$scratch/kubeconfig" FS_ROOT="$scratch/fs-root" HOME="$scratch" \
 			node "$here/capture.mjs" "$dir/node_modules/.bin/$bin" ${args//\$FS_ROOT/$scratch/fs-root}) >"$scratch/capture.json"; then
 			echo "skip $pkg@$v: no listing" >&2
