@@ -203,7 +203,7 @@ func TestConceptHints(t *testing.T) {
 			}
 		}
 	}
-	for _, a := range loadAttacks(t, c) {
+	for _, a := range readAttacks(t) {
 		_, n, _ := c.attacked(t, a)
 		texts = append(texts, collect(n.Kind, n.Def).joined)
 	}

@@ -70,7 +70,7 @@ func sieveSeeds(t testing.TB) []string {
 			add(k[0], items[k])
 		}
 	}
-	for _, a := range loadAttacks(t, c) {
+	for _, a := range readAttacks(t) {
 		_, n, _ := c.attacked(t, a)
 		add(n.Kind, n.Def)
 	}
