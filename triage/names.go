@@ -261,15 +261,14 @@ func (s Surface) toolServers() map[string][]string {
 }
 
 // toolWhere is where name is a tool, among tools (toolServers): 1 on
-// server (and not self, the labelled item's name), 2 on another server, 3
-// both, 0 neither.
-func toolWhere(tools map[string][]string, server, self, name string) int {
+// server, 2 on another server, 3 both, 0 neither. The labelled item's own
+// name is not asked (shadowMatches skips it).
+func toolWhere(tools map[string][]string, server, name string) int {
 	w := 0
 	for _, srv := range tools[name] {
-		switch {
-		case srv != server:
+		if srv != server {
 			w |= 2
-		case name != self:
+		} else {
 			w |= 1
 		}
 	}

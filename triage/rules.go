@@ -58,20 +58,20 @@ var vocab = map[string]string{
 	"call":     `(?:call|calls|calling|invoke|invokes|invoking|use|uses|using|run|runs|running|trigger|triggering|execute|executing)`,
 }
 
-// convolong is convo without its bare nouns ("conversation",
+// convoLong is convo without its bare nouns ("conversation",
 // "transcript", "context window", "all messages"), which a parameter
 // holding a conversation of its own names ("array of conversation
 // messages", "include meeting transcripts"); a parameter's description
 // naming those is read only with a determiner ("the conversation").
-func init() {
-	c := vocab["convo"]
+// compiledRules puts it in vocab as {convolong}.
+func convoLong(convo string) string {
 	for _, bare := range []string{"conversation(?: history| so far| log)?|", "|context window", "|transcript", "|(?:previous|prior|earlier|past|all|other) (?:user )?messages"} {
-		if !strings.Contains(c, bare) {
+		if !strings.Contains(convo, bare) {
 			panic("triage: convo has no " + bare)
 		}
-		c = strings.Replace(c, bare, "", 1)
+		convo = strings.Replace(convo, bare, "", 1)
 	}
-	vocab["convolong"] = c + `|\bconversation (?:history|so far|log)\b|\b(?:previous|prior|earlier|past|other) (?:user )?messages\b`
+	return convo + `|\bconversation (?:history|so far|log)\b|\b(?:previous|prior|earlier|past|other) (?:user )?messages\b`
 }
 
 var vocabRe = lazyre.New(`\{[a-z0-9]+\}`)
@@ -346,6 +346,7 @@ var rules = []rule{
 // compiledRules is rules with every pattern compiled, on first use (the
 // agentgate binary starts without paying for them).
 var compiledRules = sync.OnceValue(func() []rule {
+	vocab["convolong"] = convoLong(vocab["convo"])
 	srcs := make([]string, len(rules))
 	for i := range rules {
 		srcs[i] = `(?s)` + expand(rules[i].pattern)

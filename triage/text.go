@@ -113,7 +113,7 @@ func seams(pieces []piece) []seam {
 		}
 		tail := lastWords(a.norm, seamWords)
 		for j, b := range pieces {
-			if j == i || j == i+1 || prose(b.path) == 0 || b.path == "title" || b.path == "description" {
+			if j == i || j == i+1 || prose(b.path) == 0 || head(b.path) {
 				continue
 			}
 			head := firstWords(b.norm, seamWords)
@@ -126,8 +126,12 @@ func seams(pieces []piece) []seam {
 // midSentence reports whether p is the title or description that stops
 // mid-sentence (no final punctuation), which the seams read on.
 func midSentence(p piece) bool {
-	return (p.path == "title" || p.path == "description") && p.norm != "" && !strings.ContainsAny(p.norm[len(p.norm)-1:], ".!?:;)]}\"'`")
+	return head(p.path) && p.norm != "" && !strings.ContainsAny(p.norm[len(p.norm)-1:], ".!?:;)]}\"'`")
 }
+
+// head reports whether path is the item's own title or description, the
+// text the rest of a definition is read after.
+func head(path string) bool { return path == "title" || path == "description" }
 
 func lastWords(s string, n int) string {
 	i := len(s)
@@ -296,7 +300,7 @@ func (t *texts) pathsAt(i, j int) string {
 func (t *texts) unreadEnd(i, j int) int {
 	for k, st := range t.starts {
 		end := st + len(t.pieces[k].norm)
-		if k+1 < len(t.pieces) && i < end && end < j && t.pieces[k].path != "title" && t.pieces[k].path != "description" {
+		if k+1 < len(t.pieces) && i < end && end < j && !head(t.pieces[k].path) {
 			return end
 		}
 	}

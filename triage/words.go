@@ -222,7 +222,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		if name == self { // the item itself; a collision is name-collision
 			continue
 		}
-		w := toolWhere(tools, s.Server, self, name)
+		w := toolWhere(tools, s.Server, name)
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) && !(w&1 != 0 && quoted(j, lo, hi)) {
 			continue
 		}

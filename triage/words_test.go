@@ -36,22 +36,20 @@ func FuzzFoldNFKC(f *testing.F) {
 	})
 }
 
-// FuzzToolWhere: toolWhere over the surface's toolServers says what the
-// per-item map of the surface's tools (every name normalised for each
-// item) says.
+// FuzzToolWhere: toolWhere over the surface's toolServers says what a
+// map built name by name from the surface's tools says.
 func FuzzToolWhere(f *testing.F) {
-	f.Add("send_email\nSend_Email\nsearch\nread-file", "send_email", "send_email")
-	f.Fuzz(func(t *testing.T, list, item, token string) {
+	f.Add("send_email\nSend_Email\nsearch\nread-file", "send_email")
+	f.Fuzz(func(t *testing.T, list, token string) {
 		var names []Name
 		for i, n := range strings.Split(list, "\n") {
 			names = append(names, Name{Server: []string{"s", "o"}[i%2], Kind: []string{KindTool, KindTool, KindPrompt}[i%3], Name: n})
 		}
 		s := NewSurface("s", names)
-		self := Normalize(item)
 		want := map[string]int{}
 		for _, n := range names {
 			nn := Normalize(n.Name)
-			if n.Kind != KindTool || nn == "" || n.Server == s.Server && nn == self {
+			if n.Kind != KindTool || nn == "" {
 				continue
 			}
 			if n.Server == s.Server {
@@ -61,8 +59,8 @@ func FuzzToolWhere(f *testing.F) {
 			}
 		}
 		for _, name := range append(slices.Collect(maps.Keys(want)), Normalize(token)) {
-			if got := toolWhere(s.toolServers(), s.Server, self, name); got != want[name] {
-				t.Fatalf("%q (item %q): toolWhere says %d, the per-item map %d", name, item, got, want[name])
+			if got := toolWhere(s.toolServers(), s.Server, name); got != want[name] {
+				t.Fatalf("%q: toolWhere says %d, the name-by-name map %d", name, got, want[name])
 			}
 		}
 	})
