@@ -184,6 +184,11 @@ func Change(old, new *Item, s Surface) []Label {
 		out = append(out, nameLabels(new, s)...)
 	}
 	out = append(out, structLabels(old, new, nt, ot)...)
+	if Highest(out) < High {
+		if l, ok := wordingLabel(nt, ot); ok {
+			out = append(out, l)
+		}
+	}
 	switch {
 	case old == nil && new.Kind != KindInstructions && Highest(out) < Medium:
 		out = append(out, Label{ID: NewTool, Severity: Low, Evidence: evidence("", new.Kind+" "+new.Name)})
