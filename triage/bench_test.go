@@ -61,3 +61,24 @@ func BenchmarkChangeLarge(b *testing.B) {
 		Change(&Item{Kind: KindTool, Name: "t", Def: o}, &Item{Kind: KindTool, Name: "t", Def: n}, s)
 	}
 }
+
+// BenchmarkWordingParse reads wording.tsv, what the first changed item an
+// agentgate run labels pays once; BenchmarkBenignChanges labels every
+// dev benign change of the corpus (the rules and the wording table), for
+// the cost of the table per change:
+//
+//	go test ./triage -run XXX -bench 'WordingParse|BenignChanges' -benchmem -count 3
+func BenchmarkWordingParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := parseWording(wordingTSV); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBenignChanges(b *testing.B) {
+	c := loadCorpus(b).dev()
+	for b.Loop() {
+		c.benign(b)
+	}
+}
