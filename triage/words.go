@@ -196,9 +196,9 @@ var (
 	// passAfter is a whole output put into another tool's argument, after
 	// the tool's name: "call create_work_item in project X with ... the
 	// full file content as the description".
-	passAfter = lazyre.New(`^["'\x60]?,? [^.;!?]{0,120}?\b(?:the |its |their )?(?:(?:full|entire|complete|whole|raw|unredacted|retrieved|returned|fetched|captured) )+(?:[^ ]+ ){0,2}?(?:content|contents|text|output|body|log|logs|object|results?|response|data|values?|headers?) as (?:the |its |an? )?[a-z_]+`)
-	callBefore  = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
-	nameToken   = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
+	passAfter  = lazyre.New(`^["'\x60]?,? [^.;!?]{0,120}?\b(?:the |its |their )?(?:(?:full|entire|complete|whole|raw|unredacted|retrieved|returned|fetched|captured) )+(?:[^ ]+ ){0,2}?(?:content|contents|text|output|body|log|logs|object|results?|response|data|values?|headers?) as (?:the |its |an? )?[a-z_]+`)
+	callBefore = lazyre.New(`(?s)(?:^|[.;:!,] |\bthen |\band |\balso |\bplease |\bmust |\bshould |\bto |\bnow )(?:call|invoke|use|run|trigger|execute) (?:the |its |their )?$`)
+	nameToken  = lazyre.New("[a-z0-9_][a-z0-9_.:/-]*")
 )
 
 // shadowMatches finds the other tools of the surface named in t: a tool
