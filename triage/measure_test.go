@@ -26,16 +26,18 @@ import (
 // 8b), heldout15.json dev18.json and heldout16.json dev19.json (round
 // 8d; 171/203 on landing after round 8c, their authors having seen the
 // subjects of the five latest commits before reading their brief).
-// heldout17.json and heldout18.json, written blind during round 8d,
-// measured when they landed after that round: 84/100 and 88/103,
-// 172/203: minHeldOut.
+// heldout17.json dev20.json and heldout18.json dev21.json (round 9;
+// 172/203 on landing after round 8d). heldout19.json and heldout20.json,
+// written blind at the start of round 9, measured when they landed after
+// that round (the wording table and round 9's rules): 92/100 and 95/101,
+// 187/201: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 172.0 / 203
+	minHeldOut    = 187.0 / 201
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
