@@ -27,17 +27,18 @@ import (
 // 8d; 171/203 on landing after round 8c, their authors having seen the
 // subjects of the five latest commits before reading their brief).
 // heldout17.json dev20.json and heldout18.json dev21.json (round 9;
-// 172/203 on landing after round 8d). heldout19.json and heldout20.json,
-// written blind at the start of round 9, measured when they landed after
-// that round (the wording table and round 9's rules): 92/100 and 95/101,
-// 187/201: minHeldOut.
+// 172/203 on landing after round 8d), heldout19.json dev22.json and
+// heldout20.json dev23.json (round 9b; 187/201 on landing after round 9,
+// the first with the wording table). heldout21.json and heldout22.json,
+// written blind during round 9b, measured when they landed after it:
+// 97/106 and 93/103, 190/209: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 187.0 / 201
+	minHeldOut    = 190.0 / 209
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
