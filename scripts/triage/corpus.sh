@@ -74,6 +74,8 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			DIGITALOCEAN_API_TOKEN=dop_v1_x ASANA_ACCESS_TOKEN=x CHANNEL_ACCESS_TOKEN=x DESTINATION_USER_ID=U0 \
 			BACKLOG_DOMAIN=x.backlog.com BACKLOG_API_KEY=x POSTMAN_API_KEY=PMAK-x MAPBOX_ACCESS_TOKEN=pk.x \
 			MORPH_API_KEY=x GITHUB_TOKEN=x BUGSNAG_AUTH_TOKEN=x COOLIFY_ACCESS_TOKEN=x COOLIFY_BASE_URL=http://127.0.0.1:8000 \
+			ITERABLE_API_KEY=00000000000000000000000000000000 RESEND_API_KEY=re_x \
+			TRELLO_API_KEY=x TRELLO_TOKEN=x \
 			KUBECONFIG="$scratch/kubeconfig" FS_ROOT="$scratch/fs-root" HOME="$scratch" \
 			node "$here/capture.mjs" "$dir/node_modules/.bin/$bin" ${args//\$FS_ROOT/$scratch/fs-root}) >"$scratch/capture.json"; then
 			echo "skip $pkg@$v: no listing" >&2
