@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// The wording table (round 9, docs/TRIAGE.md#the-wording-table): a
+// The wording table (round 9, docs/TRIAGE.md#the-wording-table-round-9): a
 // weight for each word and each pair of adjacent words, learnt from the
 // dev corpus (TestWordingTable trains it and checks that wording.tsv is
 // what training gives). A clause's score is the table's bias plus the

@@ -14,7 +14,7 @@ import (
 
 var updateWording = flag.Bool("update", false, "rewrite wording.tsv from the dev corpus (TestWordingTable)")
 
-// The wording table's training, as docs/TRIAGE.md#the-wording-table
+// The wording table's training, as docs/TRIAGE.md#the-wording-table-round-9
 // states it. Everything is in a fixed order, so that training gives the
 // same table on every run.
 const (
@@ -276,7 +276,7 @@ func TestWordingTable(t *testing.T) {
 // formatWording writes the table as wording.tsv holds it.
 func formatWording(t wordingTable, clauses, attacks, changes int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# The wording table (docs/TRIAGE.md#the-wording-table), written by\n")
+	fmt.Fprintf(&b, "# The wording table (docs/TRIAGE.md#the-wording-table-round-9), written by\n")
 	fmt.Fprintf(&b, "# go test ./triage -run TestWordingTable -update from the dev corpus:\n")
 	fmt.Fprintf(&b, "# %d clauses (benign releases and %d attacks), the threshold out of fold\n", clauses, attacks)
 	fmt.Fprintf(&b, "# over %d benign changes. Weights in thousandths; edit the corpus, not this.\n", changes)
