@@ -214,27 +214,36 @@ type benignChange struct {
 func (c *corpus) benign(t testing.TB) []benignChange {
 	var out []benignChange
 	for _, pkg := range c.order {
-		rs := c.releases[pkg]
 		ctx := c.context(pkg, t)
-		for i := 1; i < len(rs); i++ {
-			a, b := c.itemsOf(t, rs[i-1]), c.itemsOf(t, rs[i])
-			s := NewSurface(serverName(pkg), append(c.namesOf(t, rs[i], serverName(pkg)), ctx...))
-			for _, k := range slices.SortedFunc(maps.Keys(b), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
-				nd := b[k]
-				od, had := a[k]
-				if had && string(od) == string(nd) {
-					continue
-				}
-				var old *Item
-				if had {
-					old = &Item{Kind: k[0], Name: k[1], Def: od}
-				}
-				out = append(out, benignChange{pkg: pkg, from: rs[i-1].ref(), to: rs[i].ref(), kind: k[0], name: k[1],
-					labels: Change(old, &Item{Kind: k[0], Name: k[1], Def: nd}, s)})
-			}
-		}
+		c.eachChange(t, pkg, func(from, to surface, k [2]string, old *Item, nd []byte) {
+			s := NewSurface(serverName(pkg), append(c.namesOf(t, to, serverName(pkg)), ctx...))
+			out = append(out, benignChange{pkg: pkg, from: from.ref(), to: to.ref(), kind: k[0], name: k[1],
+				labels: Change(old, &Item{Kind: k[0], Name: k[1], Def: nd}, s)})
+		})
 	}
 	return out
+}
+
+// eachChange calls fn for every item added or changed between two
+// consecutive releases of pkg, in release order and by kind and name:
+// old is the item before (nil when added), nd its definition after.
+func (c *corpus) eachChange(t testing.TB, pkg string, fn func(from, to surface, k [2]string, old *Item, nd []byte)) {
+	rs := c.releases[pkg]
+	for i := 1; i < len(rs); i++ {
+		a, b := c.itemsOf(t, rs[i-1]), c.itemsOf(t, rs[i])
+		for _, k := range slices.SortedFunc(maps.Keys(b), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
+			nd := b[k]
+			od, had := a[k]
+			if had && string(od) == string(nd) {
+				continue
+			}
+			var old *Item
+			if had {
+				old = &Item{Kind: k[0], Name: k[1], Def: od}
+			}
+			fn(rs[i-1], rs[i], k, old, nd)
+		}
+	}
 }
 
 // firstLock labels every item of every package's latest release as

@@ -42,24 +42,17 @@ var wording = sync.OnceValue(func() wordingTable {
 // or word pair.
 func parseWording(s string) (wordingTable, error) {
 	t := wordingTable{weights: map[string]int{}}
-	var haveBias, haveThreshold bool
+	headers := map[string]*int{"bias": &t.bias, "threshold": &t.threshold}
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(s))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		if v, ok := strings.CutPrefix(line, "# bias "); ok {
-			b, err := strconv.Atoi(v)
+		if name, v, ok := strings.Cut(strings.TrimPrefix(line, "# "), " "); ok && strings.HasPrefix(line, "# ") && headers[name] != nil {
+			x, err := strconv.Atoi(v)
 			if err != nil {
-				return t, fmt.Errorf("line %d: bias %q: %v", n, v, err)
+				return t, fmt.Errorf("line %d: %s %q: %v", n, name, v, err)
 			}
-			t.bias, haveBias = b, true
-			continue
-		}
-		if v, ok := strings.CutPrefix(line, "# threshold "); ok {
-			b, err := strconv.Atoi(v)
-			if err != nil {
-				return t, fmt.Errorf("line %d: threshold %q: %v", n, v, err)
-			}
-			t.threshold, haveThreshold = b, true
+			*headers[name], seen[name] = x, true
 			continue
 		}
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -78,7 +71,7 @@ func parseWording(s string) (wordingTable, error) {
 		}
 		t.weights[f] = v
 	}
-	if !haveBias || !haveThreshold {
+	if len(seen) < len(headers) {
 		return t, fmt.Errorf("no bias or threshold line")
 	}
 	return t, sc.Err()
@@ -99,20 +92,26 @@ func wordingFeatures(clause string) []string {
 	return slices.Compact(out)
 }
 
-// score is the clause's score, and the features that weigh most toward
-// it (at most three, heaviest first, ties by feature).
-func (t wordingTable) score(clause string) (int, []string) {
+// score is the clause's score.
+func (t wordingTable) score(clause string) int {
 	z := t.bias
+	for _, f := range wordingFeatures(clause) {
+		z += t.weights[f]
+	}
+	return z
+}
+
+// top is the features that weigh most toward the clause's score (at
+// most three, heaviest first, ties by feature).
+func (t wordingTable) top(clause string) []string {
 	var pos []string
 	for _, f := range wordingFeatures(clause) {
-		w := t.weights[f]
-		z += w
-		if w > 0 {
+		if t.weights[f] > 0 {
 			pos = append(pos, f)
 		}
 	}
 	slices.SortStableFunc(pos, func(a, b string) int { return t.weights[b] - t.weights[a] })
-	return z, pos[:min(3, len(pos))]
+	return pos[:min(3, len(pos))]
 }
 
 // scoredPiece reports whether the table reads a piece at path: prose
@@ -181,17 +180,16 @@ func wordingLabel(nt, ot texts) (Label, bool) {
 	t := wording()
 	cs, ps := newClauses(nt, ot)
 	best, at := 0, -1
-	var top []string
 	for i, c := range cs {
-		if z, fs := t.score(c); z >= t.threshold && (at < 0 || z > best) {
-			best, at, top = z, i, fs
+		if z := t.score(c); z >= t.threshold && (at < 0 || z > best) {
+			best, at = z, i
 		}
 	}
 	if at < 0 {
 		return Label{}, false
 	}
 	var why []string
-	for _, f := range top {
+	for _, f := range t.top(cs[at]) {
 		w := t.weights[f]
 		if len(f) > maxFeatureShown { // words are ASCII: any cut is whole letters
 			f = f[:maxFeatureShown] + "…"

@@ -121,15 +121,14 @@ type wordingChange struct {
 	clauses []string // new clauses; nil for an added item, which the table does not read
 }
 
-func loadWordingCorpus(t testing.TB) (*corpus, wordingCorpus) {
+func loadWordingCorpus(t testing.TB) wordingCorpus {
 	dev := loadCorpus(t).dev()
 	var wc wordingCorpus
 	byKey := func(x, y [2]string) int { return strings.Compare(x[0]+"\x00"+x[1], y[0]+"\x00"+y[1]) }
 	for p, pkg := range dev.order {
 		seen := map[string]bool{}
 		var cs []string
-		rs := dev.releases[pkg]
-		for i, r := range rs {
+		for _, r := range dev.releases[pkg] {
 			items := dev.itemsOf(t, r)
 			for _, k := range slices.SortedFunc(maps.Keys(items), byKey) {
 				all, _ := pieceClauses(collect(k[0], items[k]))
@@ -139,24 +138,16 @@ func loadWordingCorpus(t testing.TB) (*corpus, wordingCorpus) {
 						cs = append(cs, c)
 					}
 				}
-				if i == 0 {
-					continue
-				}
-				od, had := dev.itemsOf(t, rs[i-1])[k]
-				if had && string(od) == string(items[k]) {
-					continue
-				}
-				ch := wordingChange{pkg: p}
-				if had {
-					ch.clauses, _ = newClauses(collect(k[0], items[k]), collect(k[0], od))
-					if ch.clauses == nil {
-						ch.clauses = []string{}
-					}
-				}
-				wc.changes = append(wc.changes, ch)
 			}
 		}
 		wc.benign = append(wc.benign, cs)
+		dev.eachChange(t, pkg, func(_, _ surface, k [2]string, old *Item, nd []byte) {
+			ch := wordingChange{pkg: p}
+			if old != nil {
+				ch.clauses, _ = newClauses(collect(k[0], nd), collect(k[0], old.Def))
+			}
+			wc.changes = append(wc.changes, ch)
+		})
 	}
 	for _, a := range readAttacks(t) {
 		if !strings.HasPrefix(a.file, "dev") || !wordingTrains(a) {
@@ -171,7 +162,7 @@ func loadWordingCorpus(t testing.TB) (*corpus, wordingCorpus) {
 		num, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(a.file, "dev"), ".json"))
 		wc.attacks = append(wc.attacks, wordingAttack{fold: num % wordingFolds, clauses: cs})
 	}
-	return dev, wc
+	return wc
 }
 
 // wordingTrains reports whether an attack's text is training text: it
@@ -209,8 +200,7 @@ func (wc wordingCorpus) examples(fold int) []wordingExample {
 func (t wordingTable) best(clauses []string) int {
 	z := math.MinInt
 	for _, c := range clauses {
-		s, _ := t.score(c)
-		z = max(z, s)
+		z = max(z, t.score(c))
 	}
 	return z
 }
@@ -224,7 +214,7 @@ func TestWordingTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains five tables (about 30 s)")
 	}
-	_, wc := loadWordingCorpus(t)
+	wc := loadWordingCorpus(t)
 	oofChange := make([]int, len(wc.changes))
 	oofAttack := make([]int, len(wc.attacks))
 	for fold := range wordingFolds {
@@ -382,7 +372,7 @@ func TestParseWording(t *testing.T) {
 		t.Fatalf("%+v %v", tb, err)
 	}
 	// A clause's score is the bias plus each feature's weight once.
-	if z, top := tb.score("the user, the user"); z != -5+3+4 || !slices.Equal(top, []string{"user", "the user"}) {
+	if z, top := tb.score("the user, the user"), tb.top("the user, the user"); z != -5+3+4 || !slices.Equal(top, []string{"user", "the user"}) {
 		t.Errorf("score %d %v", z, top)
 	}
 	if _, err := parseWording(wordingTSV); err != nil {
