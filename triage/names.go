@@ -20,24 +20,43 @@ func Skeleton(name string) string {
 
 // lookAlike reports whether two different names look alike: one
 // Skeleton, or one Skeleton once case folded ("Echo" and "echo") and
-// without separators ("write-file" and "write_file"). It is written
-// apart from nameKeys so that TestNameIndex checks the index's keys
-// against it.
+// without separators ("write-file" and "write_file") and combining marks
+// ("fiłe", whose Skeleton is "fil" and a combining overlay, and "file").
+// It is written apart from nameKeys so that TestNameIndex checks the
+// index's keys against it.
 func lookAlike(a, b string) bool {
 	if a == b {
 		return false
 	}
 	x, y := Skeleton(fold.String(a)), Skeleton(fold.String(b))
-	return Skeleton(a) == Skeleton(b) || x == y || unseparated(x) == unseparated(y)
+	return Skeleton(a) == Skeleton(b) || x == y || unmarked(unseparated(x)) == unmarked(unseparated(y))
 }
 
 // nameKeys are the three forms lookAlike compares, each tagged with
 // which it is: the Skeleton, the Skeleton case folded, and that without
-// separators. Two different names look alike when they have one in
-// common.
+// separators and combining marks. Two different names look alike when
+// they have one in common.
 func nameKeys(name string) [3]string {
 	x := Skeleton(fold.String(name))
-	return [3]string{"s" + Skeleton(name), "f" + x, "u" + unseparated(x)}
+	return [3]string{"s" + Skeleton(name), "f" + x, "u" + unmarked(unseparated(x))}
+}
+
+// unmarked drops the combining marks of s (which NFKC and the Skeleton
+// leave on letters they do not map, as ł's stroke).
+func unmarked(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// styleOnly reports whether a and b differ only in letter case and word
+// separators ("read_text_file" and "readTextFile"): two servers' own
+// naming styles, not a confusable character.
+func styleOnly(a, b string) bool {
+	return unseparated(fold.String(norm.NFKC.String(a))) == unseparated(fold.String(norm.NFKC.String(b)))
 }
 
 // nameIndex maps a kind and one of nameKeys to the Surface's names
@@ -165,18 +184,49 @@ func nameLabels(item *Item, s Surface) []Label {
 		return strings.Compare(a.Server+"\x00"+a.Name, b.Server+"\x00"+b.Name)
 	})
 	if len(like) > 0 {
-		n := like[0]
-		where := "this server's"
-		if n.Server != s.Server {
-			where = "server " + quote(n.Server) + "'s"
-		}
-		out = append(out, Label{ID: LookalikeName, Severity: High,
-			Evidence: evidence("name", item.Name) + " looks like " + where + " " + n.Kind + " " + evidence("", n.Name)})
+		out = append(out, likeLabel(item, like, s))
 	}
 	if l, ok := collision(item, s); ok {
 		out = append(out, l)
 	}
 	return out
+}
+
+// likeLabel is the label for item's look-alike names (like, sorted):
+// lookalike-name (high) on the first, unless every one is on another
+// server and differs from item's name only in case and separators
+// (styleOnly) while item's name follows its own server's naming
+// (offNaming): then name-collision (medium), as for an exact name, since
+// "readTextFile" beside another server's "read_text_file" is two
+// servers' styles. A confusable character, a look-alike on the item's
+// own server, or a name that breaks its server's naming stays high.
+func likeLabel(item *Item, like []Name, s Surface) Label {
+	n := like[0]
+	where := "this server's"
+	if n.Server != s.Server {
+		where = "server " + quote(n.Server) + "'s"
+	}
+	ev := evidence("name", item.Name) + " looks like " + where + " " + n.Kind + " " + evidence("", n.Name)
+	for _, o := range like {
+		if o.Server == s.Server || !styleOnly(item.Name, o.Name) {
+			return Label{ID: LookalikeName, Severity: High, Evidence: ev}
+		}
+	}
+	if offNaming(Normalize(item.Name), ownNames(item, s)) != "" {
+		return Label{ID: LookalikeName, Severity: High, Evidence: ev}
+	}
+	return Label{ID: NameCollision, Severity: Medium, Evidence: ev + ", in another naming style"}
+}
+
+// ownNames is the Normalize'd names of the other tools of item's server.
+func ownNames(item *Item, s Surface) []string {
+	var own []string
+	for _, n := range s.Names {
+		if n.Server == s.Server && n.Kind == KindTool && n.Name != item.Name {
+			own = append(own, Normalize(n.Name))
+		}
+	}
+	return own
 }
 
 // collision labels a tool whose exact name another server lists:
@@ -195,13 +245,7 @@ func collision(item *Item, s Surface) (Label, bool) {
 		return Label{}, false
 	}
 	ev := evidence("name", item.Name) + " is also a tool of server " + quote(slices.Min(others))
-	var own []string
-	for _, n := range s.Names {
-		if n.Server == s.Server && n.Kind == KindTool && n.Name != item.Name {
-			own = append(own, Normalize(n.Name))
-		}
-	}
-	if why := offNaming(name, own); why != "" {
+	if why := offNaming(name, ownNames(item, s)); why != "" {
 		return Label{ID: ToolShadowing, Severity: High, Evidence: ev + ", and " + why}, true
 	}
 	return Label{ID: NameCollision, Severity: Medium, Evidence: ev}, true

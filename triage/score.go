@@ -116,9 +116,19 @@ func (t wordingTable) top(clause string) []string {
 
 // scoredPiece reports whether the table reads a piece at path: prose
 // (descriptions and titles at any depth, the instructions), enum values
-// and defaults; not property names.
+// and defaults; not property names (a property named "default_branch",
+// or "default", is a name, not a default).
 func scoredPiece(path string) bool {
-	return prose(path) == 1 || path == "instructions" || strings.Contains(path, "enum") || strings.Contains(path, "default")
+	if prose(path) == 1 || path == "instructions" {
+		return true
+	}
+	segs := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' })
+	for i, s := range segs {
+		if (s == "enum" || s == "default") && (i == 0 || segs[i-1] != "properties") {
+			return true
+		}
+	}
+	return false
 }
 
 // pieceClauses is every clause of t's scored pieces, each once, with the

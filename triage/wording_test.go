@@ -379,3 +379,28 @@ func TestParseWording(t *testing.T) {
 		t.Errorf("wording.tsv: %v", err)
 	}
 }
+
+// TestScoredPiece: the table reads prose, enum values and defaults, and
+// not property names, even ones spelt like a keyword.
+func TestScoredPiece(t *testing.T) {
+	for path, want := range map[string]bool{
+		"description":                            true,
+		"title":                                  true,
+		"instructions":                           true,
+		"inputSchema.properties.q.description":   true,
+		"inputSchema.properties.mode.enum[1]":    true,
+		"inputSchema.properties.mode.default":    true,
+		"inputSchema.properties.tags.default[0]": true,
+		"inputSchema.properties.default.enum[0]": true,
+		"inputSchema.properties.default_branch":  false,
+		"inputSchema.properties.default":         false,
+		"inputSchema.properties.enum":            false,
+		"inputSchema.properties.q.pattern":       false,
+		"name":                                   false,
+		"arguments[0].name":                      false,
+	} {
+		if got := scoredPiece(path); got != want {
+			t.Errorf("scoredPiece(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
