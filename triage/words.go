@@ -38,8 +38,7 @@ type match struct {
 
 // find returns the matches of r in t: in the joined text and its seams
 // (so that a sentence split across members is found), or for a scoped
-// rule in each piece of its scope. A row with negate drops the matches a negation
-// cancels (negated).
+// rule in each piece of its scope, less those it drops (dropped).
 func (r *rule) find(t texts) []match {
 	if r.scope == "" {
 		return append(r.findJoined(t), r.findSeams(t)...)
@@ -52,7 +51,7 @@ func (r *rule) find(t texts) []match {
 			continue
 		}
 		for _, loc := range r.sieve.locate(r.re, p.norm, r.sieve.lex.scan(p.norm)) {
-			if r.negate && negated(p.norm, loc[0]) {
+			if r.dropped(p.norm, loc) {
 				continue
 			}
 			out = append(out, match{path: p.path, text: strings.TrimRight(p.norm[loc[0]:loc[1]], " "), at: t.starts[k] + loc[0]})
@@ -74,7 +73,7 @@ func (r *rule) findJoined(t texts) []match {
 			}
 			loc = []int{loc[0] + in[0], loc[0] + in[1]}
 		}
-		if r.negate && negated(t.joined, loc[0]) {
+		if r.dropped(t.joined, loc) {
 			continue
 		}
 		out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
@@ -88,12 +87,29 @@ func (r *rule) findSeams(t texts) []match {
 	var out []match
 	for _, sm := range t.seams {
 		for _, loc := range r.sieve.locate(r.re, sm.text, sm.seen) {
-			if loc[0] < sm.split && loc[1] > sm.split && !(r.negate && negated(sm.text, loc[0])) {
+			if loc[0] < sm.split && loc[1] > sm.split && !r.dropped(sm.text, loc) {
 				out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
 			}
 		}
 	}
 	return out
+}
+
+// dropped reports whether the match s[loc[0]:loc[1]] is not an ask
+// after all: a negation cancels it (negate) or its text is an exception
+// (except).
+func (r *rule) dropped(s string, loc []int) bool {
+	return r.negate && negated(s, loc[0]) || r.exceptRe != nil && r.exceptRe.MatchString(s[loc[0]:loc[1]])
+}
+
+// finds reports whether r finds a match in s that it keeps.
+func (r *rule) finds(s string) bool {
+	for _, loc := range r.re.FindAllStringIndex(s, -1) {
+		if !r.dropped(s, loc) {
+			return true
+		}
+	}
+	return false
 }
 
 // negationBefore is a negation ending at most one word before a match:
@@ -165,7 +181,7 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 // The words around another tool's name that change its behaviour.
 var (
 	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:replaces|supersedes|overrides|shadows|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:guardrails?|safeguards?|safety checks?|checks|confirmations?|restrictions?|limits) (?:of|for|on|in) (?:the )?)$`)
-	shadowAfter  = lazyre.New(`(?s)^[^ ]* (?:[^ ]*[^ .;] ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only| therefore| thus| then| instead)* (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
+	shadowAfter  = lazyre.New(`(?s)^[^ .;!?]* (?:[^ ]*[^ .;] ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only| therefore| thus| then| instead)* (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
 	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated|unreliable|flaky|buggy|insecure)\b|\b(?:field|parameter|param|argument|option|flag) (?:is|are) (?:now )?(?:expressed|interpreted|treated|read|measured|counted|taken) (?:in|as)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|(?:has|have) been (?:retired|phased out|sunset|deprecated|disabled|withdrawn)\b|(?:does not|doesn't|do not|don't) (?:stick|persist|take effect|actually (?:save|apply|work))\b|\bserves? (?:stale|cached|outdated|old)\b|(?:is|are) sampled\b|\bsilently (?:truncates|drops|loses|omits|fails)\b|\balways reports? (?:success|ok|passed|green)\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:flag|option|parameter|setting|argument|mode) (?:is|are) (?:now )?(?:ignored|inverted|reversed|swapped|not honou?red|a no-op|broken|disabled)\b|\b(?:is|are) not honou?red\b|\b(?:deletes|removes|writes|pushes) for real\b|\b(?:a )?dry[- ]run is (?:implied|automatic|assumed)\b|\bcan be (?:issued|called|run|used) freely\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b)`)
 	// shadowClaim is another tool of this server as the subject of what
 	// it does to data ("open_nodes also permanently removes", "the
