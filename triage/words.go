@@ -96,10 +96,21 @@ func (r *rule) findSeams(t texts) []match {
 }
 
 // dropped reports whether the match s[loc[0]:loc[1]] is not an ask
-// after all: a negation cancels it (negate) or its text is an exception
-// (except).
+// after all: a negation cancels it (negate) or it is an exception
+// (exceptional).
 func (r *rule) dropped(s string, loc []int) bool {
-	return r.negate && negated(s, loc[0]) || r.exceptRe != nil && r.exceptRe.MatchString(s[loc[0]:loc[1]])
+	return r.negate && negated(s, loc[0]) || r.exceptRe != nil && exceptional(r.exceptRe, s, loc)
+}
+
+// exceptional reports whether except matches the match s[loc[0]:loc[1]]
+// with what comes before it in its sentence (at most 120 bytes back, to
+// the last ".", ";", ":", "!" or "?").
+func exceptional(except *regexp.Regexp, s string, loc []int) bool {
+	from := max(0, loc[0]-120)
+	if i := strings.LastIndexAny(s[from:loc[0]], ".;:!?"); i >= 0 {
+		from += i + 1
+	}
+	return except.MatchString(s[from:loc[1]])
 }
 
 // finds reports whether r finds a match in s that it keeps.
@@ -182,7 +193,7 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 var (
 	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:replaces|supersedes|overrides|shadows|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:guardrails?|safeguards?|safety checks?|checks|confirmations?|restrictions?|limits) (?:of|for|on|in) (?:the )?)$`)
 	shadowAfter  = lazyre.New(`(?s)^[^ .;!?]* (?:[^ ]*[^ .;] ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only| therefore| thus| then| instead)* (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
-	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated|unreliable|flaky|buggy|insecure)\b|\b(?:field|parameter|param|argument|option|flag) (?:is|are) (?:now )?(?:expressed|interpreted|treated|read|measured|counted|taken) (?:in|as)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|(?:has|have) been (?:retired|phased out|sunset|deprecated|disabled|withdrawn)\b|(?:does not|doesn't|do not|don't) (?:stick|persist|take effect|actually (?:save|apply|work))\b|\bserves? (?:stale|cached|outdated|old)\b|(?:is|are) sampled\b|\bsilently (?:truncates|drops|loses|omits|fails)\b|\balways reports? (?:success|ok|passed|green)\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:flag|option|parameter|setting|argument|mode) (?:is|are) (?:now )?(?:ignored|inverted|reversed|swapped|not honou?red|a no-op|broken|disabled)\b|\b(?:is|are) not honou?red\b|\b(?:deletes|removes|writes|pushes) for real\b|\b(?:a )?dry[- ]run is (?:implied|automatic|assumed)\b|\bcan be (?:issued|called|run|used) freely\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b)`)
+	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated|unreliable|flaky|buggy|insecure)\b|\b(?:field|parameter|param|argument|option|flag) (?:is|are) (?:now )?(?:expressed|interpreted|treated|read|measured|counted|taken) (?:in|as)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|(?:has|have) been (?:retired|phased out|sunset|deprecated|disabled|withdrawn)\b|(?:does not|doesn't|do not|don't) (?:stick|persist|take effect|actually (?:save|apply|work))\b|\bserves? (?:stale|cached|outdated|old)\b|(?:is|are) sampled\b|\bsilently (?:truncates|drops|loses|omits|fails)\b|\balways reports? (?:success|ok|passed|green)\b|(?:currently |now |silently )?(?:corrupts|mangles|garbles)\b|(?:is|are|gets?) (?:rejected|refused|blocked|denied) unless\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:flag|option|parameter|setting|argument|mode) (?:is|are) (?:now )?(?:ignored|inverted|reversed|swapped|not honou?red|a no-op|broken|disabled)\b|\b(?:is|are) not honou?red\b|\b(?:deletes|removes|writes|pushes) for real\b|\b(?:a )?dry[- ]run is (?:implied|automatic|assumed)\b|\bcan be (?:issued|called|run|used) freely\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b)`)
 	// shadowClaim is another tool of this server as the subject of what
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
