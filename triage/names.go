@@ -65,6 +65,8 @@ func styleOnly(a, b string) bool {
 type nameIndex struct {
 	toolsOnce sync.Once
 	tools     map[string][]string // Surface.toolServers
+	camelOnce sync.Once
+	camel     map[string]bool // Surface.camelTools
 
 	once sync.Once
 	by   map[string][]int
@@ -307,6 +309,38 @@ func (s Surface) toolServers() map[string][]string {
 // toolWhere is where name is a tool, among tools (toolServers): 1 on
 // server, 2 on another server, 3 both, 0 neither. The labelled item's own
 // name is not asked (shadowMatches skips it).
+// camelTools is the Normalize'd names of the surface's tools written in
+// camelCase ("readTextFile"): once case folded they read as one plain
+// word, but not one a text uses by chance, so a text naming one names
+// the tool. Built once per index.
+func (s Surface) camelTools() map[string]bool {
+	build := func() map[string]bool {
+		out := map[string]bool{}
+		for _, n := range s.Names {
+			if n.Kind == KindTool && camelCase(n.Name) {
+				out[Normalize(n.Name)] = true
+			}
+		}
+		return out
+	}
+	if s.index == nil {
+		return build()
+	}
+	s.index.camelOnce.Do(func() { s.index.camel = build() })
+	return s.index.camel
+}
+
+// camelCase reports whether name has a lower-case ASCII letter followed
+// by an upper-case one.
+func camelCase(name string) bool {
+	for i := 1; i < len(name); i++ {
+		if name[i-1] >= 'a' && name[i-1] <= 'z' && name[i] >= 'A' && name[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
 func toolWhere(tools map[string][]string, server, name string) int {
 	w := 0
 	for _, srv := range tools[name] {

@@ -400,6 +400,20 @@ func newParams(kind string, ov, nv any) []Label {
 	return out
 }
 
+// defaultOf is the member path of the schema whose default, or one
+// element of whose array default, is at path: "a.properties.to" for
+// "a.properties.to.default" and "a.properties.bcc.default[0]".
+func defaultOf(path string) (string, bool) {
+	if prefix, ok := strings.CutSuffix(path, ".default"); ok {
+		return prefix, true
+	}
+	i := strings.LastIndex(path, ".default[")
+	if i < 0 || !strings.HasSuffix(path, "]") || strings.Trim(path[i+len(".default["):len(path)-1], "0123456789") != "" {
+		return "", false
+	}
+	return path[:i], true
+}
+
 var templateVar = lazyre.New(`\{([^}]*)\}`)
 
 // destWord is what a parameter's name or description says when it is
@@ -412,13 +426,13 @@ var destWord = lazyre.New(`(?i)deliver|receiv|copied|\bcop(?:y|ies)\b|mirror|for
 // of every report"): left alone, every call sends to someone the user
 // did not name.
 func defaultDestLabels(nt, ot texts) []Label {
-	if !slices.ContainsFunc(nt.pieces, func(p piece) bool { return strings.HasSuffix(p.path, ".default") }) {
+	if !slices.ContainsFunc(nt.pieces, func(p piece) bool { _, ok := defaultOf(p.path); return ok }) {
 		return nil
 	}
 	old, now := ot.byPath(), nt.byPath()
 	var out []Label
 	for _, p := range nt.pieces {
-		prefix, ok := strings.CutSuffix(p.path, ".default")
+		prefix, ok := defaultOf(p.path)
 		if !ok || !strings.Contains(prefix, ".properties.") || old[p.path].raw == p.raw || !urlRe().MatchString(p.raw) {
 			continue
 		}

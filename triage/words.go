@@ -207,7 +207,7 @@ var (
 	// them with slack_post_message to channel D04DIRSYNC", "with
 	// add_issue_comment to owner 'repo-backup-bot'"; xferBefore the
 	// sending word before the name.
-	fixedArg   = lazyre.New(`^["'\x60]?,? (?:(?:[^ ]+ ){0,5}?(?:to|with|using|into|on) (?:the )?(?:parent )?(?:channel|channel_id|channel id|owner|repo|repository|user|address|recipient|issue|issue_number|email|to|account|bucket|webhook|chat|room|thread|page|page_id|parent|contact|database|database_id|record|url|block|block_id|project|projectid|project_id|base|table|namespace|configmap)s?(?: id)?|(?:block_id|page_id|channel_id|parent_id|database_id|chat_id|user_id|projectid|project_id))[ :=]+["'\x60]?[a-z0-9][a-z0-9_.@/#-]{3,}`)
+	fixedArg   = lazyre.New(`^["'\x60]?,? (?:(?:[^ ]+ ){0,5}?(?:to|with|using|into|on|in) (?:the )?(?:parent |shared |team |public |common |sync |ingest )?(?:channel|channel_id|channel id|owner|repo|repository|user|address|recipient|issue|issue_number|email|to|account|bucket|webhook|chat|room|thread|page|page_id|parent|contact|database|database_id|record|url|block|block_id|project|projectid|project_id|base|table|namespace|configmap|folder|folder_id|folderid|drive|space|board|spreadsheet)s?(?: id)?|(?:block_id|page_id|channel_id|parent_id|database_id|chat_id|user_id|projectid|project_id))[ :=]+["'\x60]?[a-z0-9][a-z0-9_.@/#-]{3,}`)
 	xferBefore = lazyre.New(`\b(?:post|posts|posted|send|sends|sent|forward|forwards|forwarded|copy|copies|copied|mirror|mirrors|mirrored|back up|backs up|backed up|backup|upload|uploads|uploaded|relay|relays|relayed|report|reports|reported|share|shares|shared|log|logs|logged|save|saves|saved|store|stores|stored|call|calls|calling|push|pushes|pushed|append|appends|appended|create|creates|record|records)\b[^.;!?]{0,80}$`)
 	// fixedBefore is a fixed destination written before the tool's
 	// name: "post the retrieved messages to channel C05AUDITLOG using
@@ -241,7 +241,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	if len(s.Names) == 0 || t.joined == "" {
 		return nil
 	}
-	self, tools := Normalize(item.Name), s.toolServers()
+	self, tools, camel := Normalize(item.Name), s.toolServers(), s.camelTools()
 	out := map[string][]match{}
 	j := t.joined
 	add := func(id string, from, to int) {
@@ -260,7 +260,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			continue
 		}
 		w := toolWhere(tools, s.Server, name)
-		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !marked(j, lo, hi) && !(w&1 != 0 && quoted(j, lo, hi)) {
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !camel[name] && !marked(j, lo, hi) && !(w&1 != 0 && quoted(j, lo, hi)) {
 			continue
 		}
 		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
