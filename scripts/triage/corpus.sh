@@ -67,6 +67,8 @@ while IFS=$'\t' read -r pkg versions bin args; do
 		# settings and checks only that the key looks like a PEM block, so it
 		# gets a dummy one (no key in it) and a dummy client address.
 		# @tacticlaunch/mcp-linear exits without a Linear API token.
+		# @runpod/mcp-server exits before initialize without a Runpod API
+		# key (RUNPOD_API_KEY).
 		# shellcheck disable=SC2086
 		if ! (cd "$scratch" && "${nonet[@]}" env BRAVE_API_KEY=x SLACK_BOT_TOKEN=xoxb-x SLACK_TEAM_ID=T0 \
 			GITHUB_PERSONAL_ACCESS_TOKEN=x GITLAB_PERSONAL_ACCESS_TOKEN=x FIRECRAWL_API_KEY=fc-x \
@@ -80,6 +82,7 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			MORPH_API_KEY=x GITHUB_TOKEN=x BUGSNAG_AUTH_TOKEN=x COOLIFY_ACCESS_TOKEN=x COOLIFY_BASE_URL=http://127.0.0.1:8000 \
 			ITERABLE_API_KEY=00000000000000000000000000000000 RESEND_API_KEY=re_x \
 			TRELLO_API_KEY=x TRELLO_TOKEN=x \
+			RUNPOD_API_KEY=x \
 			GOOGLE_PRIVATE_KEY='-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' \
 			GOOGLE_CLIENT_EMAIL=x@x.iam.gserviceaccount.com GOOGLE_PROJECT_ID=x LINEAR_API_TOKEN=x \
 			KUBECONFIG="$scratch/kubeconfig" FS_ROOT="$scratch/fs-root" HOME="$scratch" \
