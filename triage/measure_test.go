@@ -29,16 +29,21 @@ import (
 // heldout17.json dev20.json and heldout18.json dev21.json (round 9;
 // 172/203 on landing after round 8d), heldout19.json dev22.json and
 // heldout20.json dev23.json (round 9b; 187/201 on landing after round 9,
-// the first with the wording table). heldout21.json and heldout22.json,
-// written blind during round 9b, measured when they landed after it:
-// 97/106 and 93/103, 190/209: minHeldOut.
+// the first with the wording table), heldout21.json dev24.json and
+// heldout22.json dev25.json (round 10; 190/209 on landing after round
+// 9b), heldout23.json dev26.json and heldout24.json dev27.json (round
+// 10b; 189/202 on landing after round 10), heldout25.json dev28.json and
+// heldout26.json dev29.json (round 10c; 182/200 on landing after round
+// 10b). heldout27.json and heldout28.json, written blind during round
+// 10c, measured when they landed after it: 97/101 and 87/100, 184/201:
+// minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 190.0 / 209
+	minHeldOut    = 184.0 / 201
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -50,32 +55,32 @@ const (
 // and moved to releases.tsv (docs/TRIAGE.md, "Overfitting, measured").
 // The 13 recorded during round 8 measured 35/403 changes and 35/255
 // first-lock items after round 8b, the 10 recorded during round 8c
-// 23/335 and 53/357 after round 8c; each set was then tuned against (in
-// rounds 8c and 8e) and moved to releases.tsv. The 12 recorded during
-// round 8e (267 benign changes, 357 first-lock items), first measured
-// after round 8e: 6 of their changes (2.2%) and 12 of their first-lock
-// items (3.4%) had a high label, both under the target (8 and 12 after
-// round 9b). The 11 recorded during round 9 (344 benign changes, 402
-// first-lock items), first measured after round 9b: 23 of their changes
-// (6.7%; the wording table's 1 of them) and 39 of their first-lock items
-// (9.7%), above the target; with the 12 of round 8e the held-out figures
-// are 31/611 and 51/759, and their servers' names on the surface take the
-// dev packages' first lock beside them from 73 to 80 items. Those are
-// the constants below, first measurements, not targets.
+// 23/335 and 53/357 after round 8c, the 11 recorded during round 9
+// 23/344 and 39/402 after round 9b, the 12 recorded during round 10
+// 19/504 and 20/467 after round 10; each set was then tuned against (in
+// rounds 8c, 8e, 10 and 10b) and moved to releases.tsv. Held out now:
+// the 12 recorded during round 8e (first measured after round 8e: 6 of
+// 267 changes, 12 of 357 first-lock items; 6 and 11 after round 10c) and
+// the 11 recorded during round 10b (first measured after round 10c: 21
+// of 565 changes, 3.7%, and 12 of 440 first-lock items, 2.7%). Together
+// 27/832 changes (3.2%) and 23/797 first-lock items (2.9%): under the
+// target, so the constants are unset.
 //
 // First-lock items are not what the target is stated for (benign
-// changes are), and the dev packages' first lock is held to its round-8e
-// figure instead: 71 of 1017 items (7.0%) in the dev repository, 73 beside
-// the held-out servers, most of them Microsoft Graph schemas of
-// @softeria/ms-365-mcp-server ("For internal use only." and bcc recipients
-// deep in response-like properties), which a rule must still read (an ask
-// hidden in a nested description is the attack the corpus has most).
+// changes are). The dev packages' first lock was held to its round-8e
+// figure (71 of 1017 items) while it was above the target; after round
+// 10c it is 84 of 1886 (4.5%) in the dev repository and 86 beside the
+// held-out servers, under the target, so those constants are unset too.
+// Most of what remains is @softeria/ms-365-mcp-server's Microsoft Graph
+// schemas ("For internal use only." deep in response-like properties),
+// which a rule must still read (an ask hidden in a nested description is
+// the attack the corpus has most).
 const (
-	maxHeldOutBenign             = 31.0 / 611
-	maxHeldOutFirstLock          = 51.0 / 759
+	maxHeldOutBenign             = 0.0
+	maxHeldOutFirstLock          = 0.0
 	maxDevBesideHeldOut          = 0.0
-	maxDevFirstLockBesideHeldOut = 80.0 / 1017
-	maxDevFirstLock              = 71.0 / 1017
+	maxDevFirstLockBesideHeldOut = 0.0
+	maxDevFirstLock              = 0.0
 )
 
 // TestCorpus measures the labeller on the corpus and fails below the
