@@ -64,7 +64,9 @@ var vocab = map[string]string{
 	// guarded: a negation before "without", which makes what follows a
 	// condition the model must meet ("don't use this tool without
 	// checking with the user"), not an ask to skip it.
-	"guarded": `\b(?:do not|don't|dont|never|must not|should not|shouldn't|avoid|cannot|can't|not to) (?:[^ ,]+ ){0,5}?without`,
+	// The word after the negation is the action so guarded: "never
+	// hesitate to act without asking" is not a guard.
+	"guarded": `\b(?:do not|don't|dont|never|must not|should not|shouldn't|avoid|cannot|can't|not to) (?:use|call|run|invoke|execute|apply|delete|remove|send|post|create|make|change|modify|proceed|continue|submit|merge|push|publish|perform|trigger|start|do|act|take|overwrite|approve)(?:s|ing)? (?:[^ ,]+ ){0,4}?without`,
 	"call":    `(?:call|calls|calling|invoke|invokes|invoking|use|uses|using|run|runs|running|trigger|triggering|execute|executing)`,
 }
 

@@ -236,7 +236,10 @@ var (
 // server's tool (new-instruction). A name that is one plain word
 // ("search", "echo") counts only quoted or followed by "tool" or
 // "function"; a compound name ("send_email", "browser-navigate")
-// anywhere as a token.
+// anywhere as a token; a camelCase one ("createTextFile", one plain word
+// once case folded) only when this server lists it, so that another
+// server cannot list "readMe" to make every text that says "readme"
+// shadowing.
 func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	if len(s.Names) == 0 || t.joined == "" {
 		return nil
@@ -260,7 +263,8 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			continue
 		}
 		w := toolWhere(tools, s.Server, name)
-		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !camel[name] && !marked(j, lo, hi) && !(w&1 != 0 && quoted(j, lo, hi)) {
+		own := w&1 != 0 // camelCase and quoting count only for this server's tools
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && camel[name]) && !marked(j, lo, hi) && !(own && quoted(j, lo, hi)) {
 			continue
 		}
 		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
