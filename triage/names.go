@@ -201,7 +201,8 @@ func nameLabels(item *Item, s Surface) []Label {
 // (offNaming): then name-collision (medium), as for an exact name, since
 // "readTextFile" beside another server's "read_text_file" is two
 // servers' styles. A confusable character, a look-alike on the item's
-// own server, or a name that breaks its server's naming stays high.
+// own server, or a name that breaks its server's naming (offNaming,
+// styleBreak) stays high.
 func likeLabel(item *Item, like []Name, s Surface) Label {
 	n := like[0]
 	where := "this server's"
@@ -214,10 +215,35 @@ func likeLabel(item *Item, like []Name, s Surface) Label {
 			return Label{ID: LookalikeName, Severity: High, Evidence: ev}
 		}
 	}
-	if offNaming(Normalize(item.Name), ownNames(item, s)) != "" {
+	if offNaming(Normalize(item.Name), ownNames(item, s)) != "" || styleBreak(item, s) {
 		return Label{ID: LookalikeName, Severity: High, Evidence: ev}
 	}
 	return Label{ID: NameCollision, Severity: Medium, Evidence: ev + ", in another naming style"}
+}
+
+// styleBreak reports whether item's name is written in camelCase where
+// its server's other tools (at least two) all join words with a
+// separator and none is camelCase, or the other way round: a style its
+// server does not use, which offNaming (on case-folded names) cannot
+// see.
+func styleBreak(item *Item, s Surface) bool {
+	var own []string
+	for _, n := range s.Names {
+		if n.Server == s.Server && n.Kind == KindTool && n.Name != item.Name {
+			own = append(own, n.Name)
+		}
+	}
+	if len(own) < 2 {
+		return false
+	}
+	separated := func(n string) bool { return strings.ContainsAny(n, "_-.") }
+	switch {
+	case camelCase(item.Name) && !separated(item.Name):
+		return !slices.ContainsFunc(own, camelCase) && !slices.ContainsFunc(own, func(n string) bool { return !separated(n) })
+	case separated(item.Name) && !camelCase(item.Name):
+		return !slices.ContainsFunc(own, separated) && !slices.ContainsFunc(own, func(n string) bool { return !camelCase(n) })
+	}
+	return false
 }
 
 // ownNames is the Normalize'd names of the other tools of item's server.
@@ -306,9 +332,6 @@ func (s Surface) toolServers() map[string][]string {
 	return s.index.tools
 }
 
-// toolWhere is where name is a tool, among tools (toolServers): 1 on
-// server, 2 on another server, 3 both, 0 neither. The labelled item's own
-// name is not asked (shadowMatches skips it).
 // camelTools is the Normalize'd names of the surface's tools written in
 // camelCase ("readTextFile"): once case folded they read as one plain
 // word, but not one a text uses by chance, so a text naming one names
@@ -341,6 +364,9 @@ func camelCase(name string) bool {
 	return false
 }
 
+// toolWhere is where name is a tool, among tools (toolServers): 1 on
+// server, 2 on another server, 3 both, 0 neither. The labelled item's own
+// name is not asked (shadowMatches skips it).
 func toolWhere(tools map[string][]string, server, name string) int {
 	w := 0
 	for _, srv := range tools[name] {

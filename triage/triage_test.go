@@ -173,6 +173,28 @@ func TestLookalikeName(t *testing.T) {
 	if !slices.Contains(gotIDs(got, High), LookalikeName) {
 		t.Errorf("writeFile beside read_file and read_dir: %v, want lookalike-name", got)
 	}
+	// camelCase on a server whose tools are all snake_case, with no
+	// common prefix for offNaming to see, and the other way round
+	for _, c := range []struct {
+		name string
+		own  []string
+		high bool
+	}{
+		{"writeFile", []string{"list_dir", "move_file"}, true},
+		{"write_file", []string{"listDir", "moveFile"}, true},
+		{"writeFile", []string{"listDir", "moveFile"}, false},
+		{"write_file", []string{"list_dir", "move_file"}, false},
+	} {
+		names := []Name{{"b", KindTool, "write_file"}, {"b", KindTool, "writeFile"}}
+		for _, o := range c.own {
+			names = append(names, Name{"a", KindTool, o})
+		}
+		names = slices.DeleteFunc(names, func(n Name) bool { return n.Server == "b" && n.Name == c.name })
+		got := Change(nil, &Item{Kind: KindTool, Name: c.name, Def: []byte(`{"name":"x"}`)}, Surface{Server: "a", Names: names})
+		if high := slices.Contains(gotIDs(got, High), LookalikeName); high != c.high {
+			t.Errorf("%s beside %v: %v, want lookalike-name %v", c.name, c.own, got, c.high)
+		}
+	}
 }
 
 func TestNewToolAndWordingOnly(t *testing.T) {
