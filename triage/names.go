@@ -61,12 +61,10 @@ func styleOnly(a, b string) bool {
 
 // nameIndex maps a kind and one of nameKeys to the Surface's names
 // (their positions in Names) that have it, and holds the tool names
-// shadowMatches looks up (toolServers).
+// shadowMatches looks up (Surface.tools).
 type nameIndex struct {
 	toolsOnce sync.Once
-	tools     map[string][]string // Surface.toolServers
-	camelOnce sync.Once
-	camel     map[string]bool // Surface.camelTools
+	tools     toolIndex // Surface.tools
 
 	once sync.Once
 	by   map[string][]int
@@ -215,43 +213,37 @@ func likeLabel(item *Item, like []Name, s Surface) Label {
 			return Label{ID: LookalikeName, Severity: High, Evidence: ev}
 		}
 	}
-	if offNaming(Normalize(item.Name), ownNames(item, s)) != "" || styleBreak(item, s) {
+	if own := ownNames(item, s); offNaming(Normalize(item.Name), own) != "" || styleBreak(item.Name, own) {
 		return Label{ID: LookalikeName, Severity: High, Evidence: ev}
 	}
 	return Label{ID: NameCollision, Severity: Medium, Evidence: ev + ", in another naming style"}
 }
 
-// styleBreak reports whether item's name is written in camelCase where
-// its server's other tools (at least two) all join words with a
+// styleBreak reports whether name is written in camelCase where its
+// server's other tools (own, at least two) all join words with a
 // separator and none is camelCase, or the other way round: a style its
 // server does not use, which offNaming (on case-folded names) cannot
 // see.
-func styleBreak(item *Item, s Surface) bool {
-	var own []string
-	for _, n := range s.Names {
-		if n.Server == s.Server && n.Kind == KindTool && n.Name != item.Name {
-			own = append(own, n.Name)
-		}
-	}
+func styleBreak(name string, own []string) bool {
 	if len(own) < 2 {
 		return false
 	}
 	separated := func(n string) bool { return strings.ContainsAny(n, "_-.") }
 	switch {
-	case camelCase(item.Name) && !separated(item.Name):
+	case camelCase(name) && !separated(name):
 		return !slices.ContainsFunc(own, camelCase) && !slices.ContainsFunc(own, func(n string) bool { return !separated(n) })
-	case separated(item.Name) && !camelCase(item.Name):
+	case separated(name) && !camelCase(name):
 		return !slices.ContainsFunc(own, separated) && !slices.ContainsFunc(own, func(n string) bool { return !camelCase(n) })
 	}
 	return false
 }
 
-// ownNames is the Normalize'd names of the other tools of item's server.
+// ownNames is the names of the other tools of item's server, as listed.
 func ownNames(item *Item, s Surface) []string {
 	var own []string
 	for _, n := range s.Names {
 		if n.Server == s.Server && n.Kind == KindTool && n.Name != item.Name {
-			own = append(own, Normalize(n.Name))
+			own = append(own, n.Name)
 		}
 	}
 	return own
@@ -268,7 +260,7 @@ func collision(item *Item, s Surface) (Label, bool) {
 		return Label{}, false
 	}
 	name := Normalize(item.Name)
-	others := slices.DeleteFunc(slices.Clone(s.toolServers()[name]), func(x string) bool { return x == s.Server })
+	others := slices.DeleteFunc(slices.Clone(s.tools().servers[name]), func(x string) bool { return x == s.Server })
 	if len(others) == 0 {
 		return Label{}, false
 	}
@@ -279,8 +271,8 @@ func collision(item *Item, s Surface) (Label, bool) {
 	return Label{ID: NameCollision, Severity: Medium, Evidence: ev}, true
 }
 
-// offNaming says how name breaks the naming of a server's other tools
-// (own, at least two), or returns "": when at least three in four of
+// offNaming says how name (Normalize'd) breaks the naming of a server's
+// other tools (own, as listed, at least two), or returns "": when at least three in four of
 // them start with one word and a separator ("puppeteer_") and name does
 // not, or when all of them that have a separator use one kind ("-") and
 // name uses another.
@@ -291,6 +283,7 @@ func offNaming(name string, own []string) string {
 	firsts := map[string]int{}
 	seps := map[byte]bool{}
 	for _, o := range own {
+		o = Normalize(o)
 		if i := strings.IndexAny(o, "_-."); i > 0 {
 			firsts[o[:i+1]]++
 			seps[o[i]] = true
@@ -309,48 +302,41 @@ func offNaming(name string, own []string) string {
 
 func quote(s string) string { return evidence("", s) }
 
-// toolServers maps the Normalize'd name of every tool of s to the
-// servers that list it (each once, in the order of s.Names), built once
-// per index.
-func (s Surface) toolServers() map[string][]string {
-	build := func() map[string][]string {
-		out := map[string][]string{}
+// toolIndex is what the surface's tool names say, built once per index
+// (Surface.tools).
+type toolIndex struct {
+	// servers maps the Normalize'd name of every tool to the servers
+	// that list it (each once, in the order of Names).
+	servers map[string][]string
+	// camel holds the Normalize'd names of the tools written in camelCase
+	// ("readTextFile"): once case folded they read as one plain word, but
+	// not one a text uses by chance, so a text naming one names the tool.
+	camel map[string]bool
+}
+
+// tools is s's toolIndex, built once per index.
+func (s Surface) tools() toolIndex {
+	build := func() toolIndex {
+		ti := toolIndex{servers: map[string][]string{}, camel: map[string]bool{}}
 		for _, n := range s.Names {
 			if n.Kind != KindTool {
 				continue
 			}
-			if nn := Normalize(n.Name); nn != "" && !slices.Contains(out[nn], n.Server) {
-				out[nn] = append(out[nn], n.Server)
+			nn := Normalize(n.Name)
+			if nn != "" && !slices.Contains(ti.servers[nn], n.Server) {
+				ti.servers[nn] = append(ti.servers[nn], n.Server)
+			}
+			if camelCase(n.Name) {
+				ti.camel[nn] = true
 			}
 		}
-		return out
+		return ti
 	}
 	if s.index == nil {
 		return build()
 	}
 	s.index.toolsOnce.Do(func() { s.index.tools = build() })
 	return s.index.tools
-}
-
-// camelTools is the Normalize'd names of the surface's tools written in
-// camelCase ("readTextFile"): once case folded they read as one plain
-// word, but not one a text uses by chance, so a text naming one names
-// the tool. Built once per index.
-func (s Surface) camelTools() map[string]bool {
-	build := func() map[string]bool {
-		out := map[string]bool{}
-		for _, n := range s.Names {
-			if n.Kind == KindTool && camelCase(n.Name) {
-				out[Normalize(n.Name)] = true
-			}
-		}
-		return out
-	}
-	if s.index == nil {
-		return build()
-	}
-	s.index.camelOnce.Do(func() { s.index.camel = build() })
-	return s.index.camel
 }
 
 // camelCase reports whether name has a lower-case ASCII letter followed
@@ -364,7 +350,7 @@ func camelCase(name string) bool {
 	return false
 }
 
-// toolWhere is where name is a tool, among tools (toolServers): 1 on
+// toolWhere is where name is a tool, among tools (toolIndex.servers): 1 on
 // server, 2 on another server, 3 both, 0 neither. The labelled item's own
 // name is not asked (shadowMatches skips it).
 func toolWhere(tools map[string][]string, server, name string) int {

@@ -120,3 +120,14 @@ func TestBenignWording(t *testing.T) {
 		}
 	}
 }
+
+// finds reports whether r finds a match in s that it keeps (dropped),
+// as find does piece by piece.
+func (r *rule) finds(s string) bool {
+	for _, loc := range r.re.FindAllStringIndex(s, -1) {
+		if !r.dropped(s, loc) {
+			return true
+		}
+	}
+	return false
+}

@@ -113,16 +113,6 @@ func exceptional(except *regexp.Regexp, s string, loc []int) bool {
 	return except.MatchString(s[from:loc[1]])
 }
 
-// finds reports whether r finds a match in s that it keeps.
-func (r *rule) finds(s string) bool {
-	for _, loc := range r.re.FindAllStringIndex(s, -1) {
-		if !r.dropped(s, loc) {
-			return true
-		}
-	}
-	return false
-}
-
 // negationBefore is a negation ending at most one word before a match:
 // "do not [ever] include", "never invent", "avoid adding".
 var negationBefore = lazyre.New(`(?:\b(?:not|never|no|nor|avoid|without|refrain from)|n't) (?:[^ ]+ )?$`)
@@ -244,7 +234,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 	if len(s.Names) == 0 || t.joined == "" {
 		return nil
 	}
-	self, tools, camel := Normalize(item.Name), s.toolServers(), s.camelTools()
+	self, tools := Normalize(item.Name), s.tools()
 	out := map[string][]match{}
 	j := t.joined
 	add := func(id string, from, to int) {
@@ -262,9 +252,9 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		if name == self { // the item itself; a collision is name-collision
 			continue
 		}
-		w := toolWhere(tools, s.Server, name)
+		w := toolWhere(tools.servers, s.Server, name)
 		own := w&1 != 0 // camelCase and quoting count only for this server's tools
-		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && camel[name]) && !marked(j, lo, hi) && !(own && quoted(j, lo, hi)) {
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && tools.camel[name]) && !marked(j, lo, hi) && !(own && quoted(j, lo, hi)) {
 			continue
 		}
 		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)

@@ -36,7 +36,7 @@ func FuzzFoldNFKC(f *testing.F) {
 	})
 }
 
-// FuzzToolWhere: toolWhere over the surface's toolServers says what a
+// FuzzToolWhere: toolWhere over the surface's tools().servers says what a
 // map built name by name from the surface's tools says.
 func FuzzToolWhere(f *testing.F) {
 	f.Add("send_email\nSend_Email\nsearch\nread-file", "send_email")
@@ -59,7 +59,7 @@ func FuzzToolWhere(f *testing.F) {
 			}
 		}
 		for _, name := range append(slices.Collect(maps.Keys(want)), Normalize(token)) {
-			if got := toolWhere(s.toolServers(), s.Server, name); got != want[name] {
+			if got := toolWhere(s.tools().servers, s.Server, name); got != want[name] {
 				t.Fatalf("%q: toolWhere says %d, the name-by-name map %d", name, got, want[name])
 			}
 		}
