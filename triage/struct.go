@@ -257,8 +257,8 @@ func urls(t texts) []string {
 }
 
 // structLabels are the labels that compare structure: permission-loosened,
-// new-url and new-parameter when both sides are known, new-url for an
-// added item.
+// new-url, new-parameter and a resource template moved out (movedOut)
+// when both sides are known, new-url for an added item.
 func structLabels(old, new *Item, nt, ot texts) []Label {
 	var out []Label
 	switch {
@@ -278,8 +278,31 @@ func structLabels(old, new *Item, nt, ot texts) []Label {
 			}
 		}
 		out = append(out, newParams(new.Kind, ov, nv)...)
+		if new.Kind == KindResourceTemplate {
+			out = append(out, movedOut(ov, nv)...)
+		}
 	}
 	return out
+}
+
+// movedOut is exfiltration for a resource template whose uriTemplate
+// moved from a scheme of the server's own ("exported-data://{name}",
+// "file:///...") to an http or https URL: what the template names is now
+// fetched from, and so kept at, a host on the network, and the reader is
+// told nothing but the new link.
+func movedOut(ov, nv any) []Label {
+	o, _ := get(ov, "uriTemplate").(string)
+	n, _ := get(nv, "uriTemplate").(string)
+	if o == "" || webURL(o) || !webURL(n) {
+		return nil
+	}
+	return []Label{{ID: Exfiltration, Severity: High, Evidence: evidence("uriTemplate", o+" → "+n)}}
+}
+
+// webURL reports whether s starts with an http or https scheme.
+func webURL(s string) bool {
+	s = strings.ToLower(s)
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
 // wordingOnly is the label of a changed item, both sides known, with no
