@@ -84,6 +84,124 @@ type nameIndex struct {
 
 	serversOnce sync.Once
 	servers     map[string][]string // by server: what text calls it (serverWords)
+
+	typosOnce sync.Once
+	typos     map[string][]int // by kind and a name's words less one letter (typoKeys)
+}
+
+// typoOf returns the names of s of kind that name is a typo of (typo):
+// "brave_web_seach" beside "brave_web_search", through s's index when it
+// has one.
+func (s Surface) typoOf(kind, name string) []Name {
+	var out []Name
+	if s.index == nil {
+		for _, n := range s.Names {
+			if n.Kind == kind && typo(name, n.Name) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	s.index.typosOnce.Do(func() {
+		s.index.typos = map[string][]int{}
+		for i, n := range s.Names {
+			for _, k := range typoKeys(n.Name) {
+				s.index.typos[n.Kind+"\x00"+k] = append(s.index.typos[n.Kind+"\x00"+k], i)
+			}
+		}
+	})
+	seen := map[int]bool{}
+	for _, k := range typoKeys(name) {
+		for _, i := range s.index.typos[kind+"\x00"+k] {
+			if n := s.Names[i]; !seen[i] && typo(name, n.Name) {
+				seen[i] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// typo reports whether a and b have the same words (nameWords) but one,
+// and that word, at least four letters long in both, is the other with
+// one letter more: not its first letter ("mail" and "email" are two
+// words) and not a plural's "s" or "es". No two of the corpus's 2,881
+// real tool names are typos of each other so; a name one letter short of
+// another tool's is there to be called in its place.
+func typo(a, b string) bool {
+	wa, wb := nameWords(a), nameWords(b)
+	if len(wa) != len(wb) {
+		return false
+	}
+	d := -1
+	for i := range wa {
+		if wa[i] != wb[i] {
+			if d >= 0 {
+				return false
+			}
+			d = i
+		}
+	}
+	if d < 0 {
+		return false
+	}
+	x, y := wa[d], wb[d]
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	if len(x) < 4 || len(y) != len(x)+1 || y == x+"s" || y == x+"es" || strings.HasSuffix(x, "s") && y == x[:len(x)-1]+"es" {
+		return false
+	}
+	for i := 1; i < len(y); i++ {
+		if y[:i]+y[i+1:] == x {
+			return true
+		}
+	}
+	return false
+}
+
+// typoKeys are the keys two names typo can match share: the name's
+// words joined by a space, and that with each letter but a word's first
+// left out.
+func typoKeys(name string) []string {
+	ws := nameWords(name)
+	j := strings.Join(ws, " ")
+	keys := []string{j}
+	for i := 1; i < len(j); i++ {
+		if j[i] != ' ' && j[i-1] != ' ' {
+			keys = append(keys, j[:i]+j[i+1:])
+		}
+	}
+	return keys
+}
+
+// nameWords are the words of a tool name, lower case: split at
+// separators and where camelCase starts a word ("get_userData" is get,
+// user, data).
+func nameWords(name string) []string {
+	var ws []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			ws = append(ws, b.String())
+			b.Reset()
+		}
+	}
+	prev := rune(0)
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ' || r == '/':
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+		prev = r
+	}
+	flush()
+	return ws
 }
 
 // lookAlikes returns the names of s of kind that look like name
@@ -180,7 +298,8 @@ func mixedScripts(s string) ([]string, bool) {
 
 // nameLabels is lookalike-name: the item's name mixes scripts, or it
 // differs from another name of the same kind on the surface (any server)
-// but has the same Skeleton; and name-collision: another server lists a
+// but has the same Skeleton, or a tool's name is one letter from another
+// tool's (typo); and name-collision: another server lists a
 // tool of exactly this name (filesystem servers share "read_file"), which
 // a client that does not qualify tool names by server may call instead.
 func nameLabels(item *Item, s Surface) []Label {
@@ -198,6 +317,16 @@ func nameLabels(item *Item, s Surface) []Label {
 	})
 	if len(like) > 0 {
 		out = append(out, likeLabel(item, like, s))
+	} else if ty := s.typoOf(item.Kind, item.Name); item.Kind == KindTool && len(ty) > 0 {
+		slices.SortFunc(ty, func(a, b Name) int {
+			return strings.Compare(a.Server+"\x00"+a.Name, b.Server+"\x00"+b.Name)
+		})
+		where := "this server's"
+		if ty[0].Server != s.Server {
+			where = "server " + quote(ty[0].Server) + "'s"
+		}
+		out = append(out, Label{ID: LookalikeName, Severity: High,
+			Evidence: evidence("name", item.Name) + " is one letter from " + where + " tool " + evidence("", ty[0].Name)})
 	}
 	if l, ok := collision(item, s); ok {
 		out = append(out, l)

@@ -188,7 +188,7 @@ var (
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
 	// 'squash' as a force push").
-	shadowClaim = lazyre.New(`^(?:'s|["'\x60])? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[^ ]*[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|always|never|no longer|in this release|since this release|as of this release),? (?:[a-z]+ )?[a-z-]+s\b|(?:ignores|skips|bypasses|disables|overrides|force-pushes|rebases|squashes|discards)\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public|reversible|undoable|non-destructive|safe to call|safe to run|safe to use)|(?:keeps|takes|makes) (?:a |an )?(?:snapshot|backup)))\b`)
+	shadowClaim = lazyre.New(`^(?:'s|["'\x60])? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[^ ]*[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|always|never|currently|no longer|in this release|since this release|as of this release),? (?:[a-z]+ )?[a-z-]+s\b|(?:ignores|skips|bypasses|disables|overrides|force-pushes|rebases|squashes|discards)\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public|reversible|undoable|non-destructive|safe to call|safe to run|safe to use)|(?:keeps|takes|makes) (?:a |an )?(?:snapshot|backup)))\b`)
 	// passBefore is the user's words or what a tool read handed to
 	// another tool: "pass the user's original question ... to", "the
 	// page content or the user's request to be sent to".
@@ -253,13 +253,19 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 			continue
 		}
 		w := toolWhere(tools.servers, s.Server, name)
-		own := w&1 != 0 // camelCase and quoting count only for this server's tools
-		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && tools.camel[name]) && !marked(j, lo, hi) && !(own && quoted(j, lo, hi)) {
+		own := w&1 != 0 // camelCase, quoting and "the NAME tool" count only for this server's tools
+		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && tools.camel[name]) && !marked(j, lo, hi) && !(own && (quoted(j, lo, hi) || calledTool(j, lo, hi))) {
 			continue
 		}
 		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
 	}
 	return out
+}
+
+// calledTool reports whether the word j[lo:hi] is written as a tool's
+// name: "the find tool".
+func calledTool(j string, lo, hi int) bool {
+	return strings.HasSuffix(j[:lo], "the ") && (strings.HasPrefix(j[hi:], " tool ") || strings.HasPrefix(j[hi:], " tool's "))
 }
 
 // nameMatches adds the matches around the tool name at j[lo:hi], of
