@@ -34,16 +34,20 @@ import (
 // 9b), heldout23.json dev26.json and heldout24.json dev27.json (round
 // 10b; 189/202 on landing after round 10), heldout25.json dev28.json and
 // heldout26.json dev29.json (round 10c; 182/200 on landing after round
-// 10b). heldout27.json and heldout28.json, written blind during round
-// 10c, measured when they landed after it: 97/101 and 87/100, 184/201:
-// minHeldOut.
+// 10b), heldout27.json dev30.json and heldout28.json dev31.json (round
+// 11; 184/201 on landing after round 10c), heldout29.json dev32.json
+// and heldout30.json dev33.json (round 11b; 187/204 on landing after
+// round 11, their authors having seen the subjects of the five latest
+// commits). heldout31.json and heldout32.json, written blind during
+// round 11b, measured when they landed after it: 94/100 and 95/103,
+// 189/203: minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 184.0 / 201
+	minHeldOut    = 189.0 / 203
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
