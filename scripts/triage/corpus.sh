@@ -69,6 +69,8 @@ while IFS=$'\t' read -r pkg versions bin args; do
 		# @tacticlaunch/mcp-linear exits without a Linear API token.
 		# @runpod/mcp-server exits before initialize without a Runpod API
 		# key (RUNPOD_API_KEY).
+		# @infisical/mcp exits before initialize without a universal-auth
+		# client id and secret (it signs in only when a tool is called).
 		# shellcheck disable=SC2086
 		if ! (cd "$scratch" && "${nonet[@]}" env BRAVE_API_KEY=x SLACK_BOT_TOKEN=xoxb-x SLACK_TEAM_ID=T0 \
 			GITHUB_PERSONAL_ACCESS_TOKEN=x GITLAB_PERSONAL_ACCESS_TOKEN=x FIRECRAWL_API_KEY=fc-x \
@@ -83,6 +85,7 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			ITERABLE_API_KEY=00000000000000000000000000000000 RESEND_API_KEY=re_x \
 			TRELLO_API_KEY=x TRELLO_TOKEN=x \
 			RUNPOD_API_KEY=x \
+			INFISICAL_UNIVERSAL_AUTH_CLIENT_ID=x INFISICAL_UNIVERSAL_AUTH_CLIENT_SECRET=x \
 			GOOGLE_PRIVATE_KEY='-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' \
 			GOOGLE_CLIENT_EMAIL=x@x.iam.gserviceaccount.com GOOGLE_PROJECT_ID=x LINEAR_API_TOKEN=x \
 			KUBECONFIG="$scratch/kubeconfig" FS_ROOT="$scratch/fs-root" HOME="$scratch" \
