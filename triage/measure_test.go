@@ -61,19 +61,22 @@ const (
 // first-lock items after round 8b, the 10 recorded during round 8c
 // 23/335 and 53/357 after round 8c, the 11 recorded during round 9
 // 23/344 and 39/402 after round 9b, the 12 recorded during round 10
-// 19/504 and 20/467 after round 10; each set was then tuned against (in
-// rounds 8c, 8e, 10 and 10b) and moved to releases.tsv. Held out now:
-// the 12 recorded during round 8e (first measured after round 8e: 6 of
-// 267 changes, 12 of 357 first-lock items; 6 and 11 after round 10c) and
-// the 11 recorded during round 10b (first measured after round 10c: 21
-// of 565 changes, 3.7%, and 12 of 440 first-lock items, 2.7%). Together
-// 27/832 changes (3.2%) and 23/797 first-lock items (2.9%): under the
-// target, so the constants are unset.
+// 19/504 and 20/467 after round 10, the 11 recorded during round 10b
+// 21/565 and 12/440 after round 10c; each set was then tuned against (in
+// rounds 8c, 8e, 10, 10b and 11) and moved to releases.tsv. Held out
+// now: the 12 recorded during round 8e (first measured after round 8e:
+// 6 of 267 changes, 12 of 357 first-lock items; 6 and 11 after round
+// 11b) and the 12 recorded during round 11 (first measured after round
+// 11b: 13 of 200 changes, 6.5%, and 19 of 273 first-lock items, 7.0%,
+// above the target, most of them react-native-ai-debugger's and
+// godot-mcp's). Together 19/467 changes (4.1%) and 30/630 first-lock
+// items (4.8%): under the target, which the constants are measured
+// against, so they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
 // figure (71 of 1017 items) while it was above the target; after round
-// 10c it is 83 of 1886 (4.4%) in the dev repository and 84 beside the
+// 11b it is 94 of 2326 (4.0%) in the dev repository and beside the
 // held-out servers, under the target, so those constants are unset too.
 // Most of what remains is @softeria/ms-365-mcp-server's Microsoft Graph
 // schemas ("For internal use only." deep in response-like properties),
