@@ -2,6 +2,7 @@ package triage
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -86,7 +87,7 @@ type nameIndex struct {
 	servers     map[string][]string // by server: what text calls it (serverWords)
 
 	typosOnce sync.Once
-	typos     map[string][]int // by kind and a name's words less one letter (typoKeys)
+	typos     map[string][]typoEntry // by kind and a name's words with one masked (maskedWords)
 }
 
 // typoOf returns the names of s of kind that name is a typo of (typo):
@@ -103,31 +104,39 @@ func (s Surface) typoOf(kind, name string) []Name {
 		return out
 	}
 	s.index.typosOnce.Do(func() {
-		s.index.typos = map[string][]int{}
+		s.index.typos = map[string][]typoEntry{}
 		for i, n := range s.Names {
-			for _, k := range typoKeys(n.Name) {
-				s.index.typos[n.Kind+"\x00"+k] = append(s.index.typos[n.Kind+"\x00"+k], i)
+			for _, m := range maskedWords(nameWords(n.Name), 0) {
+				k := n.Kind + "\x00" + m.key
+				s.index.typos[k] = append(s.index.typos[k], typoEntry{i, m.word})
 			}
 		}
 	})
-	seen := map[int]bool{}
-	for _, k := range typoKeys(name) {
-		for _, i := range s.index.typos[kind+"\x00"+k] {
-			if n := s.Names[i]; !seen[i] && typo(name, n.Name) {
-				seen[i] = true
-				out = append(out, n)
+	ws := nameWords(name)
+	for _, delta := range []int{-1, 1} {
+		for _, m := range maskedWords(ws, delta) {
+			// the key holds every other word, so the masked words decide
+			for _, e := range s.index.typos[kind+"\x00"+m.key] {
+				if oneLetter(m.word, e.word) {
+					out = append(out, s.Names[e.at])
+				}
 			}
 		}
 	}
 	return out
 }
 
+// A typoEntry is a name of the Surface (its position in Names) under one
+// of its masked keys, with the word the key masks.
+type typoEntry struct {
+	at   int
+	word string
+}
+
 // typo reports whether a and b have the same words (nameWords) but one,
-// and that word, at least four letters long in both, is the other with
-// one letter more: not its first letter ("mail" and "email" are two
-// words) and not a plural's "s" or "es". No two of the corpus's 2,881
-// real tool names are typos of each other so; a name one letter short of
-// another tool's is there to be called in its place.
+// and that word is the other with one letter more (oneLetter). No two of
+// the corpus's 2,881 real tool names are typos of each other so; a name
+// one letter short of another tool's is there to be called in its place.
 func typo(a, b string) bool {
 	wa, wb := nameWords(a), nameWords(b)
 	if len(wa) != len(wb) {
@@ -142,37 +151,46 @@ func typo(a, b string) bool {
 			d = i
 		}
 	}
-	if d < 0 {
-		return false
-	}
-	x, y := wa[d], wb[d]
+	return d >= 0 && oneLetter(wa[d], wb[d])
+}
+
+// oneLetter reports whether one of two words, at least four letters long
+// in both, is the other with one letter more: not its first letter
+// ("mail" and "email" are two words) and not a plural's "s" or "es".
+func oneLetter(x, y string) bool {
 	if len(x) > len(y) {
 		x, y = y, x
 	}
-	if len(x) < 4 || len(y) != len(x)+1 || y == x+"s" || y == x+"es" || strings.HasSuffix(x, "s") && y == x[:len(x)-1]+"es" {
+	if len(x) < 4 || len(y) != len(x)+1 || x[0] != y[0] || y == x+"s" || y == x+"es" || strings.HasSuffix(x, "s") && y == x[:len(x)-1]+"es" {
 		return false
 	}
-	for i := 1; i < len(y); i++ {
-		if y[:i]+y[i+1:] == x {
-			return true
-		}
+	i := 1
+	for i < len(x) && x[i] == y[i] {
+		i++
 	}
-	return false
+	return x[i:] == y[i+1:]
 }
 
-// typoKeys are the keys two names typo can match share: the name's
-// words joined by a space, and that with each letter but a word's first
-// left out.
-func typoKeys(name string) []string {
-	ws := nameWords(name)
-	j := strings.Join(ws, " ")
-	keys := []string{j}
-	for i := 1; i < len(j); i++ {
-		if j[i] != ' ' && j[i-1] != ' ' {
-			keys = append(keys, j[:i]+j[i+1:])
+// A masked is a name's words joined by a space with one written as "*"
+// and a length (key), and the word so masked.
+type masked struct{ key, word string }
+
+// maskedWords is ws masked (masked) once for each word of at least four
+// letters, written as "*" and its length plus delta: a name is indexed
+// under delta 0 ("brave web *6" for brave_web_search), and a name one
+// letter from it is looked up under its own word's length one more or
+// one less (delta 1 and -1: "brave web *5"+1 for brave_web_seach).
+func maskedWords(ws []string, delta int) []masked {
+	var out []masked
+	for i, w := range ws {
+		if len(w) < 4 {
+			continue
 		}
+		m := slices.Clone(ws)
+		m[i] = "*" + strconv.Itoa(len(w)+delta)
+		out = append(out, masked{strings.Join(m, " "), w})
 	}
-	return keys
+	return out
 }
 
 // nameWords are the words of a tool name, lower case: split at
@@ -296,6 +314,14 @@ func mixedScripts(s string) ([]string, bool) {
 	return sc, true
 }
 
+// toolTypos is typoOf for a tool, nothing for another kind.
+func (s Surface) toolTypos(item *Item) []Name {
+	if item.Kind != KindTool {
+		return nil
+	}
+	return s.typoOf(KindTool, item.Name)
+}
+
 // nameLabels is lookalike-name: the item's name mixes scripts, or it
 // differs from another name of the same kind on the surface (any server)
 // but has the same Skeleton, or a tool's name is one letter from another
@@ -317,7 +343,7 @@ func nameLabels(item *Item, s Surface) []Label {
 	})
 	if len(like) > 0 {
 		out = append(out, likeLabel(item, like, s))
-	} else if ty := s.typoOf(item.Kind, item.Name); item.Kind == KindTool && len(ty) > 0 {
+	} else if ty := s.toolTypos(item); len(ty) > 0 {
 		slices.SortFunc(ty, func(a, b Name) int {
 			return strings.Compare(a.Server+"\x00"+a.Name, b.Server+"\x00"+b.Name)
 		})

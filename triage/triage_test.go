@@ -737,10 +737,13 @@ func TestRound11b(t *testing.T) {
 		// another server's plain-word tool is not a name in "the lookup tool"
 		{"Note: the lookup tool currently ignores filters.", ""},
 	})
-	for name, want := range map[string]bool{"web_seach": true, "web_searches": false, "web_searc": true, "wb_search": false} {
-		got := slices.Contains(gotIDs(Change(nil, &Item{Kind: KindTool, Name: name, Def: []byte(`{"name":"x"}`)}, s), High), LookalikeName)
-		if got != want {
-			t.Errorf("%q beside web_search: lookalike-name %v, want %v", name, got, want)
+	// with and without the surface's index (typoKeys, typoQueries)
+	for _, sf := range []Surface{s, NewSurface(s.Server, s.Names)} {
+		for name, want := range map[string]bool{"web_seach": true, "web_searches": false, "web_searc": true, "wb_search": false, "web_searchh": true, "web_sarch": true, "web_earch": false} {
+			got := slices.Contains(gotIDs(Change(nil, &Item{Kind: KindTool, Name: name, Def: []byte(`{"name":"x"}`)}, sf), High), LookalikeName)
+			if got != want {
+				t.Errorf("%q beside web_search (index %v): lookalike-name %v, want %v", name, sf.index != nil, got, want)
+			}
 		}
 	}
 }
