@@ -37,7 +37,7 @@ func TestLabels(t *testing.T) {
 		map[string]any{"name": "list", "description": "Lists notes."})
 	got := Labels(lock.Compare(old, new), old, new, nil)
 	want := []triage.Finding{
-		{Kind: triage.KindTool, Name: "add", Change: "changed", Labels: []triage.Label{{ID: triage.SensitivePath, Severity: triage.High, Evidence: `description: “~/.ssh” (+2 more)`}}},
+		{Kind: triage.KindTool, Name: "add", Change: "changed", Labels: []triage.Label{{ID: triage.SensitivePath, Severity: triage.High, Evidence: `description: “~/.ssh” (+1 more)`}}},
 		{Kind: triage.KindTool, Name: "list", Change: "added", Labels: []triage.Label{{ID: triage.NewTool, Severity: triage.Low, Evidence: `“tool list”`}}},
 	}
 	if !slices.EqualFunc(got["notes"], want, func(a, b triage.Finding) bool {
@@ -63,7 +63,7 @@ func TestLabelsInReports(t *testing.T) {
 	sum := Summary(d, nil, labels, false)
 	for _, want := range []string{
 		"  ~ tool add (description, definition)  [high: sensitive-path]\n",
-		"      ! high sensitive-path: description: “~/.ssh” (+2 more)\n",
+		"      ! high sensitive-path: description: “~/.ssh” (+1 more)\n",
 	} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
@@ -115,7 +115,7 @@ func TestLabelsInReports(t *testing.T) {
 			t.Errorf("GitLab severity %q", is.Severity)
 		}
 	}
-	if md := Markdown(r); !strings.Contains(md, "- **changed** tool \"add\" (description, definition) — **high** `sensitive-path` (description: “&#126;/.ssh” (+2 more))") {
+	if md := Markdown(r); !strings.Contains(md, "- **changed** tool \"add\" (description, definition) — **high** `sensitive-path` (description: “&#126;/.ssh” (+1 more))") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }

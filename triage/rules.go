@@ -241,7 +241,7 @@ var rules = []rule{
 
 	// sensitive-path: secrets and private files.
 	{id: SensitivePath, class: "SSH keys",
-		pattern: `(?:~/|\$home/|%userprofile%/|/)\.ssh\b(?:/[^ ]*)?|(?:^|[^a-z0-9_~/])\.ssh\b(?:/[^ ]*)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?|\bauthorized_keys\b(?:-style)?|\bssh (?:private )?keys?\b|\bprivate (?:ssh |signing |gpg |pgp )?keys?\b`,
+		pattern: `(?:~/|\$home/|%userprofile%/|/)\.ssh\b(?:/[^ ]*\.pub\b)?|(?:^|[^a-z0-9_~/])\.ssh\b(?:/[^ ]*\.pub\b)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?|\bauthorized_keys\b(?:-style)?|\bssh (?:private )?keys?\b|\bprivate (?:ssh |signing |gpg |pgp )?keys?\b`,
 		// A public key's file ("~/.ssh/<key>.pub") in a sentence that says
 		// it is the public key, and the authorized_keys line format, are
 		// what a server that registers public keys asks for; the private
