@@ -38,16 +38,15 @@ import (
 // 11; 184/201 on landing after round 10c), heldout29.json dev32.json
 // and heldout30.json dev33.json (round 11b; 187/204 on landing after
 // round 11, their authors having seen the subjects of the five latest
-// commits). heldout31.json and heldout32.json, written blind during
-// round 11b, measured when they landed after it: 94/100 and 95/103,
-// 189/203: minHeldOut.
+// commits), heldout31.json dev34.json and heldout32.json dev35.json
+// (round 12; 189/203 on landing after round 11b).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 189.0 / 203
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -62,16 +61,14 @@ const (
 // 23/335 and 53/357 after round 8c, the 11 recorded during round 9
 // 23/344 and 39/402 after round 9b, the 12 recorded during round 10
 // 19/504 and 20/467 after round 10, the 11 recorded during round 10b
-// 21/565 and 12/440 after round 10c; each set was then tuned against (in
-// rounds 8c, 8e, 10, 10b and 11) and moved to releases.tsv. Held out
-// now: the 12 recorded during round 8e (first measured after round 8e:
-// 6 of 267 changes, 12 of 357 first-lock items; 6 and 11 after round
-// 11b) and the 12 recorded during round 11 (first measured after round
-// 11b: 13 of 200 changes, 6.5%, and 19 of 273 first-lock items, 7.0%,
-// above the target, most of them react-native-ai-debugger's and
-// godot-mcp's). Together 19/467 changes (4.1%) and 30/630 first-lock
-// items (4.8%): under the target, which the constants are measured
-// against, so they are unset.
+// 21/565 and 12/440 after round 10c, the 12 recorded during round 11
+// 13/200 (6.5%) and 19/273 (7.0%) after round 11b, most of them
+// react-native-ai-debugger's and godot-mcp's; each set was then tuned
+// against (in rounds 8c, 8e, 10, 10b, 11 and 12) and moved to
+// releases.tsv. Held out now: the 12 recorded during round 8e (first
+// measured after round 8e: 6 of 267 changes, 12 of 357 first-lock items;
+// 6 and 11 after round 11b), under the target, which the constants are
+// measured against, so they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
