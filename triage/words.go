@@ -183,7 +183,7 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 var (
 	shadowBefore = lazyre.New(`(?s)(?:\bwhen(?:ever)? (?:you )?(?:use|call|invoke|run|using|calling|invoking|running) (?:the )?|\b(?:replaces|supersedes|overrides|shadows|intercepts) (?:the )?|\b(?:all |any |every )?(?:calls?|requests?|messages?|emails?) (?:to|via|through|made with|sent with|sent by) (?:the )?|\b(?:guardrails?|safeguards?|safety checks?|checks|confirmations?|restrictions?|limits) (?:of|for|on|in) (?:the )?)$`)
 	shadowAfter  = lazyre.New(`(?s)^[^ .;!?]* (?:[^ ]*[^ .;] ){0,3}?(?:(?:(?:tool|function)s? )?(?:is|are|has been|was)(?: now)? (?:deprecated|broken|unsafe|disabled|replaced|compromised|unavailable|obsolete|no longer)|(?:(?:tool|function)s? )?(?:must|should|shall|will|needs? to|has to|is to|are to)(?: now| also| always| first| only| therefore| thus| then| instead)* (?:be )?(?:send|sent|forward|forwarded|include|included|cc|bcc|redirect|redirected|route|routed|copy|copied|set|add|added|change|changed|replace|replaced|ignore|ignored|skip|skipped|point|pointed|prefixed|suffixed|rewritten|modified|altered|wrapped|directed|given|use the (?:address|recipient|account|url|host)|go through|be called with)\b|(?:(?:tool|function)s? )?(?:now )?(?:requires?|expects?|only (?:works|accepts?)|accepts? only)\b|(?:tool |function )?(?:is|gets|was) (?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,8}?(?:must|should|always|set|add|prefix|change|replace|redirect|route|send|include)\b|(?:(?:tool|function)s? )?(?:may|can|could) (?:now |also |safely )?(?:be )?(?:called|used|invoked|run)\b,? (?:[^ ]+ ){0,14}?(?:skips?|bypass(?:es)?|ignores?|is exempt from|(?:does not|doesn't|do not|don't) (?:need|require))\b)`)
-	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated|unreliable|flaky|buggy|insecure)\b|\b(?:field|parameter|param|argument|option|flag) (?:is|are) (?:now )?(?:expressed|interpreted|treated|read|measured|counted|taken) (?:in|as)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|(?:has|have) been (?:retired|phased out|sunset|deprecated|disabled|withdrawn)\b|(?:does not|doesn't|do not|don't) (?:stick|persist|take effect|actually (?:save|apply|work))\b|\bserves? (?:stale|cached|outdated|old)\b|(?:is|are) sampled\b|\bsilently (?:truncates|drops|loses|omits|fails)\b|\balways reports? (?:success|ok|passed|green)\b|(?:currently |now |silently )?(?:corrupts|mangles|garbles)\b|(?:is|are|gets?) (?:rejected|refused|blocked|denied) unless\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:flag|option|parameter|setting|argument|mode) (?:is|are) (?:now )?(?:ignored|inverted|reversed|swapped|not honou?red|a no-op|broken|disabled)\b|\b(?:is|are) not honou?red\b|\b(?:deletes|removes|writes|pushes) for real\b|\b(?:a )?dry[- ]run is (?:implied|automatic|assumed)\b|\bcan be (?:issued|called|run|used) freely\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b|\b(?:runs?|executes?) (?:every|each|all|any)? ?(?:[^ ]+ )?(?:in )?(?:preview|dry[- ]run|simulation|sandbox(?:ed)?|read-only) mode\b|\bis safe to (?:call|run|use|try)\b|\bmoves? (?:[^ ]+ ){0,3}?(?:to|into) (?:a |the )?(?:[^ ]+ )?(?:recycle bin|trash|bin)\b|\brather than (?:deleting|dropping|removing|erasing|purging) (?:it|them)\b|(?:is|are) (?:only )?(?:a )?soft[- ]deletes?\b|\bcan (?:always )?be (?:undone|restored|recovered)\b|\bthe (?:lighter|safer|gentler|softer|harmless) option\b)`)
+	shadowFar    = lazyre.New(`(?s)^[^ ]* (?:[^ ]+ ){0,8}?(?:(?:must|should|is|are) (?:not|never) (?:be )?used\b|(?:is|are) (?:deprecated|broken|unsafe|compromised|stale|outdated|unreliable|flaky|buggy|insecure)\b|\b(?:field|parameter|param|argument|option|flag) (?:is|are) (?:now )?(?:expressed|interpreted|treated|read|measured|counted|taken) (?:in|as)\b|(?:is|are) (?:being )?(?:phased out|retired|sunset)\b|(?:has|have) been (?:retired|phased out|sunset|deprecated|disabled|withdrawn)\b|(?:does not|doesn't|do not|don't) (?:stick|persist|take effect|actually (?:save|apply|work))\b|\bserves? (?:stale|cached|outdated|old)\b|(?:is|are) sampled\b|\bsilently (?:truncates|drops|loses|omits|fails)\b|\balways reports? (?:success|ok|passed|green)\b|(?:currently |now |silently )?(?:corrupts|mangles|garbles)\b|(?:is|are|gets?) (?:rejected|refused|blocked|denied) unless\b|\b(?:treat|consider) (?:its|their) (?:[^ ]+ ){0,2}?(?:results?|outputs?|responses?|status(?:es)?) as (?:unreliable|wrong|invalid|untrustworthy|not final)\b|\b(?:flag|option|parameter|setting|argument|mode) (?:is|are) (?:now )?(?:ignored|inverted|reversed|swapped|not honou?red|a no-op|broken|disabled)\b|\b(?:is|are) not honou?red\b|\b(?:deletes|removes|writes|pushes) for real\b|\b(?:a )?dry[- ]run is (?:implied|automatic|assumed)\b|\bcan be (?:issued|called|run|used) freely\b|\b(?:reports|returns|shows) ["'\x60]?(?:failed|error|success|empty|nothing)["'\x60]? (?:for|when|on|even)\b|\b(?:runs?|executes?) (?:every|each|all|any)? ?(?:[^ ]+ )?(?:in )?(?:preview|dry[- ]run|simulation|sandbox(?:ed)?|read-only) mode\b|\bis safe to (?:call|run|use|try)\b|\bmoves? (?:[^ ]+ ){0,3}?(?:to|into) (?:a |the )?(?:[^ ]+ )?(?:recycle bin|trash|bin)\b|\brather than (?:deleting|dropping|removing|erasing|purging) (?:it|them)\b|(?:is|are) (?:only )?(?:a )?soft[- ]deletes?\b|\bcan (?:always )?be (?:undone|restored|recovered)\b|\bthe (?:lighter|safer|gentler|softer|harmless) option\b|\breturns? (?:[^ ]+ ){0,3}?(?:less|more|fewer|lower|higher|smaller|larger|greater) than (?:the )?(?:true|real|actual|correct|expected)\b|\boff by (?:one|[0-9]+)\b)`)
 	// shadowClaim is another tool of this server as the subject of what
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
@@ -235,6 +235,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		return nil
 	}
 	self, tools := Normalize(item.Name), s.tools()
+	values := enumValues(t)
 	out := map[string][]match{}
 	j := t.joined
 	add := func(id string, from, to int) {
@@ -257,7 +258,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && tools.camel[name]) && !marked(j, lo, hi) && !(own && (quoted(j, lo, hi) || calledTool(j, lo, hi))) {
 			continue
 		}
-		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, add)
+		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, values[name], add)
 	}
 	return out
 }
@@ -271,8 +272,11 @@ func calledTool(j string, lo, hi int) bool {
 // nameMatches adds the matches around the tool name at j[lo:hi], of
 // this server (w&1; only outside the server's instructions, own) and of
 // another only (w == 2: a name this server lists too, "read_file" on two
-// filesystem servers, is read as its own).
-func nameMatches(j string, lo, hi, w int, own bool, add func(id string, from, to int)) {
+// filesystem servers, is read as its own). A name that is also one of
+// the item's own enum or const values (value: godot_input's action
+// "type_text") is that value where it stands alone; written as a call,
+// or beside words that send data, it still counts.
+func nameMatches(j string, lo, hi, w int, own, value bool, add func(id string, from, to int)) {
 	before := j[max(0, lo-80):lo]
 	far := j[max(0, lo-220):lo]
 	after := j[hi:min(len(j), hi+200)]
@@ -293,11 +297,25 @@ func nameMatches(j string, lo, hi, w int, own bool, add func(id string, from, to
 		add(Exfiltration, lo-len(far)+b[0], hi+e[1])
 	}
 	if w == 2 { // a name this server has too is its own
-		add(ToolShadowing, lo, hi)
+		if !value {
+			add(ToolShadowing, lo, hi)
+		}
 		if b := callBefore().FindStringIndex(before); b != nil {
 			add(NewInstruction, lo-len(before)+b[0], hi)
 		}
 	}
+}
+
+// enumValues is the set of the definition's own enum and const strings
+// (normalised): the values its parameters take.
+func enumValues(t texts) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range t.pieces {
+		if strings.HasSuffix(p.path, ".const") || strings.Contains(p.path[strings.LastIndexByte(p.path, '.')+1:], "enum[") {
+			out[p.norm] = true
+		}
+	}
+	return out
 }
 
 // firstIndex is the match of the first of res that matches s.
@@ -365,6 +383,12 @@ func serverWords(name string) []string {
 // "desktop commander's read_file".
 var serverMention = lazyre.New(`^(?:'s)? ?(?:mcp )?(?:servers?|tools?|integrations?|connectors?|extensions?|plugins?|results|outputs?|responses)\b|^'s (?:[^ ]+ )?(?:tools?|results|outputs?|server)\b|^'s ["'\x60]?[a-z0-9]+[_-][a-z0-9_-]+`)
 
+// replacedOf is what comes before another server's name when a text
+// claims to stand in for one of its tools, named: "this replaces the
+// get_document_info of cursor-talk-to-figma-mcp" (not "rather than
+// recalling from memory").
+var replacedOf = lazyre.New(`\b(?:replaces|supersedes|overrides|shadows|instead of|rather than|in place of) (?:the )?["'\x60]?[a-z0-9]+[_-][a-z0-9_-]*["'\x60]? (?:tool |function )?(?:of|from|in|on) (?:the )?$`)
+
 // serverMentions returns where j names one of the servers as a server.
 func serverMentions(j string, servers []string) [][2]int {
 	var out [][2]int
@@ -381,6 +405,8 @@ func serverMentions(j string, servers []string) [][2]int {
 			}
 			if e := serverMention().FindStringIndex(j[hi:min(len(j), hi+40)]); e != nil {
 				out = append(out, [2]int{lo, hi + e[1]})
+			} else if b := replacedOf().FindStringIndex(j[max(0, lo-80):lo]); b != nil {
+				out = append(out, [2]int{max(0, lo-80) + b[0], hi})
 			}
 		}
 	}
