@@ -39,16 +39,16 @@ import (
 // and heldout30.json dev33.json (round 11b; 187/204 on landing after
 // round 11, their authors having seen the subjects of the five latest
 // commits), heldout31.json dev34.json and heldout32.json dev35.json
-// (round 12; 189/203 on landing after round 11b). heldout33.json and
-// heldout34.json, written blind during round 12, measured when they
-// landed after it: 96/101 and 98/105, 194/206: minHeldOut.
+// (round 12; 189/203 on landing after round 11b), heldout33.json
+// dev36.json and heldout34.json dev37.json (round 12b; 194/206 on
+// landing after round 12).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 194.0 / 206
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
