@@ -41,16 +41,15 @@ import (
 // commits), heldout31.json dev34.json and heldout32.json dev35.json
 // (round 12; 189/203 on landing after round 11b), heldout33.json
 // dev36.json and heldout34.json dev37.json (round 12b; 194/206 on
-// landing after round 12). heldout35.json and heldout36.json, written
-// blind during round 12b, measured when they landed after it: 95/101
-// and 96/103, 191/204: minHeldOut.
+// landing after round 12), heldout35.json dev38.json and heldout36.json
+// dev39.json (round 12c; 191/204 on landing after round 12b).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 191.0 / 204
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
