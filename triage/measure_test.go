@@ -43,13 +43,16 @@ import (
 // dev36.json and heldout34.json dev37.json (round 12b; 194/206 on
 // landing after round 12), heldout35.json dev38.json and heldout36.json
 // dev39.json (round 12c; 191/204 on landing after round 12b).
+// heldout37.json and heldout38.json, written blind during round 12c,
+// measured when they landed after it: 101/103 and 89/100, 190/203:
+// minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 190.0 / 203
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
