@@ -71,6 +71,12 @@ while IFS=$'\t' read -r pkg versions bin args; do
 		# key (RUNPOD_API_KEY).
 		# @infisical/mcp exits before initialize without a universal-auth
 		# client id and secret (it signs in only when a tool is called).
+		# minimax-mcp-js exits before initialize without a MiniMax API key,
+		# deepseek-mcp-server 0.5.0 without a DeepSeek one, and
+		# @owine/unifi-protect-mcp without a UniFi Protect host (a loopback
+		# address nothing listens on) and API key. mcp-server-gsc exits
+		# without GOOGLE_APPLICATION_CREDENTIALS and reads the file only when
+		# a tool is called: it names a file that does not exist.
 		# shellcheck disable=SC2086
 		if ! (cd "$scratch" && "${nonet[@]}" env BRAVE_API_KEY=x SLACK_BOT_TOKEN=xoxb-x SLACK_TEAM_ID=T0 \
 			GITHUB_PERSONAL_ACCESS_TOKEN=x GITLAB_PERSONAL_ACCESS_TOKEN=x FIRECRAWL_API_KEY=fc-x \
@@ -86,6 +92,8 @@ while IFS=$'\t' read -r pkg versions bin args; do
 			TRELLO_API_KEY=x TRELLO_TOKEN=x \
 			RUNPOD_API_KEY=x \
 			INFISICAL_UNIVERSAL_AUTH_CLIENT_ID=x INFISICAL_UNIVERSAL_AUTH_CLIENT_SECRET=x \
+			MINIMAX_API_KEY=x DEEPSEEK_API_KEY=x UNIFI_PROTECT_HOST=127.0.0.1 UNIFI_PROTECT_API_KEY=x \
+			GOOGLE_APPLICATION_CREDENTIALS="$scratch/no-credentials.json" \
 			GOOGLE_PRIVATE_KEY='-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' \
 			GOOGLE_CLIENT_EMAIL=x@x.iam.gserviceaccount.com GOOGLE_PROJECT_ID=x LINEAR_API_TOKEN=x \
 			KUBECONFIG="$scratch/kubeconfig" FS_ROOT="$scratch/fs-root" HOME="$scratch" \
