@@ -42,17 +42,16 @@ import (
 // (round 12; 189/203 on landing after round 11b), heldout33.json
 // dev36.json and heldout34.json dev37.json (round 12b; 194/206 on
 // landing after round 12), heldout35.json dev38.json and heldout36.json
-// dev39.json (round 12c; 191/204 on landing after round 12b).
-// heldout37.json and heldout38.json, written blind during round 12c,
-// measured when they landed after it: 101/103 and 89/100, 190/203:
-// minHeldOut.
+// dev39.json (round 12c; 191/204 on landing after round 12b),
+// heldout37.json dev40.json and heldout38.json dev41.json (round 12d;
+// 190/203 on landing after round 12c).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 190.0 / 203
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -73,13 +72,16 @@ const (
 // against (in rounds 8c, 8e, 10, 10b, 11 and 12) and moved to
 // releases.tsv. Held out now: the 12 recorded during round 8e (first
 // measured after round 8e: 6 of 267 changes, 12 of 357 first-lock items;
-// 6 and 11 after round 11b), under the target, which the constants are
-// measured against, so they are unset.
+// 6 and 9 after round 12c) and the 12 recorded during round 12 (first
+// measured after round 12c: 7 of 202 changes, 3.5%, and 6 of 247
+// first-lock items, 2.4%). Together 13/469 changes and 15/604 first-lock
+// items: under the target, which the constants are measured against, so
+// they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
 // figure (71 of 1017 items) while it was above the target; after round
-// 11b it is 94 of 2326 (4.0%) in the dev repository and beside the
+// 12c it is 103 of 2599 (4.0%) in the dev repository and beside the
 // held-out servers, under the target, so those constants are unset too.
 // Most of what remains is @softeria/ms-365-mcp-server's Microsoft Graph
 // schemas ("For internal use only." deep in response-like properties),
