@@ -44,16 +44,16 @@ import (
 // landing after round 12), heldout35.json dev38.json and heldout36.json
 // dev39.json (round 12c; 191/204 on landing after round 12b),
 // heldout37.json dev40.json and heldout38.json dev41.json (round 12d;
-// 190/203 on landing after round 12c). heldout39.json and
-// heldout40.json, written blind during round 12d, measured when they
-// landed after it: 95/102 and 92/101, 187/203: minHeldOut.
+// 190/203 on landing after round 12c), heldout39.json dev42.json and
+// heldout40.json dev43.json (round 12e; 187/203 on landing after round
+// 12d).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 187.0 / 203
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
