@@ -46,14 +46,16 @@ import (
 // heldout37.json dev40.json and heldout38.json dev41.json (round 12d;
 // 190/203 on landing after round 12c), heldout39.json dev42.json and
 // heldout40.json dev43.json (round 12e; 187/203 on landing after round
-// 12d).
+// 12d). heldout42.json, written blind during round 12e, measured when it
+// landed after it: 93/100: minHeldOut. (heldout41, its pair, had not
+// landed when round 12 ended.)
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 93.0 / 100
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -74,11 +76,11 @@ const (
 // against (in rounds 8c, 8e, 10, 10b, 11 and 12) and moved to
 // releases.tsv. Held out now: the 12 recorded during round 8e (first
 // measured after round 8e: 6 of 267 changes, 12 of 357 first-lock items;
-// 6 and 9 after round 12c) and the 12 recorded during round 12 (first
+// 6 and 9 after round 12e) and the 12 recorded during round 12 (first
 // measured after round 12c: 7 of 202 changes, 3.5%, and 6 of 247
-// first-lock items, 2.4%). Together 13/469 changes and 15/604 first-lock
-// items: under the target, which the constants are measured against, so
-// they are unset.
+// first-lock items, 2.4%; 6 and 6 after round 12e). Together 12/469
+// changes and 15/604 first-lock items after round 12e: under the
+// target, which the constants are measured against, so they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
