@@ -235,7 +235,6 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		return nil
 	}
 	self, tools := Normalize(item.Name), s.tools()
-	values := enumValues(t)
 	out := map[string][]match{}
 	j := t.joined
 	add := func(id string, from, to int) {
@@ -258,7 +257,7 @@ func shadowMatches(t texts, item *Item, s Surface) map[string][]match {
 		if w == 0 || !strings.ContainsAny(name, "_-.:/0123456789") && !(own && tools.camel[name]) && !marked(j, lo, hi) && !(own && (quoted(j, lo, hi) || calledTool(j, lo, hi))) {
 			continue
 		}
-		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, values[name], add)
+		nameMatches(j, lo, hi, w, item.Kind != KindInstructions, w == 2 && t.enumValue(name), add)
 	}
 	return out
 }
@@ -306,16 +305,17 @@ func nameMatches(j string, lo, hi, w int, own, value bool, add func(id string, f
 	}
 }
 
-// enumValues is the set of the definition's own enum and const strings
-// (normalised): the values its parameters take.
-func enumValues(t texts) map[string]bool {
-	out := map[string]bool{}
+// enumValue reports whether v (normalised) is one of the definition's
+// own enum or const strings: a value its parameters take. Asked only for
+// another server's tool names, which are rare in a text.
+func (t *texts) enumValue(v string) bool {
 	for _, p := range t.pieces {
-		if strings.HasSuffix(p.path, ".const") || strings.Contains(p.path[strings.LastIndexByte(p.path, '.')+1:], "enum[") {
-			out[p.norm] = true
+		last := p.path[strings.LastIndexByte(p.path, '.')+1:]
+		if p.norm == v && (last == "const" || strings.HasPrefix(last, "enum[")) {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // firstIndex is the match of the first of res that matches s.
