@@ -46,17 +46,16 @@ import (
 // heldout37.json dev40.json and heldout38.json dev41.json (round 12d;
 // 190/203 on landing after round 12c), heldout39.json dev42.json and
 // heldout40.json dev43.json (round 12e; 187/203 on landing after round
-// 12d). heldout41.json and heldout42.json, written blind during round
-// 12e: heldout42 measured when it landed after it (93/100), heldout41
-// when it landed at the start of round 13, no rule changed in between
-// (99/106); together 192/206: minHeldOut.
+// 12d), heldout41.json dev44.json and heldout42.json dev45.json (round
+// 13; 192/206, heldout42 on landing after round 12e, heldout41 when it
+// landed at the start of round 13 with no rule changed in between).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 192.0 / 206
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -73,15 +72,13 @@ const (
 // 19/504 and 20/467 after round 10, the 11 recorded during round 10b
 // 21/565 and 12/440 after round 10c, the 12 recorded during round 11
 // 13/200 (6.5%) and 19/273 (7.0%) after round 11b, most of them
-// react-native-ai-debugger's and godot-mcp's; each set was then tuned
-// against (in rounds 8c, 8e, 10, 10b, 11 and 12) and moved to
-// releases.tsv. Held out now: the 12 recorded during round 8e (first
-// measured after round 8e: 6 of 267 changes, 12 of 357 first-lock items;
-// 6 and 9 after round 12e) and the 12 recorded during round 12 (first
-// measured after round 12c: 7 of 202 changes, 3.5%, and 6 of 247
-// first-lock items, 2.4%; 6 and 6 after round 12e). Together 12/469
-// changes and 15/604 first-lock items after round 12e: under the
-// target, which the constants are measured against, so they are unset.
+// react-native-ai-debugger's and godot-mcp's, the 12 recorded during
+// round 12 7/202 (3.5%) and 6/247 (2.4%) after round 12c; each set was
+// then tuned against (in rounds 8c, 8e, 10, 10b, 11, 12 and 13) and
+// moved to releases.tsv. Held out now: the 12 recorded during round 8e
+// (first measured after round 8e: 6 of 267 changes, 12 of 357 first-lock
+// items; 6 and 9 after round 12e), under the target, which the constants
+// are measured against, so they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
