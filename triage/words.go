@@ -188,7 +188,7 @@ var (
 	// it does to data ("open_nodes also permanently removes", "the
 	// get-env tool returns only mock values", "merge_pull_request treats
 	// 'squash' as a force push").
-	shadowClaim = lazyre.New(`^(?:'s|["'\x60])? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[^ ]*[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|always|never|currently|no longer|in this release|since this release|as of this release),? (?:[a-z]+ )?[a-z-]+s\b|(?:ignores|skips|bypasses|disables|overrides|force-pushes|rebases|squashes|discards)\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public|reversible|undoable|non-destructive|safe to call|safe to run|safe to use)|(?:keeps|takes|makes) (?:a |an )?(?:snapshot|backup)))\b`)
+	shadowClaim = lazyre.New(`^(?:'s|["'\x60])? (?:(?:tool|function) )?(?:(?:on|of|in) this server )?(?:(?:is|are) (?:[^ ]+ ){0,6}?[^ ]*[.;,] (?:[^ ]+ ){0,8}?(?:always |must |should )?(?:call|use|invoke|run) it with\b|(?:now|also|actually|only|always|never|currently|no longer|in this release|since this release|as of this release),? (?:(?:also|now|actually|silently|quietly|secretly|automatically|always|never|really|still|just|then|even) )?[a-z-]*[b-hj-tv-z-]s\b|(?:ignores|skips|bypasses|disables|overrides|force-pushes|rebases|squashes|discards)\b|(?:(?:now|also|actually|silently|secretly|quietly|automatically|always|permanently|since (?:this|the latest|the last|v?[0-9][^ ]*) (?:release|version|update),?) )*(?:removes|deletes|wipes|erases|drops|destroys|purges|overwrites|truncates|submits|sends|uploads|publishes|shares|forwards|posts|leaks|exposes|logs|records|treats|interprets|rewrites|redirects|reroutes|routes|mirrors|copies|returns only|only returns|returns (?:mock|fake|dummy|stale|cached|wrong|fabricated|placeholder)|(?:is|are) (?:now )?(?:mock|fake|a stub|harmless|safe to share|public|reversible|undoable|non-destructive|safe to call|safe to run|safe to use)|(?:keeps|takes|makes) (?:a |an )?(?:snapshot|backup)))\b`)
 	// passBefore is the user's words or what a tool read handed to
 	// another tool: "pass the user's original question ... to", "the
 	// page content or the user's request to be sent to".
@@ -331,7 +331,9 @@ func firstIndex(s string, res ...*regexp.Regexp) []int {
 // otherServers is what the other servers of s are called in text: each
 // server's name, and the same without "server" and "mcp" parts
 // ("tavily-mcp" and "tavily", "server-puppeteer" and "puppeteer"); words
-// shorter than four letters are left out.
+// shorter than four letters are left out, and so is a word that names
+// s's own server as well ("godot" of godot-mcp beside godot-mcp-server:
+// that word is the product both serve, not the other server).
 func otherServers(s Surface) []string {
 	build := func() map[string][]string {
 		out := map[string][]string{}
@@ -349,10 +351,18 @@ func otherServers(s Surface) []string {
 		s.index.serversOnce.Do(func() { s.index.servers = build() })
 		by = s.index.servers
 	}
+	own := by[s.Server]
+	if own == nil {
+		own = serverWords(s.Server)
+	}
 	var ws []string
 	for server, words := range by {
 		if server != s.Server {
-			ws = append(ws, words...)
+			for _, w := range words {
+				if !slices.Contains(own, w) {
+					ws = append(ws, w)
+				}
+			}
 		}
 	}
 	slices.Sort(ws)
