@@ -49,13 +49,16 @@ import (
 // 12d), heldout41.json dev44.json and heldout42.json dev45.json (round
 // 13; 192/206, heldout42 on landing after round 12e, heldout41 when it
 // landed at the start of round 13 with no rule changed in between).
+// heldout43.json and heldout44.json, written blind during round 13,
+// measured when they landed after it: 198/209 (99/104 and 99/105):
+// minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 198.0 / 209
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
