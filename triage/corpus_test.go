@@ -128,6 +128,9 @@ func (c *corpus) loadReleases(t testing.TB, file string, heldOut bool) {
 			continue
 		}
 		fields := strings.Split(line, "\t")
+		if len(fields) < 3 {
+			t.Fatalf("%s: %q: want package, versions, bin and args separated by tabs", file, line)
+		}
 		pkg := fields[0]
 		if _, ok := c.releases[pkg]; ok {
 			t.Fatalf("%s: %s is listed twice", file, pkg)
