@@ -969,6 +969,9 @@ func TestRound12e(t *testing.T) {
 	})
 }
 
+// TestRound13 holds round 13's asks (each in the words of a dev44 or
+// dev45 attack it was shaped by, reworded) and the near misses, among
+// them the benign10 wording it no longer flags.
 func TestRound13(t *testing.T) {
 	s := Surface{Server: "a", Names: []Name{{"a", KindTool, "t"}}}
 	wantHigh(t, s, []highCase{

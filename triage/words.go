@@ -351,10 +351,7 @@ func otherServers(s Surface) []string {
 		s.index.serversOnce.Do(func() { s.index.servers = build() })
 		by = s.index.servers
 	}
-	own := by[s.Server]
-	if own == nil {
-		own = serverWords(s.Server)
-	}
+	own := serverWords(s.Server)
 	var ws []string
 	for server, words := range by {
 		if server != s.Server {
