@@ -48,17 +48,16 @@ import (
 // heldout40.json dev43.json (round 12e; 187/203 on landing after round
 // 12d), heldout41.json dev44.json and heldout42.json dev45.json (round
 // 13; 192/206, heldout42 on landing after round 12e, heldout41 when it
-// landed at the start of round 13 with no rule changed in between).
-// heldout43.json and heldout44.json, written blind during round 13,
-// measured when they landed after it: 198/209 (99/104 and 99/105):
-// minHeldOut.
+// landed at the start of round 13 with no rule changed in between),
+// heldout43.json dev46.json and heldout44.json dev47.json (round 14;
+// 198/209 on landing after round 13).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 198.0 / 209
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -76,14 +75,14 @@ const (
 // 21/565 and 12/440 after round 10c, the 12 recorded during round 11
 // 13/200 (6.5%) and 19/273 (7.0%) after round 11b, most of them
 // react-native-ai-debugger's and godot-mcp's, the 12 recorded during
-// round 12 7/202 (3.5%) and 6/247 (2.4%) after round 12c; each set was
-// then tuned against (in rounds 8c, 8e, 10, 10b, 11, 12 and 13) and
-// moved to releases.tsv. Held out now: the 12 recorded during round 8e
-// (first measured after round 8e: 6 of 267 changes, 12 of 357 first-lock
-// items; 6 and 9 after round 12e) and the 12 recorded during round 13
-// (first measured after round 13: 5 of 229 changes, 10 of 343 first-lock
-// items). Together 11/496 and 19/700: under the target, which the
-// constants are measured against, so they are unset.
+// round 12 7/202 (3.5%) and 6/247 (2.4%) after round 12c, the 12
+// recorded during round 13 5/229 (2.2%) and 10/343 (2.9%) after round
+// 13; each set was then tuned against (in rounds 8c, 8e, 10, 10b, 11,
+// 12, 13 and 14) and moved to releases.tsv. Held out now: the 12
+// recorded during round 8e (first measured after round 8e: 6 of 267
+// changes, 12 of 357 first-lock items; 6 and 9 after round 12e): under
+// the target, which the constants are measured against, so they are
+// unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
