@@ -45,15 +45,17 @@ func nameKeys(name string) [3]string {
 
 // plain is a case-folded Skeleton without separators and combining
 // marks, with the ASCII characters that look alike in lower case made
-// one: i, 1 and | are l, 0 is o ("search_lssues" and "search_issues",
-// "l0gs" and "logs"; the Skeleton makes "I" and "l" one, not "i"). No
+// one: i, 1 and | are l, 0 is o, vv is w ("search_lssues" and
+// "search_issues", "l0gs" and "logs", "brovvser_navigate" and
+// "browser_navigate"; the Skeleton makes "I" and "l" one, not "i", and
+// "rn" and "m", not "vv" and "w"). No
 // two of the corpus's 3,064 real names share a plain form they do not
 // share without it.
 func plain(x string) string {
 	return asciiAlike.Replace(strings.ToLower(unmarked(unseparated(x))))
 }
 
-var asciiAlike = strings.NewReplacer("i", "l", "1", "l", "|", "l", "0", "o")
+var asciiAlike = strings.NewReplacer("i", "l", "1", "l", "|", "l", "0", "o", "vv", "w")
 
 // unmarked drops the combining marks of s (which NFKC and the Skeleton
 // leave on letters they do not map, as ł's stroke).

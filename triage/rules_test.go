@@ -125,7 +125,7 @@ func TestBenignWording(t *testing.T) {
 // as find does piece by piece.
 func (r *rule) finds(s string) bool {
 	for _, loc := range r.re.FindAllStringIndex(s, -1) {
-		if !r.dropped(s, loc) {
+		if !r.dropped(s, loc, 0) {
 			return true
 		}
 	}

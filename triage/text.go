@@ -291,6 +291,25 @@ func (t *texts) pathsAt(i, j int) string {
 	return strings.Join(ps, " + ")
 }
 
+// memberStart is where the sentence holding the joined text's byte i
+// may start at the earliest: the start of the piece holding it, unless
+// the piece before it is the title or description that stops
+// mid-sentence and reads on into it ("Password" then "Path to private
+// key file" are two members, not one sentence).
+func (t *texts) memberStart(i int) int {
+	k := len(t.starts) - 1
+	for k > 0 && t.starts[k] > i {
+		k--
+	}
+	for k > 0 && midSentence(t.pieces[k-1]) {
+		k--
+	}
+	if k < 0 {
+		return 0
+	}
+	return t.starts[k]
+}
+
 // unreadEnd is where the joined text's bytes [i, j) stop reading on:
 // the end of the first piece they leave that is neither the title nor
 // the description, or -1 when they leave none. One parameter's

@@ -51,7 +51,7 @@ func (r *rule) find(t texts) []match {
 			continue
 		}
 		for _, loc := range r.sieve.locate(r.re, p.norm, r.sieve.lex.scan(p.norm)) {
-			if r.dropped(p.norm, loc) {
+			if r.dropped(p.norm, loc, 0) {
 				continue
 			}
 			out = append(out, match{path: p.path, text: strings.TrimRight(p.norm[loc[0]:loc[1]], " "), at: t.starts[k] + loc[0]})
@@ -73,7 +73,7 @@ func (r *rule) findJoined(t texts) []match {
 			}
 			loc = []int{loc[0] + in[0], loc[0] + in[1]}
 		}
-		if r.dropped(t.joined, loc) {
+		if r.dropped(t.joined, loc, t.memberStart(loc[0])) {
 			continue
 		}
 		out = append(out, match{path: t.pathsAt(loc[0], loc[1]), text: strings.TrimRight(t.joined[loc[0]:loc[1]], " "), at: loc[0]})
@@ -87,7 +87,7 @@ func (r *rule) findSeams(t texts) []match {
 	var out []match
 	for _, sm := range t.seams {
 		for _, loc := range r.sieve.locate(r.re, sm.text, sm.seen) {
-			if loc[0] < sm.split && loc[1] > sm.split && !r.dropped(sm.text, loc) {
+			if loc[0] < sm.split && loc[1] > sm.split && !r.dropped(sm.text, loc, 0) {
 				out = append(out, match{path: sm.path, text: strings.TrimRight(sm.text[loc[0]:loc[1]], " "), at: len(t.joined)})
 			}
 		}
@@ -98,15 +98,17 @@ func (r *rule) findSeams(t texts) []match {
 // dropped reports whether the match s[loc[0]:loc[1]] is not an ask
 // after all: a negation cancels it (negate) or it is an exception
 // (exceptional).
-func (r *rule) dropped(s string, loc []int) bool {
-	return r.negate && negated(s, loc[0]) || r.exceptRe != nil && exceptional(r.exceptRe, s, loc)
+// The sentence except reads starts at bound or later (where the member
+// holding the match starts in a joined text).
+func (r *rule) dropped(s string, loc []int, bound int) bool {
+	return r.negate && negated(s, loc[0]) || r.exceptRe != nil && exceptional(r.exceptRe, s, loc, bound)
 }
 
 // exceptional reports whether except matches the match s[loc[0]:loc[1]]
 // with what comes before it in its sentence (at most 120 bytes back, to
-// the last ".", ";", ":", "!" or "?").
-func exceptional(except *regexp.Regexp, s string, loc []int) bool {
-	from := max(0, loc[0]-120)
+// the last ".", ";", ":", "!" or "?", and not before bound).
+func exceptional(except *regexp.Regexp, s string, loc []int, bound int) bool {
+	from := max(0, bound, loc[0]-120)
 	if i := strings.LastIndexAny(s[from:loc[0]], ".;:!?"); i >= 0 {
 		from += i + 1
 	}
