@@ -51,13 +51,16 @@ import (
 // landed at the start of round 13 with no rule changed in between),
 // heldout43.json dev46.json and heldout44.json dev47.json (round 14;
 // 198/209 on landing after round 13).
+// heldout45.json and heldout46.json, written blind during round 14,
+// measured when they landed after it: 189/200 (96/100 and 93/100):
+// minHeldOut.
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 0.0
+	minHeldOut    = 189.0 / 200
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
