@@ -50,17 +50,16 @@ import (
 // 13; 192/206, heldout42 on landing after round 12e, heldout41 when it
 // landed at the start of round 13 with no rule changed in between),
 // heldout43.json dev46.json and heldout44.json dev47.json (round 14;
-// 198/209 on landing after round 13).
-// heldout45.json and heldout46.json, written blind during round 14,
-// measured when they landed after it: 189/200 (96/100 and 93/100):
-// minHeldOut.
+// 198/209 on landing after round 13), heldout45.json dev48.json and
+// heldout46.json dev49.json (round 15; 189/200 on landing after round
+// 14).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 189.0 / 200
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -80,15 +79,14 @@ const (
 // react-native-ai-debugger's and godot-mcp's, the 12 recorded during
 // round 12 7/202 (3.5%) and 6/247 (2.4%) after round 12c, the 12
 // recorded during round 13 5/229 (2.2%) and 10/343 (2.9%) after round
-// 13; each set was then tuned against (in rounds 8c, 8e, 10, 10b, 11,
-// 12, 13 and 14) and moved to releases.tsv. Held out now: the 12
-// recorded during round 8e (first measured after round 8e: 6 of 267
-// changes, 12 of 357 first-lock items; 6 and 9 after round 12e) and
-// the 12 recorded during round 14 (first measured after round 14: 42 of
-// 303 changes, 34 of 200 first-lock items, most of them
-// @anthropic-ai/claude-code's and playwright's, CLIs whose MCP servers
-// list an agent's own tools). Together 48/570 and 43/557, above the
-// target: the two constants below hold that first measurement.
+// 13, the 12 recorded during round 14 42/303 (13.9%) and 34/200 (17.0%)
+// after round 14, most of them @anthropic-ai/claude-code's and
+// playwright's (CLIs whose MCP servers list an agent's own tools); each
+// set was then tuned against (in rounds 8c, 8e, 10, 10b, 11, 12, 13, 14
+// and 15) and moved to releases.tsv. Held out now: the 12 recorded
+// during round 8e (first measured after round 8e: 6 of 267 changes, 12
+// of 357 first-lock items; 6 and 9 after round 14): under the target,
+// which the constants are measured against, so they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
@@ -100,8 +98,8 @@ const (
 // which a rule must still read (an ask hidden in a nested description is
 // the attack the corpus has most).
 const (
-	maxHeldOutBenign             = 48.0 / 570
-	maxHeldOutFirstLock          = 43.0 / 557
+	maxHeldOutBenign             = 0.0
+	maxHeldOutFirstLock          = 0.0
 	maxDevBesideHeldOut          = 0.0
 	maxDevFirstLockBesideHeldOut = 0.0
 	maxDevFirstLock              = 0.0
