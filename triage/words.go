@@ -129,6 +129,14 @@ func negated(s string, at int) bool {
 	return negationBefore().MatchString(before)
 }
 
+// ownSubject reports whether the item's name holds the words of a match
+// (without separators, case folded, five letters at least):
+// browser_localstorage_get and "localstorage".
+func ownSubject(name, text string) bool {
+	w := unseparated(text)
+	return len(w) >= 5 && strings.Contains(strings.ToLower(unseparated(name)), w)
+}
+
 // textLabels runs the rules table and the named shadowing checks on the
 // new text, dropping matches whose words the old text already held. One
 // label per id: the first match in the table's order, with the count of
@@ -155,7 +163,11 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 	}
 	rs := compiledRules()
 	for i := range rs {
-		keep(rs[i].id, rs[i].find(ot), rs[i].find(nt))
+		ms := rs[i].find(nt)
+		if rs[i].subject && item != nil {
+			ms = slices.DeleteFunc(ms, func(m match) bool { return ownSubject(item.Name, m.text) })
+		}
+		keep(rs[i].id, rs[i].find(ot), ms)
 	}
 	// A frame's clause that holds a word rule's match of the same label
 	// is that match again: not counted twice.
