@@ -52,18 +52,16 @@ import (
 // heldout43.json dev46.json and heldout44.json dev47.json (round 14;
 // 198/209 on landing after round 13), heldout45.json dev48.json and
 // heldout46.json dev49.json (round 15; 189/200 on landing after round
-// 14).
-// heldout47.json and heldout48.json, written blind during round 15,
-// measured when they landed after it: 174/201 (92/100 and 82/101, the
-// red-teamer's partly in Italian, Dutch and other languages):
-// minHeldOut.
+// 14), heldout47.json dev50.json and heldout48.json dev51.json (round
+// 16; 174/201 on landing after round 15, the red-teamer's partly in
+// Italian, Dutch and other languages).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 174.0 / 201
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
@@ -85,15 +83,14 @@ const (
 // recorded during round 13 5/229 (2.2%) and 10/343 (2.9%) after round
 // 13, the 12 recorded during round 14 42/303 (13.9%) and 34/200 (17.0%)
 // after round 14, most of them @anthropic-ai/claude-code's and
-// playwright's (CLIs whose MCP servers list an agent's own tools); each
-// set was then tuned against (in rounds 8c, 8e, 10, 10b, 11, 12, 13, 14
-// and 15) and moved to releases.tsv. Held out now: the 12 recorded
-// during round 8e (first measured after round 8e: 6 of 267 changes, 12
-// of 357 first-lock items; 6 and 10 after round 15) and the 8 recorded
-// during round 15 (first measured after round 15: 17 of 330 changes, 24
-// of 429 first-lock items, 5.2% and 5.6%, most of them
-// @playwright/test's). Together 23/597 and 34/786: under the target,
-// which the constants are measured against, so they are unset.
+// playwright's (CLIs whose MCP servers list an agent's own tools), the
+// 8 recorded during round 15 17/330 (5.2%) and 24/429 (5.6%) after
+// round 15, most of them @playwright/test's; each set was then tuned
+// against (in rounds 8c, 8e, 10, 10b, 11, 12, 13, 14, 15 and 16) and
+// moved to releases.tsv. Held out now: the 12 recorded during round 8e
+// (first measured after round 8e: 6 of 267 changes, 12 of 357
+// first-lock items; 6 and 10 after round 15): under the target, which
+// the constants are measured against, so they are unset.
 //
 // First-lock items are not what the target is stated for (benign
 // changes are). The dev packages' first lock was held to its round-8e
