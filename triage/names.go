@@ -435,10 +435,36 @@ func collision(item *Item, s Surface) (Label, bool) {
 		return Label{}, false
 	}
 	ev := evidence("name", item.Name) + " is also a tool of server " + quote(slices.Min(others))
-	if why := offNaming(name, ownNames(item, s)); why != "" {
+	if why := offNaming(name, ownNames(item, s)); why != "" && !slices.ContainsFunc(others, func(o string) bool { return mirrors(s, o) }) {
 		return Label{ID: ToolShadowing, Severity: High, Evidence: ev + ", and " + why}, true
 	}
 	return Label{ID: NameCollision, Severity: Medium, Evidence: ev}, true
+}
+
+// mirrors reports whether server other lists the same tools as s's
+// server: at least four tools, and at least three in four of s's
+// server's tools and of other's listed by both. Two packages that ship
+// one server (playwright's and @playwright/test's MCP servers list the
+// same browser_*, planner_* and test_* tools) are a copy, not a tool
+// added to be called in place of another server's: their collisions
+// are name-collision (medium), each of them, and their texts are read
+// by every other rule.
+func mirrors(s Surface, other string) bool {
+	ti := s.tools()
+	mine, theirs, both := 0, 0, 0
+	for _, servers := range ti.servers {
+		a, b := slices.Contains(servers, s.Server), slices.Contains(servers, other)
+		if a {
+			mine++
+		}
+		if b {
+			theirs++
+		}
+		if a && b {
+			both++
+		}
+	}
+	return mine >= 4 && 4*both >= 3*mine && 4*both >= 3*theirs
 }
 
 // offNaming says how name (Normalize'd) breaks the naming of a server's
