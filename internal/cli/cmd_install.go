@@ -231,7 +231,11 @@ func within(path, dir string) bool {
 }
 
 // writeExecutable writes data to path with mode 0755 atomically: a temp
-// file in the same directory, synced, then renamed over path.
+// file in the same directory, synced, then renamed over path. It is not
+// atomicfile.WriteFile on purpose: that keeps the old file's permission
+// bits (a hook must end executable) and writes through a symbolic link
+// (a pre-commit hook linked to a shared script elsewhere must be replaced
+// here, in this repository's hooks directory, not edited at its target).
 func writeExecutable(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".pre-commit-*.tmp")
 	if err != nil {

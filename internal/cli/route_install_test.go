@@ -156,6 +156,43 @@ func TestInstallExisting(t *testing.T) {
 	}
 }
 
+// TestInstallForceSymlinkedHook replaces a pre-commit hook that is a
+// symbolic link to a shared script elsewhere: the link becomes our
+// executable hook and the shared script is left exactly as it was.
+func TestInstallForceSymlinkedHook(t *testing.T) {
+	routeIsolateGit(t)
+	bin := routeAgentgate(t)
+	repo := routeNewRepo(t)
+	shared := filepath.Join(t.TempDir(), "shared-pre-commit")
+	const foreign = "#!/bin/sh\nexec lefthook run pre-commit\n"
+	if err := os.WriteFile(shared, []byte(foreign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hook := filepath.Join(repo, ".git", "hooks", "pre-commit")
+	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, hook); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if code, stdout, stderr := routeRun(t, repo, "install", "--force"); code != 0 {
+		t.Fatalf("install --force: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got, _ := os.ReadFile(shared); string(got) != foreign {
+		t.Fatalf("the shared script was changed:\n%s", got)
+	}
+	fi, err := os.Lstat(hook)
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the hook is not a regular file: %v %v", fi, err)
+	}
+	if fi.Mode().Perm()&0o100 == 0 && os.PathSeparator == '/' {
+		t.Fatalf("the hook is not executable: %v", fi.Mode())
+	}
+	if got, _ := os.ReadFile(hook); string(got) != string(hooks.PreCommit(bin)) {
+		t.Fatalf("hook is\n%s", got)
+	}
+}
+
 func TestInstallOutsideRepository(t *testing.T) {
 	routeIsolateGit(t)
 	routeAgentgate(t)
