@@ -109,5 +109,5 @@ if ! cyclo=$(CYCLO_MAX=1.0 scripts/cyclo.sh 2>&1); then
   exit 1
 fi
 phase "go test ./..."
-go test -count=1 -timeout 30m ./... "$@"
+go test -count=1 -timeout 45m ./... "$@"
 phase "done"

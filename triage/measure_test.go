@@ -54,17 +54,17 @@ import (
 // heldout46.json dev49.json (round 15; 189/200 on landing after round
 // 14), heldout47.json dev50.json and heldout48.json dev51.json (round
 // 16; 174/201 on landing after round 15, the red-teamer's partly in
-// Italian, Dutch and other languages). heldout49.json (plain) and
-// heldout50.json (red-teamer, 18 languages) were written blind in round
-// 17 (round 16's blind pair was lost with its machine before it landed)
-// and measured 179/204 on landing after round 16.
+// Italian, Dutch and other languages), heldout49.json dev52.json and
+// heldout50.json dev53.json (round 17; written blind in round 17, round
+// 16's pair having been lost with its machine before it landed; 179/204
+// on landing after round 16, the red-teamer's a third in 18 languages).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
 // set.
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 179.0 / 204
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by

@@ -131,3 +131,18 @@ func (r *rule) finds(s string) bool {
 	}
 	return false
 }
+
+// TestFoldPattern checks that a pattern's own letters are folded as the
+// text is, outside classes, and that no syntax is made of them.
+func TestFoldPattern(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`ως κάτοχο`, Normalize("ως κάτοχο")},
+		{`دون سؤال`, Normalize("دون سؤال")},
+		{`a（b）|[^。；]`, `a\(b\)|[^。；]`},
+		{`\bohne (?:[^ ]+ )?zu erwähnen\b`, `\bohne (?:[^ ]+ )?zu erwähnen\b`},
+	} {
+		if got := foldPattern(c.in); got != c.want {
+			t.Errorf("foldPattern(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
