@@ -126,10 +126,10 @@ func (c *corpus) attacked(t testing.TB, a attack) (*Item, *Item, Surface) {
 	if a.Op != "add" {
 		old = &Item{Kind: a.Kind, Name: a.Name, Def: od}
 	}
-	names := c.namesOf(t, rel, serverName(a.Target))
-	if a.Op == "add" {
-		names = append(names, Name{Server: serverName(a.Target), Kind: a.Kind, Name: a.Name})
+	if a.Op != "add" {
+		return old, newItem, c.surfaceOf(t, rel, a.Target)
 	}
+	names := append(c.namesOf(t, rel, serverName(a.Target)), Name{Server: serverName(a.Target), Kind: a.Kind, Name: a.Name})
 	return old, newItem, NewSurface(serverName(a.Target), append(names, c.context(a.Target, t)...))
 }
 

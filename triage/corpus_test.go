@@ -76,6 +76,21 @@ type corpus struct {
 
 	items map[string]map[[2]string][]byte // by package@version, computed once
 	ctx   map[string][]Name               // context, by package
+	surf  map[string]Surface              // surfaceOf, by package@version
+}
+
+// surfaceOf is the Surface of release s of pkg among the latest releases
+// of the corpus's other packages, built once per release so that its
+// name index is too: a Surface per labelled item rebuilt the index of
+// every name of the whole repository for each one, half of TestCorpus's
+// time. The labels do not depend on which Surface of equal names is used.
+func (c *corpus) surfaceOf(t testing.TB, s surface, pkg string) Surface {
+	if x, ok := c.surf[s.ref()]; ok {
+		return x
+	}
+	x := NewSurface(serverName(pkg), append(c.namesOf(t, s, serverName(pkg)), c.context(pkg, t)...))
+	c.surf[s.ref()] = x
+	return x
 }
 
 func (c *corpus) itemsOf(t testing.TB, s surface) map[[2]string][]byte {
@@ -106,7 +121,7 @@ var releaseLists = []struct {
 
 func loadCorpus(t testing.TB) *corpus {
 	c := &corpus{releases: map[string][]surface{}, heldOut: map[string]bool{},
-		items: map[string]map[[2]string][]byte{}, ctx: map[string][]Name{}}
+		items: map[string]map[[2]string][]byte{}, ctx: map[string][]Name{}, surf: map[string]Surface{}}
 	for _, l := range releaseLists {
 		c.loadReleases(t, l.file, l.heldOut)
 	}
@@ -167,7 +182,7 @@ func (c *corpus) loadReleases(t testing.TB, file string, heldOut bool) {
 // servers the rules were shaped by, whose figures stay comparable from
 // round to round. It shares the releases and their items with c.
 func (c *corpus) dev() *corpus {
-	d := &corpus{releases: c.releases, heldOut: c.heldOut, items: c.items, ctx: map[string][]Name{}}
+	d := &corpus{releases: c.releases, heldOut: c.heldOut, items: c.items, ctx: map[string][]Name{}, surf: map[string]Surface{}}
 	for _, pkg := range c.order {
 		if !c.heldOut[pkg] {
 			d.order = append(d.order, pkg)
@@ -217,9 +232,8 @@ type benignChange struct {
 func (c *corpus) benign(t testing.TB) []benignChange {
 	var out []benignChange
 	for _, pkg := range c.order {
-		ctx := c.context(pkg, t)
 		c.eachChange(t, pkg, func(from, to surface, k [2]string, old *Item, nd []byte) {
-			s := NewSurface(serverName(pkg), append(c.namesOf(t, to, serverName(pkg)), ctx...))
+			s := c.surfaceOf(t, to, pkg)
 			out = append(out, benignChange{pkg: pkg, from: from.ref(), to: to.ref(), kind: k[0], name: k[1],
 				labels: Change(old, &Item{Kind: k[0], Name: k[1], Def: nd}, s)})
 		})
@@ -256,7 +270,7 @@ func (c *corpus) firstLock(t testing.TB) []benignChange {
 	for _, pkg := range c.order {
 		rs := c.releases[pkg]
 		last := rs[len(rs)-1]
-		s := NewSurface(serverName(pkg), append(c.namesOf(t, last, serverName(pkg)), c.context(pkg, t)...))
+		s := c.surfaceOf(t, last, pkg)
 		items := c.itemsOf(t, last)
 		for _, k := range slices.SortedFunc(maps.Keys(items), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
 			out = append(out, benignChange{pkg: pkg, to: last.ref(), kind: k[0], name: k[1],
