@@ -58,8 +58,8 @@ import (
 // heldout50.json dev53.json (round 17; written blind in round 17, round
 // 16's pair having been lost with its machine before it landed; 179/204
 // on landing after round 16, the red-teamer's a third in 18 languages),
-// heldout51.json and heldout53.json (round 18; 186/211 on landing after
-// round 17; heldout52.json, written then too, is dev54.json from landing
+// heldout51.json dev55.json and heldout53.json dev56.json (round 18;
+// 186/211 on landing after round 17; heldout52.json, written then too, is dev54.json from landing
 // on: its author read the git log first).
 // With no held-out file the test reports so rather than passing on zero;
 // a held-out file with minHeldOut 0 (unset) fails, naming the figure to
@@ -67,7 +67,7 @@ import (
 const (
 	minRecall     = 0.95
 	maxBenignHigh = 0.05
-	minHeldOut    = 186.0 / 211
+	minHeldOut    = 0.0
 )
 
 // The releases of releases-heldout.tsv are held out too: recorded by
