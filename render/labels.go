@@ -24,7 +24,9 @@ func Labels(d lock.Diff, old, new *lock.Lockfile, live map[string]map[string]loc
 	if d.Empty() {
 		return nil
 	}
-	names := surfaceNames(new, live)
+	// One Surface, so one name index, for the whole diff: the index holds
+	// names only, and each server's copy says whose the item is.
+	all := triage.NewSurface("", surfaceNames(new, live))
 	out := map[string][]triage.Finding{}
 	for _, sd := range d.Servers {
 		var os, ns lock.Server
@@ -34,7 +36,8 @@ func Labels(d lock.Diff, old, new *lock.Lockfile, live map[string]map[string]loc
 		if new != nil {
 			ns = new.Servers[sd.Name]
 		}
-		s := triage.NewSurface(sd.Name, names)
+		s := all
+		s.Server = sd.Name
 		var fs []triage.Finding
 		add := func(kind, name string, change lock.Change, o, n *triage.Item) {
 			f := triage.Finding{Kind: kind, Name: name, Change: string(change)}
