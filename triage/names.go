@@ -257,15 +257,22 @@ func (s Surface) lookAlikes(kind, name string) []Name {
 }
 
 // unseparated drops the separators a name's words are joined with, so
-// that "write-file", "write_file" and "write.file" look alike.
+// that "write-file", "write_file" and "write.file" look alike, and the
+// dots no name is told apart by ("web_search·", a middle dot).
 func unseparated(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || r == '.' || r == ' ' {
+		if r == '_' || r == '-' || r == '.' || r == ' ' || strings.ContainsRune(dotLike, r) {
 			return -1
 		}
 		return r
 	}, s)
 }
+
+// dotLike are the dots and bullets a name can end or be joined with to
+// look like another: middle dot, Greek ano teleia, hyphenation point,
+// bullet operator, dot operator, katakana middle dot (full and half
+// width), bullet, one-dot leader.
+const dotLike = "\u00b7\u0387\u2027\u2219\u22c5\u30fb\uff65\u2022\u2024"
 
 // The scripts a name's letters may mix without being a lookalike: TR39's
 // "highly restrictive" profile (Latin with Han and the Japanese or
