@@ -135,26 +135,60 @@ func loadCorpus(t testing.TB) *corpus {
 // benign set dropped backlog-mcp-server's from releases-heldout.tsv, and
 // its releases silently left the measurement) or a stale recording.
 func (c *corpus) checkListed(t testing.TB) {
+	paths, err := c.unlisted("testdata/corpus/benign")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		t.Errorf("%s: no release list (%s or %s) names this recording: add its package and version back to the list it came from, or delete it",
+			p, releaseLists[0].file, releaseLists[1].file)
+	}
+}
+
+// unlisted is every PACKAGE/VERSION.json under root (slash-separated,
+// root included) that is not a release c loaded.
+func (c *corpus) unlisted(root string) ([]string, error) {
 	loaded := map[string]bool{}
 	for pkg, rs := range c.releases {
 		for _, s := range rs {
-			loaded[filepath.Join(strings.TrimPrefix(pkg, "@"), s.Version+".json")] = true
+			loaded[strings.TrimPrefix(pkg, "@")+"/"+s.Version+".json"] = true
 		}
 	}
-	root := "testdata/corpus/benign"
+	var out []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
 		}
 		rel, err := filepath.Rel(root, path)
-		if err == nil && !loaded[rel] {
-			t.Errorf("%s: no release list (%s or %s) names this recording: add its package and version back to the list it came from, or delete it",
-				filepath.ToSlash(path), releaseLists[0].file, releaseLists[1].file)
+		if err == nil && !loaded[filepath.ToSlash(rel)] {
+			out = append(out, filepath.ToSlash(path))
 		}
 		return err
 	})
+	return out, err
+}
+
+// TestUnlisted: a recording whose package line was deleted from its list
+// is found, a listed one is not (docs/SECURITY.md, the corpus rows).
+func TestUnlisted(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"@a/srv/1.0.0.json", "@a/srv/1.1.0.json", "lost/0.2.0.json", "notes.txt"} {
+		p := filepath.Join(root, strings.TrimPrefix(f, "@"))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &corpus{releases: map[string][]surface{"@a/srv": {{Package: "@a/srv", Version: "1.0.0"}}}}
+	got, err := c.unlisted(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	want := []string{filepath.ToSlash(filepath.Join(root, "a/srv/1.1.0.json")), filepath.ToSlash(filepath.Join(root, "lost/0.2.0.json"))}
+	if !slices.Equal(got, want) {
+		t.Errorf("unlisted = %q, want %q", got, want)
 	}
 }
 
