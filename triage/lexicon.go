@@ -119,3 +119,16 @@ func (x *lexicon) scan(s string) sight {
 	}
 	return in
 }
+
+// each calls f with each literal of x that s contains and the index just
+// past its end, in the order the matches end (for one end, in no set
+// order).
+func (x *lexicon) each(s string, f func(id, end int)) {
+	st := int32(0)
+	for i := 0; i < len(s); i++ {
+		st = x.next[int(st)*x.cols+int(x.class[s[i]])]
+		for _, id := range x.ends[st] {
+			f(int(id), i+1)
+		}
+	}
+}

@@ -172,6 +172,12 @@ func textLabels(nt, ot texts, item *Item, s Surface) []Label {
 	// A frame's clause that holds a word rule's match of the same label
 	// is that match again: not counted twice.
 	oldFrames, newFrames := frameMatches(ot), frameMatches(nt)
+	for id, ms := range tongueMatches(ot) {
+		oldFrames[id] = append(oldFrames[id], ms...)
+	}
+	for id, ms := range tongueMatches(nt) {
+		newFrames[id] = append(newFrames[id], ms...)
+	}
 	for _, id := range IDs {
 		keep(id, oldFrames[id], slices.DeleteFunc(newFrames[id], func(f match) bool {
 			return slices.ContainsFunc(found[id], func(m match) bool { return strings.Contains(f.text, m.text) })
