@@ -141,6 +141,7 @@ type tongueIndex struct {
 	lits    []tongueLit // by the lexicon's literal id
 	frames  []tongueFrame
 	bits    map[string]uint64
+	maxLit  int // the longest literal, in bytes
 }
 
 // A tongueLit is one entry as the lexicon finds it.
@@ -253,6 +254,9 @@ func readTongues() (*tongueIndex, error) {
 		ix.tongues = append(ix.tongues, tg)
 	}
 	ix.lex = newLexicon(lits)
+	for _, l := range lits {
+		ix.maxLit = max(ix.maxLit, len(l))
+	}
 	return ix, nil
 }
 
@@ -293,34 +297,54 @@ type tongueHit struct {
 	concepts uint64
 }
 
-// hits returns the entries s holds, in the order they end, less those
-// inside a longer one ("nicht" in "nicht nötig"). In a part of a clause
-// (up to a comma) that holds a condition ("wenn der Nutzer kein Datum
-// nennt"), a negation is the condition's, not an ask: it is dropped.
+// hits returns the entries s holds, ordered by where they end, less
+// those inside a longer one ("nicht" in "nicht nötig"). In a part of a
+// clause (up to a comma) that holds a condition ("wenn der Nutzer kein
+// Datum nennt"), a negation is the condition's, not an ask: it is
+// dropped. Its cost is linear in the entries found: a hit can only lie
+// inside hits that end at most maxLit bytes after it.
 func (ix *tongueIndex) hits(s string) []tongueHit {
-	out := ix.found(s)
-	out = slices.DeleteFunc(out, func(h tongueHit) bool {
-		return slices.ContainsFunc(out, func(o tongueHit) bool {
-			return o.from <= h.from && h.to <= o.to && o.to-o.from > h.to-h.from
-		})
-	})
+	found := ix.found(s)
 	for _, loc := range tongueAddress().FindAllStringIndex(s, -1) {
-		out = append(out, tongueHit{from: loc[0], to: loc[1], concepts: ix.bits["outside"]})
+		found = append(found, tongueHit{from: loc[0], to: loc[1], concepts: ix.bits["outside"]})
+	}
+	slices.SortStableFunc(found, func(a, b tongueHit) int { return a.to - b.to })
+	out := found[:0:0]
+	first := 0 // the first hit ending where hits[i] ends
+	for i, h := range found {
+		if h.to != found[first].to {
+			first = i
+		}
+		inside := false
+		for j := first; j < len(found) && found[j].to-h.to <= ix.maxLit; j++ {
+			if o := found[j]; o.from <= h.from && o.to-o.from > h.to-h.from {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, h)
+		}
 	}
 	cond, not := ix.bits["cond"], ix.bits["not"]
-	for _, c := range out {
-		if c.concepts&cond == 0 {
-			continue
-		}
-		from := strings.LastIndexAny(s[:c.from], ",،、") + 1
-		to := len(s)
-		if i := strings.IndexAny(s[c.to:], ",،、"); i >= 0 {
-			to = c.to + i
-		}
-		for i := range out {
-			if out[i].from >= from && out[i].to <= to {
-				out[i].concepts &^= not
+	// A comma part's end, for each hit of a condition: negations
+	// between the part's start and end are dropped.
+	from, to := -1, -1
+	for i := range out {
+		if out[i].concepts&cond != 0 && out[i].from >= to {
+			from = strings.LastIndexAny(s[:out[i].from], ",،、") + 1
+			to = len(s)
+			if k := strings.IndexAny(s[out[i].to:], ",،、"); k >= 0 {
+				to = out[i].to + k
 			}
+			for j := i - 1; j >= 0 && out[j].to > from; j-- {
+				if out[j].from >= from {
+					out[j].concepts &^= not
+				}
+			}
+		}
+		if out[i].from >= from && out[i].to <= to {
+			out[i].concepts &^= not
 		}
 	}
 	return out
@@ -415,9 +439,10 @@ func tongueMatches(t texts) map[string][]match {
 				continue
 			}
 			var have uint64
-			for _, h := range hs {
-				if h.from >= c[0] && h.to <= c[1] {
-					have |= h.concepts
+			i, _ := slices.BinarySearchFunc(hs, c[0], func(h tongueHit, at int) int { return h.to - at })
+			for ; i < len(hs) && hs[i].to <= c[1]; i++ {
+				if hs[i].from >= c[0] {
+					have |= hs[i].concepts
 				}
 			}
 			if have == 0 {

@@ -1,8 +1,10 @@
 package triage
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -81,9 +83,77 @@ func TestTongueEntries(t *testing.T) {
 		{"ohne_rückfrage", "ohne  Rückfrage", true},
 	} {
 		lit, start, end := tongueEntry(c.entry)
-		x := &tongueIndex{lex: newLexicon([]string{lit}), lits: []tongueLit{{concepts: 1, start: start, end: end}}}
+		x := &tongueIndex{lex: newLexicon([]string{lit}), lits: []tongueLit{{concepts: 1, start: start, end: end}}, maxLit: len(lit)}
 		if got := len(x.hits(Normalize(c.text))) > 0; got != c.want {
 			t.Errorf("entry %q in %q: %v, want %v", c.entry, c.text, got, c.want)
 		}
+	}
+}
+
+// plainHits is hits written the plain way (every pair of hits compared,
+// every condition's comma part scanned), for FuzzTongueHits.
+func plainHits(ix *tongueIndex, s string) []tongueHit {
+	found := ix.found(s)
+	for _, loc := range tongueAddress().FindAllStringIndex(s, -1) {
+		found = append(found, tongueHit{from: loc[0], to: loc[1], concepts: ix.bits["outside"]})
+	}
+	slices.SortStableFunc(found, func(a, b tongueHit) int { return a.to - b.to })
+	var out []tongueHit
+	for _, h := range found {
+		if !slices.ContainsFunc(found, func(o tongueHit) bool {
+			return o.from <= h.from && h.to <= o.to && o.to-o.from > h.to-h.from
+		}) {
+			out = append(out, h)
+		}
+	}
+	for _, c := range slices.Clone(out) {
+		if c.concepts&ix.bits["cond"] == 0 {
+			continue
+		}
+		from := strings.LastIndexAny(s[:c.from], ",،、") + 1
+		to := len(s)
+		if k := strings.IndexAny(s[c.to:], ",،、"); k >= 0 {
+			to = c.to + k
+		}
+		for i := range out {
+			if out[i].from >= from && out[i].to <= to {
+				out[i].concepts &^= ix.bits["not"]
+			}
+		}
+	}
+	return out
+}
+
+// FuzzTongueHits checks hits (linear: a hit is only compared with the
+// hits ending near it) against plainHits on German text.
+func FuzzTongueHits(f *testing.F) {
+	for _, s := range []string{
+		"wenn der nutzer kein datum nennt, wird nicht nötig das heutige verwendet",
+		"eine bestätigung ist nicht nötig, falls nicht, nicht erwähnen",
+		"ohne rückfrage, wenn, nicht, nicht nötig nicht nötig wenn nicht",
+		"geht zusätzlich in kopie an journal@m365-archiv.de, nicht",
+	} {
+		f.Add(s)
+	}
+	ix := compiledTongues()
+	f.Fuzz(func(t *testing.T, s string) {
+		s = Normalize(s)
+		got, want := ix.hits(s), plainHits(ix, s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("hits(%q) = %v, plain %v", s, got, want)
+		}
+	})
+}
+
+// BenchmarkTongueHostile labels a tool whose description is MaxRead
+// bytes of the German words the frames read, a condition and a comma
+// every few words: what a hostile server sends to slow the hook.
+func BenchmarkTongueHostile(b *testing.B) {
+	big := strings.Repeat("wenn der nutzer nicht nötig nicht erwähnt, ohne rückfrage nicht ", MaxRead/64+1)
+	n, _ := json.Marshal(map[string]any{"name": "t", "description": big})
+	o := []byte(`{"name":"t"}`)
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		Change(&Item{Kind: KindTool, Name: "t", Def: o}, &Item{Kind: KindTool, Name: "t", Def: n}, Surface{})
 	}
 }
