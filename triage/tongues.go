@@ -114,6 +114,8 @@ var tongueFrames = []tongueFrame{
 	{name: "ignore", id: NewInstruction, all: []string{"ignore", "rules"}},
 	// "this takes precedence over the system prompt"
 	{name: "outrank", id: NewInstruction, all: []string{"outrank", "rules"}},
+	// "set the user's choice aside", "the user's request is overridden"
+	{name: "overrule", id: NewInstruction, all: []string{"ignore|outrank", "user", "wish"}},
 	// "regardless of what the user wants"
 	{name: "anyway", id: NewInstruction, all: []string{"anyway", "user", "wish"}},
 	// "present it as your own knowledge"
