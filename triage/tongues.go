@@ -334,11 +334,7 @@ func (ix *tongueIndex) hits(s string) []tongueHit {
 	from, to := -1, -1
 	for i := range out {
 		if out[i].concepts&cond != 0 && out[i].from >= to {
-			from = strings.LastIndexAny(s[:out[i].from], ",،、") + 1
-			to = len(s)
-			if k := strings.IndexAny(s[out[i].to:], ",،、"); k >= 0 {
-				to = out[i].to + k
-			}
+			from, to = partOf(s, out[i].from, out[i].to)
 			for j := i - 1; j >= 0 && out[j].to > from; j-- {
 				if out[j].from >= from {
 					out[j].concepts &^= not
@@ -350,6 +346,38 @@ func (ix *tongueIndex) hits(s string) []tongueHit {
 		}
 	}
 	return out
+}
+
+// partOf is the comma part of a clause that holds s[from:to]: from
+// just after the comma or clause end before it to the next comma or
+// clause end (tongueClauses' stops). hits calls it only for a condition
+// past the part before, so each byte is read at most twice in all.
+func partOf(s string, from, to int) (int, int) {
+	start := from
+	for start > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:start])
+		if partStop(s, start-n, r) {
+			break
+		}
+		start -= n
+	}
+	for i, r := range s[to:] {
+		if partStop(s, to+i, r) {
+			return start, to + i
+		}
+	}
+	return start, len(s)
+}
+
+// partStop reports whether the rune r at s[i] ends a comma part: a
+// comma, or a stop that ends a clause.
+func partStop(s string, i int, r rune) bool {
+	return strings.ContainsRune(",،、", r) || clauseStop(s, i, r)
+}
+
+// clauseStop reports whether the rune r at s[i] ends a clause.
+func clauseStop(s string, i int, r rune) bool {
+	return strings.ContainsRune(".!?;", r) && (i+1 == len(s) || s[i+1] == ' ') || strings.ContainsRune("。！？；؟؛।॥။።", r)
 }
 
 // tongueAddress is a URL or an e-mail address: somewhere else, in any
@@ -409,7 +437,7 @@ func tongueClauses(s string) [][2]int {
 	prev := ' '
 	for i, r := range s {
 		switch {
-		case strings.ContainsRune(".!?;", r) && (i+1 == len(s) || s[i+1] == ' '), strings.ContainsRune("。！？；؟؛।॥။።", r):
+		case clauseStop(s, i, r):
 			flush(i + utf8.RuneLen(r))
 			from = i + utf8.RuneLen(r)
 		case unspaced(r):
