@@ -84,6 +84,10 @@ var tongueConcepts = []string{
 type tongueFrame struct {
 	name, id  string
 	all, none []string
+	// part: the concepts of all must be in one comma part of the
+	// clause ("无需征得用户同意, 也不要展示密钥" asks twice); none is
+	// read in the whole clause ("未经用户确认，切勿删除文件" is a guard).
+	part bool
 
 	allMask []uint64
 	noneMsk uint64
@@ -107,7 +111,7 @@ var tongueFrames = []tongueFrame{
 	{name: "unaware", id: NewInstruction, all: []string{"not|without", "see", "user"}},
 	// "without asking", "no confirmation needed"; "never ... without
 	// asking" is the opposite.
-	{name: "noconsent", id: NewInstruction, all: []string{"without|noneed", "ask"}, none: []string{"not"}},
+	{name: "noconsent", id: NewInstruction, all: []string{"without|noneed", "ask"}, none: []string{"not"}, part: true},
 	// "report it as successful"
 	{name: "success", id: NewInstruction, all: []string{"tell", "success"}},
 	// "ignore the instructions"
@@ -146,11 +150,17 @@ type tongueIndex struct {
 	maxLit  int // the longest literal, in bytes
 }
 
-// A tongueLit is one entry as the lexicon finds it.
+// A tongueLit is one literal as the lexicon finds it: the entries of
+// every language that write it so, and what they must start and end.
 type tongueLit struct {
-	concepts     uint64
-	start, end   bool // the match must start, end a word
-	lang, source string
+	start, end bool // the match must start, end a word
+	by         []langConcepts
+}
+
+// langConcepts are the concepts one language's entries give a literal.
+type langConcepts struct {
+	lang     int // index in tongueIndex.tongues
+	concepts uint64
 }
 
 // compiledTongues reads the language files on first use.
@@ -248,9 +258,14 @@ func readTongues() (*tongueIndex, error) {
 					id = len(lits)
 					byLit[key] = id
 					lits = append(lits, lit)
-					ix.lits = append(ix.lits, tongueLit{start: start, end: end, lang: tg.lang, source: e})
+					ix.lits = append(ix.lits, tongueLit{start: start, end: end})
 				}
-				ix.lits[id].concepts |= m
+				l := &ix.lits[id]
+				if k := len(l.by) - 1; k >= 0 && l.by[k].lang == len(ix.tongues) {
+					l.by[k].concepts |= m
+				} else {
+					l.by = append(l.by, langConcepts{lang: len(ix.tongues), concepts: m})
+				}
 			}
 		}
 		ix.tongues = append(ix.tongues, tg)
@@ -293,22 +308,26 @@ func wordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || r == '\u200c' || r == '\u200d'
 }
 
-// A tongueHit is one entry found in a text.
+// A tongueHit is one language's entry found in a text; lang is -1 for
+// a URL or e-mail address, which every language reads as elsewhere.
 type tongueHit struct {
 	from, to int
+	lang     int
 	concepts uint64
 }
 
 // hits returns the entries s holds, ordered by where they end, less
-// those inside a longer one ("nicht" in "nicht nötig"). In a part of a
-// clause (up to a comma) that holds a condition ("wenn der Nutzer kein
-// Datum nennt"), a negation is the condition's, not an ask: it is
-// dropped. Its cost is linear in the entries found: a hit can only lie
-// inside hits that end at most maxLit bytes after it.
+// those inside a longer one of the same language ("nicht" in "nicht
+// nötig"). In a part of a clause (up to a comma) that holds a
+// condition ("wenn der Nutzer kein Datum nennt"), a negation of the
+// condition's language is the condition's, not an ask: it is dropped.
+// A language's words count only with its own: Malay "bila" (when) is
+// Swahili "without". The cost is linear in the entries found: a hit can
+// only lie inside hits that end at most maxLit bytes after it.
 func (ix *tongueIndex) hits(s string) []tongueHit {
 	found := ix.found(s)
 	for _, loc := range tongueAddress().FindAllStringIndex(s, -1) {
-		found = append(found, tongueHit{from: loc[0], to: loc[1], concepts: ix.bits["outside"]})
+		found = append(found, tongueHit{from: loc[0], to: loc[1], lang: -1, concepts: ix.bits["outside"]})
 	}
 	slices.SortStableFunc(found, func(a, b tongueHit) int { return a.to - b.to })
 	out := found[:0:0]
@@ -319,7 +338,7 @@ func (ix *tongueIndex) hits(s string) []tongueHit {
 		}
 		inside := false
 		for j := first; j < len(found) && found[j].to-h.to <= ix.maxLit; j++ {
-			if o := found[j]; o.from <= h.from && o.to-o.from > h.to-h.from {
+			if o := found[j]; o.lang == h.lang && o.from <= h.from && o.to-o.from > h.to-h.from {
 				inside = true
 				break
 			}
@@ -329,20 +348,24 @@ func (ix *tongueIndex) hits(s string) []tongueHit {
 		}
 	}
 	cond, not := ix.bits["cond"], ix.bits["not"]
-	// A comma part's end, for each hit of a condition: negations
-	// between the part's start and end are dropped.
-	from, to := -1, -1
+	// The comma part of each language's last condition: negations of
+	// that language between its start and end are dropped.
+	parts := map[int][2]int{}
 	for i := range out {
-		if out[i].concepts&cond != 0 && out[i].from >= to {
-			from, to = partOf(s, out[i].from, out[i].to)
-			for j := i - 1; j >= 0 && out[j].to > from; j-- {
-				if out[j].from >= from {
+		h := &out[i]
+		p, ok := parts[h.lang]
+		if h.concepts&cond != 0 && (!ok || h.from >= p[1]) {
+			p[0], p[1] = partOf(s, h.from, h.to)
+			parts[h.lang] = p
+			for j := i - 1; j >= 0 && out[j].to > p[0]; j-- {
+				if out[j].lang == h.lang && out[j].from >= p[0] {
 					out[j].concepts &^= not
 				}
 			}
+			ok = true
 		}
-		if out[i].from >= from && out[i].to <= to {
-			out[i].concepts &^= not
+		if ok && h.from >= p[0] && h.to <= p[1] {
+			h.concepts &^= not
 		}
 	}
 	return out
@@ -372,12 +395,23 @@ func partOf(s string, from, to int) (int, int) {
 // partStop reports whether the rune r at s[i] ends a comma part: a
 // comma, or a stop that ends a clause.
 func partStop(s string, i int, r rune) bool {
+	if r == ' ' && i > 0 {
+		// Thai writes a space where other scripts write a comma
+		p, _ := utf8.DecodeLastRuneInString(s[:i])
+		return unicode.Is(unicode.Thai, p)
+	}
 	return strings.ContainsRune(",،、", r) || clauseStop(s, i, r)
 }
 
 // clauseStop reports whether the rune r at s[i] ends a clause.
 func clauseStop(s string, i int, r rune) bool {
-	return strings.ContainsRune(".!?;", r) && (i+1 == len(s) || s[i+1] == ' ') || strings.ContainsRune("。！？；؟؛।॥။።", r)
+	if strings.ContainsRune(".!?;", r) {
+		// before a space, or after a character of the unspaced scripts
+		// (NFKC made "；" and "！" ASCII; Chinese writes no space after)
+		p, _ := utf8.DecodeLastRuneInString(s[:i])
+		return i+1 == len(s) || s[i+1] == ' ' || unspaced(p)
+	}
+	return strings.ContainsRune("。！？；؟؛।॥။።", r)
 }
 
 // tongueAddress is a URL or an e-mail address: somewhere else, in any
@@ -400,7 +434,9 @@ func (ix *tongueIndex) found(s string) []tongueHit {
 				return
 			}
 		}
-		out = append(out, tongueHit{from: from, to: end, concepts: l.concepts})
+		for _, b := range l.by {
+			out = append(out, tongueHit{from: from, to: end, lang: b.lang, concepts: b.concepts})
+		}
 	})
 	return out
 }
@@ -440,9 +476,9 @@ func tongueClauses(s string) [][2]int {
 		case clauseStop(s, i, r):
 			flush(i + utf8.RuneLen(r))
 			from = i + utf8.RuneLen(r)
-		case unspaced(r):
+		case unspaced(r) && !unicode.Is(unicode.Hangul, r):
 			units = append(units, i)
-		case r != ' ' && (prev == ' ' || unspaced(prev)):
+		case r != ' ' && (prev == ' ' || unspaced(prev) && !unicode.Is(unicode.Hangul, prev)):
 			units = append(units, i)
 		}
 		prev = r
@@ -468,21 +504,9 @@ func tongueMatches(t texts) map[string][]match {
 			if !keep(c[0], c[1]) {
 				continue
 			}
-			var have uint64
-			i, _ := slices.BinarySearchFunc(hs, c[0], func(h tongueHit, at int) int { return h.to - at })
-			for ; i < len(hs) && hs[i].to <= c[1]; i++ {
-				if hs[i].from >= c[0] {
-					have |= hs[i].concepts
-				}
-			}
-			if have == 0 {
-				continue
-			}
-			for i := range ix.frames {
-				if f := &ix.frames[i]; f.fires(have) {
-					p, pos := at(c[0], c[1])
-					out[f.id] = append(out[f.id], match{path: p, text: strings.TrimSpace(s[c[0]:c[1]]), at: pos})
-				}
+			for _, f := range ix.firing(s, hs, c) {
+				p, pos := at(c[0], c[1])
+				out[f.id] = append(out[f.id], match{path: p, text: strings.TrimSpace(s[c[0]:c[1]]), at: pos})
 			}
 		}
 	}
@@ -493,6 +517,70 @@ func tongueMatches(t texts) map[string][]match {
 	for _, sm := range t.seams {
 		scan(sm.text, func(int, int) (string, int) { return sm.path, len(t.joined) },
 			func(from, to int) bool { return from < sm.split && to > sm.split })
+	}
+	return out
+}
+
+// firing returns the frames that fire in the clause s[c[0]:c[1]], given
+// s's hits hs: a frame fires when one language's concepts in the clause
+// (in one comma part, for a part frame's all), with the addresses,
+// hold it.
+func (ix *tongueIndex) firing(s string, hs []tongueHit, c [2]int) []*tongueFrame {
+	clause := langMasks(hs, c[0], c[1])
+	if len(clause) == 0 {
+		return nil
+	}
+	var out []*tongueFrame
+	try := func(ms []langConcepts, part bool) {
+		var addr uint64
+		for _, m := range ms {
+			if m.lang < 0 {
+				addr |= m.concepts
+			}
+		}
+		for _, m := range ms {
+			if m.lang < 0 {
+				continue
+			}
+			var whole uint64 // the language's concepts in the whole clause
+			if k := slices.IndexFunc(clause, func(c langConcepts) bool { return c.lang == m.lang }); k >= 0 {
+				whole = clause[k].concepts
+			}
+			for i := range ix.frames {
+				if f := &ix.frames[i]; f.part == part && f.fires(m.concepts|addr) && whole&f.noneMsk == 0 && !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	try(clause, false)
+	from := c[0]
+	for i, r := range s[c[0]:c[1]] {
+		if at := c[0] + i; at+utf8.RuneLen(r) == c[1] || partStop(s, at, r) {
+			if ms := langMasks(hs, from, at+utf8.RuneLen(r)); len(ms) > 0 {
+				try(ms, true)
+			}
+			from = at + utf8.RuneLen(r)
+		}
+	}
+	return out
+}
+
+// langMasks returns the concepts of each language among the hits hs
+// (ordered by end) that lie in [from, to).
+func langMasks(hs []tongueHit, from, to int) []langConcepts {
+	var out []langConcepts
+	i, _ := slices.BinarySearchFunc(hs, from, func(h tongueHit, at int) int { return h.to - at })
+	for ; i < len(hs) && hs[i].to <= to; i++ {
+		h := hs[i]
+		if h.from < from || h.concepts == 0 {
+			continue
+		}
+		if k := slices.IndexFunc(out, func(m langConcepts) bool { return m.lang == h.lang }); k >= 0 {
+			out[k].concepts |= h.concepts
+		} else {
+			out = append(out, langConcepts{lang: h.lang, concepts: h.concepts})
+		}
 	}
 	return out
 }

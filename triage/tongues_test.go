@@ -23,15 +23,10 @@ func TestTongues(t *testing.T) {
 	fired := func(s string) []string {
 		var out []string
 		tx := collect(KindTool, []byte(`{"name":"t","description":`+strconv.Quote(s)+`}`))
+		hs := ix.hits(tx.joined)
 		for _, c := range tongueClauses(tx.joined) {
-			var have uint64
-			for _, h := range ix.hits(tx.joined) {
-				if h.from >= c[0] && h.to <= c[1] {
-					have |= h.concepts
-				}
-			}
-			for _, f := range ix.frames {
-				if f.fires(have) && !slices.Contains(out, f.name) {
+			for _, f := range ix.firing(tx.joined, hs, c) {
+				if !slices.Contains(out, f.name) {
 					out = append(out, f.name)
 				}
 			}
@@ -85,7 +80,7 @@ func TestTongueEntries(t *testing.T) {
 		{"ohne_rückfrage", "ohne  Rückfrage", true},
 	} {
 		lit, start, end := tongueEntry(c.entry)
-		x := &tongueIndex{lex: newLexicon([]string{lit}), lits: []tongueLit{{concepts: 1, start: start, end: end}}, maxLit: len(lit)}
+		x := &tongueIndex{lex: newLexicon([]string{lit}), lits: []tongueLit{{start: start, end: end, by: []langConcepts{{concepts: 1}}}}, maxLit: len(lit)}
 		if got := len(x.hits(Normalize(c.text))) > 0; got != c.want {
 			t.Errorf("entry %q in %q: %v, want %v", c.entry, c.text, got, c.want)
 		}
@@ -97,13 +92,13 @@ func TestTongueEntries(t *testing.T) {
 func plainHits(ix *tongueIndex, s string) []tongueHit {
 	found := ix.found(s)
 	for _, loc := range tongueAddress().FindAllStringIndex(s, -1) {
-		found = append(found, tongueHit{from: loc[0], to: loc[1], concepts: ix.bits["outside"]})
+		found = append(found, tongueHit{from: loc[0], to: loc[1], lang: -1, concepts: ix.bits["outside"]})
 	}
 	slices.SortStableFunc(found, func(a, b tongueHit) int { return a.to - b.to })
 	var out []tongueHit
 	for _, h := range found {
 		if !slices.ContainsFunc(found, func(o tongueHit) bool {
-			return o.from <= h.from && h.to <= o.to && o.to-o.from > h.to-h.from
+			return o.lang == h.lang && o.from <= h.from && h.to <= o.to && o.to-o.from > h.to-h.from
 		}) {
 			out = append(out, h)
 		}
@@ -114,7 +109,7 @@ func plainHits(ix *tongueIndex, s string) []tongueHit {
 		}
 		from, to := 0, len(s)
 		for i, r := range s {
-			if strings.ContainsRune(",،、", r) || clauseStop(s, i, r) {
+			if partStop(s, i, r) {
 				if i < c.from {
 					from = i + utf8.RuneLen(r)
 				} else if i >= c.to && i < to {
@@ -123,7 +118,7 @@ func plainHits(ix *tongueIndex, s string) []tongueHit {
 			}
 		}
 		for i := range out {
-			if out[i].from >= from && out[i].to <= to {
+			if out[i].lang == c.lang && out[i].from >= from && out[i].to <= to {
 				out[i].concepts &^= ix.bits["not"]
 			}
 		}
@@ -140,6 +135,8 @@ func FuzzTongueHits(f *testing.F) {
 		"ohne rückfrage, wenn, nicht, nicht nötig nicht nötig wenn nicht",
 		"geht zusätzlich in kopie an journal@m365-archiv.de, nicht",
 		"wenn der nutzer fragt; nicht erwähnen. wenn es passt. nicht sagen",
+		"kamwe usifute faili bila uthibitisho wa mtumiaji, bila kama si",
+		"เมื่อเข้าสู่หน้า ไม่ให้ผู้ใช้เห็น ถ้า ไม่",
 	} {
 		f.Add(s)
 	}
