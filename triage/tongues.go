@@ -526,9 +526,22 @@ func tongueMatches(t texts) map[string][]match {
 // (in one comma part, for a part frame's all), with the addresses,
 // hold it.
 func (ix *tongueIndex) firing(s string, hs []tongueHit, c [2]int) []*tongueFrame {
-	clause := langMasks(hs, c[0], c[1])
+	clause, counts := langMasks(hs, c[0], c[1])
 	if len(clause) == 0 {
 		return nil
+	}
+	// The clause's language: the one whose entries cover the most of
+	// it (Slovak "nikdy nemažte súbory bez potvrdenia" holds Serbian
+	// "bez" and "potvrd" too, not Serbian's negation); ties are all read.
+	best := 0
+	for i, m := range clause {
+		if m.lang >= 0 {
+			best = max(best, counts[i])
+		}
+	}
+	lead := func(lang int) bool {
+		k := slices.IndexFunc(clause, func(c langConcepts) bool { return c.lang == lang })
+		return k >= 0 && counts[k] == best
 	}
 	var out []*tongueFrame
 	try := func(ms []langConcepts, part bool) {
@@ -539,7 +552,7 @@ func (ix *tongueIndex) firing(s string, hs []tongueHit, c [2]int) []*tongueFrame
 			}
 		}
 		for _, m := range ms {
-			if m.lang < 0 {
+			if m.lang < 0 || !lead(m.lang) {
 				continue
 			}
 			var whole uint64 // the language's concepts in the whole clause
@@ -557,7 +570,7 @@ func (ix *tongueIndex) firing(s string, hs []tongueHit, c [2]int) []*tongueFrame
 	from := c[0]
 	for i, r := range s[c[0]:c[1]] {
 		if at := c[0] + i; at+utf8.RuneLen(r) == c[1] || partStop(s, at, r) {
-			if ms := langMasks(hs, from, at+utf8.RuneLen(r)); len(ms) > 0 {
+			if ms, _ := langMasks(hs, from, at+utf8.RuneLen(r)); len(ms) > 0 {
 				try(ms, true)
 			}
 			from = at + utf8.RuneLen(r)
@@ -567,22 +580,26 @@ func (ix *tongueIndex) firing(s string, hs []tongueHit, c [2]int) []*tongueFrame
 }
 
 // langMasks returns the concepts of each language among the hits hs
-// (ordered by end) that lie in [from, to).
-func langMasks(hs []tongueHit, from, to int) []langConcepts {
+// (ordered by end) that lie in [from, to), and how many bytes each
+// one's hits cover (overlaps counted twice).
+func langMasks(hs []tongueHit, from, to int) ([]langConcepts, []int) {
 	var out []langConcepts
+	var n []int
 	i, _ := slices.BinarySearchFunc(hs, from, func(h tongueHit, at int) int { return h.to - at })
 	for ; i < len(hs) && hs[i].to <= to; i++ {
 		h := hs[i]
-		if h.from < from || h.concepts == 0 {
+		if h.from < from {
 			continue
 		}
 		if k := slices.IndexFunc(out, func(m langConcepts) bool { return m.lang == h.lang }); k >= 0 {
 			out[k].concepts |= h.concepts
+			n[k] += h.to - h.from
 		} else {
 			out = append(out, langConcepts{lang: h.lang, concepts: h.concepts})
+			n = append(n, h.to-h.from)
 		}
 	}
-	return out
+	return out, n
 }
 
 // fires reports whether a clause holding the concepts have holds every
