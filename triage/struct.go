@@ -21,7 +21,8 @@ import (
 // Emoji presentation is not hidden text: a variation selector after a
 // symbol, a zero-width joiner between two symbols (🧑‍💻), a keycap
 // sequence, and the tag characters of a subdivision flag (🏴 + tags +
-// U+E007F) are skipped.
+// U+E007F) are skipped, and so is a joiner or non-joiner inside a word
+// of a script that spells with them (joiners: Persian "می‌کند").
 func hiddenLabels(item *Item, nt, ot texts) []Label {
 	type where struct{ path, raw string }
 	count := func(t texts, name string) (map[rune]int, []where) {
@@ -121,6 +122,8 @@ func hiddenRunes(s string) []rune {
 			continue
 		case r == 0x200D && (isSymbol(prev) || prev == 0xFE0F || prev >= 0x1F3FB && prev <= 0x1F3FF) && isSymbol(next):
 			continue
+		case (r == 0x200C || r == 0x200D) && joinerScript(prev, next):
+			continue
 		case r >= 0xE0020 && r <= 0xE007E && flagTags(rs, i):
 			continue
 		case r == 0xE007F && i > 0 && rs[i-1] >= 0xE0061 && rs[i-1] <= 0xE007A && flagTags(rs, i-1):
@@ -129,6 +132,26 @@ func hiddenRunes(s string) []rune {
 		out = append(out, r)
 	}
 	return out
+}
+
+// joiners are the scripts whose spelling uses U+200C ZERO WIDTH
+// NON-JOINER and U+200D ZERO WIDTH JOINER between letters: Persian
+// writes "می‌کند" with one, Hindi and Bengali choose a conjunct's form
+// with them. Between two letters (or a letter and its mark) of one of
+// these scripts they are orthography, not hidden text; anywhere else
+// they are.
+var joiners = []*unicode.RangeTable{unicode.Arabic, unicode.Syriac, unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi,
+	unicode.Gujarati, unicode.Oriya, unicode.Tamil, unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala, unicode.Mongolian}
+
+// joinerScript reports whether prev and next are of one script of
+// joiners.
+func joinerScript(prev, next rune) bool {
+	for _, t := range joiners {
+		if unicode.Is(t, prev) && unicode.Is(t, next) {
+			return true
+		}
+	}
+	return false
 }
 
 // isSymbol reports whether r can start an emoji presentation sequence.

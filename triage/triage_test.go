@@ -122,6 +122,11 @@ func TestHiddenText(t *testing.T) {
 		{"smuggle ➕\ufe0f\ufe01\ufe02", true}, // a run of selectors after one symbol
 		{"letter a\ufe0f", true},              // a selector after a letter
 		{"esc \x1b[2J", true},
+		{"داده\u200cها را همگام\u200cسازی کن", false}, // Persian spelling
+		{"क्\u200dष", false},                          // a Devanagari conjunct's form
+		{"read\u200cme", true},                        // between Latin letters
+		{"داده\u200c read", true},                     // between a letter and a space
+		{"داده\u200b\u200cها", true},                  // a zero-width space beside it
 	} {
 		got := Change(nil, tool(t, map[string]any{"name": "t", "description": c.desc}), none)
 		has := slices.Contains(gotIDs(got, High), HiddenText)
