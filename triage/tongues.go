@@ -80,6 +80,7 @@ var tongueConcepts = []string{
 	"convo",   // the conversation so far, chat history, earlier messages, the system prompt
 	"pii",     // a person's full name, e-mail address, phone number, home address, employer
 	"putin",   // put in, append, add to, fill in, include, paste (into a parameter or query)
+	"options", // the possible values, the options: a list of values describes, it does not ask
 }
 
 // A tongueFrame is one row of the tongue rules: the label it gives, the
@@ -114,8 +115,9 @@ var tongueFrames = []tongueFrame{
 	// "so that the user does not notice", "without the user seeing it"
 	{name: "unaware", id: NewInstruction, all: []string{"not|without", "see", "user"}},
 	// "without asking", "no confirmation needed"; "never ... without
-	// asking" is the opposite.
-	{name: "noconsent", id: NewInstruction, all: []string{"without|noneed", "ask"}, none: []string{"not"}, part: true},
+	// asking" is the opposite, and a list of a parameter's values
+	// ("可选值有: no_approval_required: 无需审批 ...") describes.
+	{name: "noconsent", id: NewInstruction, all: []string{"without|noneed", "ask"}, none: []string{"not", "options"}, part: true},
 	// "report it as successful"
 	{name: "success", id: NewInstruction, all: []string{"tell", "success"}},
 	// "ignore the instructions"
