@@ -283,3 +283,23 @@ func TestTongueCondition(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTongueFirstLock runs the tongue rules alone on every item of
+// every dev package's latest release (what BenchmarkFirstLock labels),
+// for their share of a first lock's cost (docs/PERFORMANCE.md).
+func BenchmarkTongueFirstLock(b *testing.B) {
+	c := loadCorpus(b).dev()
+	var ts []texts
+	for _, pkg := range c.order {
+		rs := c.releases[pkg]
+		for k, def := range c.itemsOf(b, rs[len(rs)-1]) {
+			ts = append(ts, collect(k[0], def))
+		}
+	}
+	compiledTongues()
+	for b.Loop() {
+		for _, t := range ts {
+			tongueMatches(t)
+		}
+	}
+}
